@@ -1,0 +1,11 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // 2-core CI machines: keep the pool small so child-process tests are not starved.
+    maxWorkers: 2,
+  },
+});
