@@ -49,6 +49,10 @@ export const RequestEntrySchema = z.object({
   fault: FiredFaultSchema.nullable(),
   /** Job state in the answer, when the answer carried a job. */
   job_state: JobStateSchema.nullable(),
+  /** `Retry-After` of the answer, in seconds, when it carried one. */
+  retry_after: z.number().nullable(),
+  /** `client_ref` of a create body. */
+  client_ref: z.string().nullable(),
 });
 
 export const TransitionEntrySchema = z.object({
