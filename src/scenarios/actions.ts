@@ -1,0 +1,96 @@
+import { z } from 'zod';
+import { JobStateSchema } from '../fake-provider/model/job.js';
+
+/**
+ * Harness actions of a scenario, and what starts them. A runner (process or in-process) interprets these; the
+ * schema only says what is meant. All times are on the run's clock: 0 is the moment the run starts (provider up,
+ * behaviour and fault plan installed, first submissions made).
+ */
+
+const operationId = z.string().min(1).max(200);
+const workerId = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'worker ids are 1-64 characters of [A-Za-z0-9_.-]');
+
+/**
+ * Something the runner can see happen, read from the provider journal or from its own action log.
+ * - `create_sent`: the first create request of the operation is in the journal (answered or not).
+ * - `create_answered`: a create of the operation was answered with a job id and the answer was delivered.
+ * - `job_state`: the operation's job reached `state` (a journal transition).
+ * - `action_done`: the action with this `id` has been carried out.
+ */
+export const ScenarioEventSchema = z.discriminatedUnion('event', [
+  z.object({ event: z.literal('create_sent'), operation: operationId }).strict(),
+  z.object({ event: z.literal('create_answered'), operation: operationId }).strict(),
+  z.object({ event: z.literal('job_state'), operation: operationId, state: JobStateSchema }).strict(),
+  z.object({ event: z.literal('action_done'), action: z.string().min(1) }).strict(),
+]);
+export type ScenarioEvent = z.infer<typeof ScenarioEventSchema>;
+
+/**
+ * When an action fires: exactly one of `at_ms` (run clock) or `after` (an event), then `delay_ms` more.
+ * "Exactly one" is checked by ScenarioSchema so that the error names the action's path.
+ */
+const timing = {
+  /** Optional name, so that later actions can wait for this one (`after: {event: 'action_done', action}`). */
+  id: z.string().min(1).max(100).optional(),
+  at_ms: z.number().int().min(0).optional(),
+  after: ScenarioEventSchema.optional(),
+  delay_ms: z.number().int().min(0).default(0),
+};
+
+/** `CMD cancel OPERATION` with `{actor, reason, cancel_deadline_ms}` on stdin: record a cancel intent. */
+const CancelAction = z
+  .object({
+    type: z.literal('cancel'),
+    ...timing,
+    operation: operationId,
+    actor: z.string().min(1).max(200).default('harness'),
+    reason: z.string().max(1000).default('scenario cancel'),
+    cancel_deadline_ms: z.number().int().positive(),
+  })
+  .strict();
+
+/** SIGKILL the worker process: no clean-up, no lease release. Pair with `start_worker` to take over. */
+const KillWorkerAction = z.object({ type: z.literal('kill_worker'), ...timing, worker: workerId }).strict();
+
+/** Start a `CMD work` process with JOBPROOF_WORKER_ID = `worker` (a fresh process, even for a reused id). */
+const StartWorkerAction = z.object({ type: z.literal('start_worker'), ...timing, worker: workerId }).strict();
+
+/**
+ * SIGSTOP the worker, SIGCONT it `resume_after_ms` later. The pause must outlast the lease (checked against
+ * `lease_ms`) so another worker can take over; the runner logs `pause`, `lease_expired` (pause + lease_ms) and
+ * `resume` harness events for the judge (I9).
+ */
+const PauseWorkerAction = z
+  .object({ type: z.literal('pause_worker'), ...timing, worker: workerId, resume_after_ms: z.number().int().positive() })
+  .strict();
+
+/** Stop the provider process and start it again on the same state after `down_ms`; jobs and keys survive. */
+const RestartProviderAction = z
+  .object({ type: z.literal('restart_provider'), ...timing, down_ms: z.number().int().min(0).max(60_000).default(0) })
+  .strict();
+
+/**
+ * Submit `operation` again with `input` changed: the client must refuse with exit 3 and change nothing. Then submit
+ * `new_operation_id` with the changed input (same kind and deadlines): a changed request is a new operation.
+ */
+const SubmitChangedAction = z
+  .object({
+    type: z.literal('submit_changed'),
+    ...timing,
+    operation: operationId,
+    input: z.record(z.string(), z.unknown()),
+    new_operation_id: operationId,
+  })
+  .strict();
+
+export const HarnessActionSchema = z.discriminatedUnion('type', [
+  CancelAction,
+  KillWorkerAction,
+  StartWorkerAction,
+  PauseWorkerAction,
+  RestartProviderAction,
+  SubmitChangedAction,
+]);
+export type HarnessAction = z.output<typeof HarnessActionSchema>;
+export type HarnessActionInput = z.input<typeof HarnessActionSchema>;
+export const ACTION_TYPES = HarnessActionSchema.options.map((o) => o.shape.type.value);

@@ -1,0 +1,175 @@
+import fc from 'fast-check';
+import type { BehaviorInput } from '../fake-provider/model/behavior.js';
+import type { FaultPlanInput } from '../fake-provider/model/faults.js';
+import { INVARIANT_IDS } from '../conformance/invariants.js';
+import type { HarnessActionInput } from './actions.js';
+import type { ScenarioInput } from './schema.js';
+
+/**
+ * fast-check arbitraries for property-based conformance runs. Every value they produce parses with
+ * ScenarioSchema by construction: references are made from indices with `map` (never `chain`), so shrinking
+ * stays effective and a shrunk failure can be written out as a scenario file as is.
+ */
+
+const KINDS = ['report', 'export', 'batch'] as const;
+
+const behaviorArb: fc.Arbitrary<BehaviorInput> = fc
+  .record({
+    mode: fc.constantFrom('async' as const, 'sync' as const),
+    duration_ms: fc.integer({ min: 0, max: 3000 }),
+    outcome: fc.constantFrom('succeeded' as const, 'failed' as const, 'expired' as const, 'never' as const),
+    items: fc.integer({ min: 0, max: 20 }),
+    failedShare: fc.integer({ min: 0, max: 100 }),
+    commit_point: fc.constantFrom(0, 0.2, 0.5, 0.8, 1),
+    one_shot_results: fc.boolean(),
+    corrupt_digest: fc.boolean(),
+    error_row: fc.boolean(),
+    progress_lies: fc.boolean(),
+    cancel: fc.constantFrom('honour' as const, 'ignore' as const),
+  })
+  // items_failed ≤ items by construction: a share of items rather than a free count.
+  .map(({ failedShare, ...b }) => ({ ...b, items_failed: Math.floor((b.items * failedShare) / 100) }));
+
+const operationSpecArb = fc.record({
+  kind: fc.constantFrom(...KINDS),
+  at_ms: fc.integer({ min: 0, max: 1000 }),
+  create_deadline_ms: fc.integer({ min: 500, max: 5000 }),
+  result_deadline_ms: fc.integer({ min: 1000, max: 10_000 }),
+});
+
+const cancelSpecArb = fc.record({
+  opIndex: fc.nat(),
+  at_ms: fc.integer({ min: 0, max: 4000 }),
+  cancel_deadline_ms: fc.integer({ min: 200, max: 4000 }),
+});
+
+export interface GeneratedWorkload {
+  workload: ScenarioInput['workload'];
+  behavior: NonNullable<ScenarioInput['behavior']>;
+  actions: HarnessActionInput[];
+}
+
+/** 1–5 operations (ids op_1…), a behaviour per kind (durations, outcomes, items), and cancels at random times. */
+export const workloadArb: fc.Arbitrary<GeneratedWorkload> = fc
+  .record({
+    ops: fc.array(operationSpecArb, { minLength: 1, maxLength: 5 }),
+    byKind: fc.record({ report: behaviorArb, export: behaviorArb, batch: behaviorArb }),
+    cancels: fc.array(cancelSpecArb, { maxLength: 3 }),
+  })
+  .map(({ ops, byKind, cancels }) => ({
+    // Each operation's input names its own account, so different operations never carry the same request.
+    workload: ops.map((o, i) => ({ operation_id: `op_${i + 1}`, input: { account: `acct_${i + 1}` }, ...o })),
+    behavior: { by_kind: byKind },
+    actions: cancels.map((c) => ({
+      type: 'cancel' as const,
+      operation: `op_${(c.opIndex % ops.length) + 1}`,
+      at_ms: c.at_ms,
+      cancel_deadline_ms: c.cancel_deadline_ms,
+    })),
+  }));
+
+const requestRouteArb = fc.constantFrom('create' as const, 'status' as const, 'list' as const, 'cancel' as const, 'results' as const);
+
+const requestFaultArb = fc.oneof(
+  fc.record({ type: fc.constant('lose_response' as const), mode: fc.constantFrom('reset' as const, 'hang' as const) }),
+  fc.record({
+    type: fc.constant('fail_before_commit' as const),
+    status: fc.constantFrom(500 as const, 502 as const, 503 as const),
+    retry_after: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
+  }),
+  fc.record({ type: fc.constant('rate_limit' as const), retry_after: fc.integer({ min: 0, max: 2 }) }),
+  fc.record({ type: fc.constant('error_after_commit' as const) }),
+  fc.record({ type: fc.constant('delay' as const), ms: fc.integer({ min: 0, max: 1500 }) }),
+);
+
+const webhookFaultArb = fc.oneof(
+  fc.record({ type: fc.constant('duplicate' as const), copies: fc.integer({ min: 1, max: 3 }) }),
+  fc.record({ type: fc.constant('reorder' as const) }),
+  fc.record({ type: fc.constant('drop' as const) }),
+  fc.record({ type: fc.constant('delay' as const), ms: fc.integer({ min: 0, max: 1500 }) }),
+);
+
+/** When a rule fires: on some nth requests, or with a probability, optionally a limited number of times. */
+const selectorArb = fc.record(
+  {
+    nth: fc.oneof(fc.integer({ min: 1, max: 5 }), fc.uniqueArray(fc.integer({ min: 1, max: 8 }), { minLength: 1, maxLength: 3 })),
+    probability: fc.constantFrom(0.1, 0.25, 0.5, 1),
+    times: fc.integer({ min: 1, max: 3 }),
+  },
+  { requiredKeys: [] },
+);
+
+const ruleArb = fc.oneof(
+  fc.record({ on: requestRouteArb, fault: requestFaultArb, sel: selectorArb }),
+  // foreign_job_id only makes sense on a replayed create: on create, a later nth.
+  fc.record({ on: fc.constant('create' as const), fault: fc.constant({ type: 'foreign_job_id' as const }), sel: selectorArb }),
+  fc.record({ on: fc.constant('webhook' as const), fault: webhookFaultArb, sel: selectorArb }),
+);
+
+/** A fault plan with 0–6 rules over every route of the jobs API, webhooks included; valid by construction. */
+export const faultPlanArb: fc.Arbitrary<FaultPlanInput> = fc
+  .record({ seed: fc.integer({ min: 0, max: 2 ** 31 - 1 }), rules: fc.array(ruleArb, { maxLength: 6 }) })
+  .map(({ seed, rules }) => ({
+    seed,
+    rules: rules.map(({ on, fault, sel }, i) => ({ id: `r${i + 1}`, on, fault, ...sel })),
+  }));
+
+export interface GeneratedHarness {
+  workers: number;
+  lease_ms: number;
+  actions: HarnessActionInput[];
+}
+
+const harnessEventArb = fc.record({
+  kind: fc.constantFrom('crash' as const, 'pause' as const, 'restart' as const),
+  workerIndex: fc.nat(),
+  at_ms: fc.integer({ min: 0, max: 4000 }),
+  restartWorker: fc.boolean(),
+  extraMs: fc.integer({ min: 1, max: 1500 }),
+});
+
+/** Crashes (optionally followed by a fresh worker), pauses past the lease, provider restarts, at random times. */
+export const harnessScheduleArb: fc.Arbitrary<GeneratedHarness> = fc
+  .record({
+    workers: fc.integer({ min: 1, max: 3 }),
+    lease_ms: fc.integer({ min: 200, max: 2000 }),
+    events: fc.array(harnessEventArb, { maxLength: 4 }),
+  })
+  .map(({ workers, lease_ms, events }) => {
+    const actions: HarnessActionInput[] = [];
+    let fresh = workers;
+    events.forEach((e, i) => {
+      const worker = `worker-${(e.workerIndex % workers) + 1}`;
+      if (e.kind === 'restart') {
+        actions.push({ type: 'restart_provider', at_ms: e.at_ms, down_ms: e.extraMs % 500 });
+      } else if (e.kind === 'pause') {
+        actions.push({ type: 'pause_worker', worker, at_ms: e.at_ms, resume_after_ms: lease_ms + e.extraMs });
+      } else {
+        actions.push({ type: 'kill_worker', id: `kill-${i + 1}`, worker, at_ms: e.at_ms });
+        // A fresh id per replacement, so that the journal tells the old process from the new one.
+        if (e.restartWorker) {
+          actions.push({ type: 'start_worker', worker: `worker-${++fresh}`, after: { event: 'action_done', action: `kill-${i + 1}` }, delay_ms: e.extraMs });
+        }
+      }
+    });
+    return { workers, lease_ms, actions };
+  });
+
+/** A whole Scenario-shaped schedule: workload, provider faults and harness events together. */
+export const scheduleArb: fc.Arbitrary<ScenarioInput> = fc
+  .record({ w: workloadArb, faults: faultPlanArb, h: harnessScheduleArb, webhooks: fc.boolean() })
+  .map(({ w, faults, h, webhooks }) => ({
+    name: 'generated',
+    title: 'Generated schedule',
+    what_happens: 'A random workload under a random fault plan and harness schedule (fast-check).',
+    invariants: [...INVARIANT_IDS],
+    behavior: w.behavior,
+    faults,
+    workload: w.workload,
+    actions: [...w.actions, ...h.actions],
+    // Webhook faults only do something when the client listens; turn webhooks on when a rule needs them.
+    webhooks: webhooks || (faults.rules ?? []).some((r) => r.on === 'webhook'),
+    lease_ms: h.lease_ms,
+    workers: h.workers,
+    quiet_timeout_ms: 2000,
+  }));

@@ -1,0 +1,88 @@
+import type { ScenarioInput } from '../schema.js';
+import { behavior, op } from './common.js';
+
+/** The five drills of conformance.md, in its order: every workflow passes these before real jobs. */
+export const drills: ScenarioInput[] = [
+  {
+    name: 'lost-create-response',
+    title: 'Lost create response',
+    what_happens: 'The provider accepts the create and commits it, then the connection is reset before the answer arrives.',
+    drill: true,
+    invariants: ['I1', 'I2', 'I3'],
+    behavior: behavior({}),
+    faults: { seed: 1, rules: [{ id: 'lose-first-create', on: 'create', nth: 1, fault: { type: 'lose_response', mode: 'reset' } }] },
+    workload: [op('op_1')],
+  },
+  {
+    name: 'crash-after-job-id',
+    title: 'Crash after the job id',
+    what_happens:
+      'The worker is killed (SIGKILL) right after the provider answered the create, before its first poll; a new worker starts and must carry on with the same job.',
+    drill: true,
+    invariants: ['I1', 'I3', 'I4'],
+    behavior: behavior({ duration_ms: 1500 }),
+    workload: [op('op_1')],
+    lease_ms: 500,
+    actions: [
+      { type: 'kill_worker', id: 'kill', worker: 'worker-1', after: { event: 'create_answered', operation: 'op_1' } },
+      { type: 'start_worker', worker: 'worker-2', after: { event: 'action_done', action: 'kill' } },
+    ],
+  },
+  {
+    name: 'cancel-race',
+    title: 'Cancel loses the race',
+    what_happens:
+      'The job commits 300 ms after creation (commit_point 0.2 of 1500 ms); the cancel arrives about 600 ms after the create answer, past the commit point, so the job succeeds anyway.',
+    drill: true,
+    invariants: ['I4', 'I5', 'I6'],
+    behavior: behavior({ duration_ms: 1500, commit_point: 0.2 }),
+    workload: [op('op_1')],
+    actions: [
+      {
+        type: 'cancel',
+        operation: 'op_1',
+        after: { event: 'create_answered', operation: 'op_1' },
+        delay_ms: 600,
+        actor: 'user-1',
+        reason: 'no longer needed',
+        cancel_deadline_ms: 3000,
+      },
+    ],
+  },
+  {
+    name: 'duplicate-webhook',
+    title: 'Every webhook twice',
+    what_happens: 'Every webhook event is delivered twice.',
+    drill: true,
+    invariants: ['I13'],
+    behavior: behavior({}),
+    faults: { seed: 4, rules: [{ id: 'dup-all', on: 'webhook', fault: { type: 'duplicate', copies: 1 } }] },
+    workload: [op('op_1')],
+    webhooks: true,
+  },
+  {
+    name: 'stale-lease',
+    title: 'Stale lease',
+    what_happens:
+      'worker-1 is paused (SIGSTOP) right after the create answer, past its 500 ms lease; worker-2 takes over and handles a cancel; worker-1 resumes 1500 ms later and must change nothing.',
+    drill: true,
+    invariants: ['I6', 'I9', 'I1'],
+    // The cancel lands before the commit point (0.9 of 3000 ms) so it wins and the new owner must confirm it.
+    behavior: behavior({ duration_ms: 3000, commit_point: 0.9 }),
+    workload: [op('op_1')],
+    lease_ms: 500,
+    actions: [
+      { type: 'pause_worker', id: 'pause', worker: 'worker-1', resume_after_ms: 1500, after: { event: 'create_answered', operation: 'op_1' } },
+      { type: 'start_worker', worker: 'worker-2', after: { event: 'action_done', action: 'pause' } },
+      {
+        type: 'cancel',
+        operation: 'op_1',
+        after: { event: 'action_done', action: 'pause' },
+        delay_ms: 800,
+        actor: 'user-1',
+        reason: 'stop it',
+        cancel_deadline_ms: 3000,
+      },
+    ],
+  },
+];

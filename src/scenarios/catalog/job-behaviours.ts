@@ -1,0 +1,67 @@
+import type { ScenarioInput } from '../schema.js';
+import { behavior, op } from './common.js';
+
+/** Scenarios 12–17 of conformance.md: the provider's jobs behave awkwardly, no transport faults. */
+export const jobBehaviourScenarios: ScenarioInput[] = [
+  {
+    name: 'never-finishes',
+    title: 'Never finishes',
+    what_happens: 'The job never ends; the client must stop at the 3 s result deadline with result_timed_out.',
+    invariants: ['I12', 'I8'],
+    behavior: behavior({ outcome: 'never' }),
+    workload: [op('op_1', { result_deadline_ms: 3000 })],
+  },
+  {
+    name: 'cancel-unconfirmed',
+    title: 'Cancel never confirmed',
+    what_happens:
+      'The provider accepts the cancel and keeps the job in cancelling for ever; after the 1.5 s cancel deadline the client must say cancellation_unconfirmed.',
+    invariants: ['I5'],
+    behavior: behavior({ duration_ms: 5000, commit_point: 0.9, cancel: 'ignore' }),
+    workload: [op('op_1')],
+    actions: [
+      {
+        type: 'cancel',
+        operation: 'op_1',
+        after: { event: 'create_answered', operation: 'op_1' },
+        delay_ms: 300,
+        actor: 'user-1',
+        reason: 'wrong account',
+        cancel_deadline_ms: 1500,
+      },
+    ],
+  },
+  {
+    name: 'partial-batch',
+    title: 'Partial batch',
+    what_happens: '2 of 10 items fail; the job still succeeds and the client must report items_failed 2.',
+    invariants: ['I11', 'I3'],
+    behavior: behavior({ items: 10, items_failed: 2 }),
+    workload: [op('op_1')],
+  },
+  {
+    name: 'corrupt-result',
+    title: 'Corrupt result',
+    what_happens: 'The results body does not match its digest.',
+    invariants: ['I11'],
+    behavior: behavior({ corrupt_digest: true }),
+    workload: [op('op_1')],
+  },
+  {
+    name: 'error-row',
+    title: 'Error row',
+    what_happens: 'The results hold an error row although the job reports no failed item.',
+    invariants: ['I11'],
+    behavior: behavior({ error_row: true }),
+    workload: [op('op_1')],
+  },
+  {
+    name: 'one-shot-results',
+    title: 'One-shot results',
+    what_happens: 'Results can be fetched once; webhooks are on, so a client that fetches on the webhook and again on the poll loses them.',
+    invariants: ['I3', 'I13'],
+    behavior: behavior({ one_shot_results: true }),
+    workload: [op('op_1')],
+    webhooks: true,
+  },
+];
