@@ -1,0 +1,36 @@
+import type { Clock } from '../lib/clock.js';
+import type { IdSource } from '../lib/ids.js';
+import type { JobEngine } from './engine/job-engine.js';
+import type { FaultEngine } from './faults/fault-engine.js';
+import type { BehaviorConfig } from './model/behavior.js';
+import type { TokensConfig } from './model/principals.js';
+import type { Db } from './store/database.js';
+import type { IdempotencyRepo } from './store/idempotency-repo.js';
+import type { JobsRepo } from './store/jobs-repo.js';
+import type { JournalRepo } from './store/journal-repo.js';
+import type { SettingsRepo } from './store/settings-repo.js';
+import type { WebhookDispatcher } from './webhooks/dispatcher.js';
+
+/** Everything a route handler may touch, wired once by createProvider. */
+export interface ProviderCore {
+  db: Db;
+  clock: Clock;
+  ids: IdSource;
+  jobs: JobsRepo;
+  idempotency: IdempotencyRepo;
+  journal: JournalRepo;
+  settings: SettingsRepo;
+  faults: FaultEngine;
+  engine: JobEngine;
+  webhooks: WebhookDispatcher;
+  tokens: TokensConfig;
+  behaviors: { get(): BehaviorConfig; set(c: BehaviorConfig): void };
+  options: {
+    idempotencyTtlMs: number;
+    /** Seconds advised by `Retry-After` on non-final reads and in-progress conflicts. */
+    pollAdviceSeconds: number;
+    control: boolean;
+  };
+  /** Reset hook: forget everything (control API). */
+  reset(): void;
+}

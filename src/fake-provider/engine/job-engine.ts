@@ -1,0 +1,139 @@
+import { isoTime, type Clock, type TimerHandle } from '../../lib/clock.js';
+import type { IdSource } from '../../lib/ids.js';
+import type { Behavior } from '../model/behavior.js';
+import type { CreateJobBody, Job } from '../model/job.js';
+import type { Principal } from '../model/principals.js';
+import type { Db } from '../store/database.js';
+import type { JobRow, JobsRepo } from '../store/jobs-repo.js';
+import type { JournalRepo } from '../store/journal-repo.js';
+import type { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import type { WebhookRepo } from '../webhooks/webhook-repo.js';
+import { jobView } from './job-view.js';
+import { applyStep, dueSteps, nextStep, planJob, requestCancel, type Step } from './lifecycle.js';
+import { resultDescriptor } from './results.js';
+
+export interface JobEngineDeps {
+  db: Db;
+  jobs: JobsRepo;
+  journal: JournalRepo;
+  webhookRepo: WebhookRepo;
+  clock: Clock;
+  ids: IdSource;
+  webhooks: () => WebhookDispatcher;
+}
+
+export type CancelResult = { kind: 'terminal' | 'repeated' | 'accepted'; job: JobRow };
+
+/**
+ * Applies the lifecycle to stored jobs: creates them, moves them along as time passes (on a timer and before every
+ * request, so reads are never stale), journals each transition and queues its webhook event, all in one
+ * transaction per job change.
+ */
+export class JobEngine {
+  private timer: { handle: TimerHandle; at: number } | null = null;
+  private closed = false;
+
+  constructor(private readonly d: JobEngineDeps) {}
+
+  create(p: Principal, body: CreateJobBody, behavior: Behavior, meta: { key: string; trace_id: string | null }): JobRow {
+    const now = this.d.clock.now();
+    const jobId = this.d.ids('job');
+    const plan = planJob(behavior, now);
+    const result = behavior.outcome === 'succeeded' ? resultDescriptor(jobId, behavior) : null;
+    const error = behavior.outcome === 'failed' ? { code: 'job_failed', message: 'the job failed (simulated by its behaviour)' } : null;
+    const row: Omit<JobRow, 'seq' | 'results_fetched'> = {
+      job_id: jobId, tenant: p.tenant, subject: p.subject, kind: body.kind, input: body.input, client_ref: body.client_ref ?? null,
+      idempotency_key: meta.key, trace_id: meta.trace_id, webhook_url: body.webhook_url ?? null, behavior, state: 'queued',
+      created_at: now, updated_at: now, ...plan, cancel_requested_at: null, cancel_effective_at: null, next_step_at: null,
+      result, error, finished_at: null,
+    };
+    row.next_step_at = nextStep(row)?.at ?? null;
+    this.d.jobs.insert(row);
+    this.d.journal.append({ type: 'transition', at: isoTime(now), job_id: jobId, tenant: p.tenant, from: null, to: 'queued', cause: 'created' });
+    // A sync job is finished inside the request that created it.
+    if (behavior.mode === 'sync') this.advanceJob(jobId, now);
+    return this.d.jobs.get(jobId)!;
+  }
+
+  cancel(job: JobRow): CancelResult {
+    const now = this.d.clock.now();
+    const outcome = requestCancel(job, now);
+    if (outcome.kind !== 'accepted') return { kind: outcome.kind, job };
+    const next = { ...job, ...outcome.times, updated_at: now };
+    next.next_step_at = nextStep(next)?.at ?? null;
+    this.d.jobs.update(job.job_id, {
+      state: next.state, updated_at: now, cancel_requested_at: next.cancel_requested_at, cancel_effective_at: next.cancel_effective_at,
+      finish_at: next.finish_at, progress_at: next.progress_at, next_step_at: next.next_step_at,
+    });
+    const cause = outcome.wins ? 'cancel requested before the commit point' : job.behavior.cancel === 'ignore' ? 'cancel requested (provider ignores cancels)' : 'cancel requested after the commit point';
+    this.d.journal.append({ type: 'transition', at: isoTime(now), job_id: job.job_id, tenant: job.tenant, from: job.state, to: 'cancelling', cause });
+    this.d.webhooks().enqueue(next, 'job.cancelling', jobView(next, now), now);
+    this.reschedule();
+    return { kind: 'accepted', job: next };
+  }
+
+  view(job: JobRow): Job {
+    return jobView(job, this.d.clock.now());
+  }
+
+  /** Bring every job and webhook up to `now`. Cheap when nothing is due (one indexed MIN query). */
+  tick(): void {
+    if (this.closed) return;
+    const now = this.d.clock.now();
+    for (const jobId of this.d.jobs.dueJobIds(now)) this.advanceJob(jobId, now);
+    this.d.webhooks().run(now);
+    this.reschedule();
+  }
+
+  private advanceJob(jobId: string, now: number): void {
+    this.d.db.transaction(() => {
+      let job = this.d.jobs.get(jobId);
+      if (!job) return;
+      for (const step of dueSteps(job, now)) job = this.applyAndRecord(job, step);
+      job.next_step_at = nextStep(job)?.at ?? null;
+      this.d.jobs.update(jobId, {
+        state: job.state, updated_at: job.updated_at, progress_at: job.progress_at, finish_at: job.finish_at,
+        cancel_effective_at: job.cancel_effective_at, next_step_at: job.next_step_at, finished_at: job.finished_at,
+      });
+    })();
+  }
+
+  private applyAndRecord(job: JobRow, step: Step): JobRow {
+    const next: JobRow = { ...applyStep(job, step) };
+    if (step.to) {
+      next.updated_at = step.at;
+      if (step.to === 'succeeded' || step.to === 'failed' || step.to === 'cancelled' || step.to === 'expired') next.finished_at = step.at;
+      this.d.journal.append({ type: 'transition', at: isoTime(step.at), job_id: job.job_id, tenant: job.tenant, from: job.state, to: step.to, cause: step.cause });
+    }
+    this.d.webhooks().enqueue(next, step.event, jobView(next, step.at), step.at);
+    return next;
+  }
+
+  /** Keep exactly one clock timer, set for the earliest due job step or webhook attempt. */
+  reschedule(): void {
+    if (this.closed) return;
+    const candidates = [this.d.jobs.nextDueAt(), this.d.webhookRepo.nextDueAt()].filter((x): x is number => x !== null);
+    const at = candidates.length ? Math.min(...candidates) : null;
+    if (this.timer && (at === null || this.timer.at !== at)) {
+      this.d.clock.clearTimeout(this.timer.handle);
+      this.timer = null;
+    }
+    if (at !== null && !this.timer) {
+      const handle = this.d.clock.setTimeout(() => {
+        this.timer = null;
+        this.tick();
+      }, at - this.d.clock.now());
+      this.timer = { handle, at };
+    }
+  }
+
+  markResultsFetched(job: JobRow): void {
+    this.d.jobs.update(job.job_id, { results_fetched: job.results_fetched + 1 });
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) this.d.clock.clearTimeout(this.timer.handle);
+    this.timer = null;
+  }
+}

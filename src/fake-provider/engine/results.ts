@@ -1,0 +1,49 @@
+import { sha256Base64, sha256Hex } from '../../lib/canonical-json.js';
+import type { Behavior } from '../model/behavior.js';
+import type { JobResult } from '../model/job.js';
+
+/**
+ * Results are a pure function of the job id and its behaviour, so they need not be stored: the provider keeps
+ * only the digest it promised, and a restarted provider serves the same bytes.
+ */
+export function renderResults(jobId: string, b: Behavior): string {
+  const lines: string[] = [];
+  const firstFailed = b.items - b.items_failed + 1;
+  for (let i = 1; i <= b.items; i++) {
+    const item_id = `item_${String(i).padStart(4, '0')}`;
+    if (i >= firstFailed) {
+      lines.push(JSON.stringify({ item_id, status: 'failed', error: { code: 'item_failed', message: `item ${i} could not be processed` } }));
+    } else {
+      lines.push(JSON.stringify({ item_id, status: 'succeeded', output: { job_id: jobId, index: i, value: sha256Hex(`${jobId}:${i}`).slice(0, 16) } }));
+    }
+  }
+  // A row that is no item at all: the kind of line a careless batch writer leaves behind and a client must reject.
+  if (b.error_row) lines.push(JSON.stringify({ status: 'error', error: { code: 'internal_error', message: 'worker crashed while writing results' } }));
+  return lines.map((l) => `${l}\n`).join('');
+}
+
+export function resultDescriptor(jobId: string, b: Behavior): JobResult {
+  const body = renderResults(jobId, b);
+  return {
+    url: `/v1/jobs/${jobId}/results`,
+    sha256: sha256Hex(body),
+    content_type: 'application/x-ndjson',
+    size: Buffer.byteLength(body),
+    items_total: b.items,
+    items_failed: b.items_failed,
+  };
+}
+
+export interface ServedResults {
+  body: string;
+  contentDigest: string;
+}
+
+/** What goes on the wire. With `corrupt_digest` the body is altered after its digest was taken. */
+export function servedResults(jobId: string, b: Behavior): ServedResults {
+  const body = renderResults(jobId, b);
+  const contentDigest = `sha-256=:${sha256Base64(body)}:`;
+  if (!b.corrupt_digest) return { body, contentDigest };
+  const corrupted = body.length > 0 ? body.replace(/"value":"(.)/, (_m, c: string) => `"value":"${c === 'x' ? 'y' : 'x'}`) : '{}\n';
+  return { body: corrupted === body ? `${body}{}\n` : corrupted, contentDigest };
+}

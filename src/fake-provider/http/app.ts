@@ -1,0 +1,87 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { isoTime } from '../../lib/clock.js';
+import type { ProviderCore } from '../core.js';
+import { MAX_BODY_BYTES } from './body.js';
+import { LOSS_HEADER, newDraft, type Ctx, type Env } from './context.js';
+import { problem } from './problem.js';
+import { controlRoutes } from './routes/control-routes.js';
+import { createJob } from './routes/create-job.js';
+import { cancelJob, fetchResults, findJobs, readJob } from './routes/job-routes.js';
+
+const HEADER_ID = /^[\x21-\x7e]{1,200}$/;
+
+function headerId(c: Ctx, name: string): string | null {
+  const v = c.req.header(name)?.trim();
+  return v && HEADER_ID.test(v) ? v : null;
+}
+
+/** Write the request's journal entry once its answer is known, and stamp the ids every answer carries. */
+function journalRequest(core: ProviderCore, c: Ctx): void {
+  const d = c.get('draft');
+  const res = c.res;
+  const retryAfter = res.headers.get('retry-after');
+  core.journal.append({
+    type: 'request', at: isoTime(core.clock.now()), request_id: c.get('requestId'), method: c.req.method, path: new URL(c.req.url).pathname,
+    route: d.route, tenant: d.principal?.tenant ?? null, subject: d.principal?.subject ?? null, idempotency_key: d.idempotency_key,
+    trace_id: c.get('traceId'), worker_id: c.get('workerId'), fingerprint: d.fingerprint, effect: d.effect, job_id: d.job_id,
+    status: res.status, code: d.code, delivery: d.delivery, fault: d.fault, job_state: d.job_state,
+    retry_after: retryAfter !== null && retryAfter !== '' && !Number.isNaN(Number(retryAfter)) ? Number(retryAfter) : null,
+    client_ref: d.client_ref,
+  });
+}
+
+export function buildApp(core: ProviderCore, extendControl?: Parameters<typeof controlRoutes>[1]): Hono<Env> {
+  const app = new Hono<Env>();
+
+  app.use('*', async (c, next) => {
+    c.set('requestId', core.ids('req'));
+    c.set('traceId', headerId(c, 'x-trace-id'));
+    c.set('workerId', headerId(c, 'x-worker-id'));
+    c.set('draft', newDraft());
+    // Catch up on everything that fell due since the last timer, so an answer never shows a stale job.
+    core.engine.tick();
+    await next();
+    const isControl = new URL(c.req.url).pathname.startsWith('/_control');
+    if (!isControl) journalRequest(core, c);
+    c.res.headers.set('x-request-id', c.get('requestId'));
+    const trace = c.get('traceId');
+    if (trace) c.res.headers.set('x-trace-id', trace);
+    const loss = c.get('draft').loss;
+    if (loss) c.res.headers.set(LOSS_HEADER, loss);
+  });
+
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => problem(c as Ctx, 413, 'payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`),
+    }),
+  );
+
+  app.post('/v1/jobs', (c) => createJob(core, c));
+  app.get('/v1/jobs', (c) => findJobs(core, c));
+  app.get('/v1/jobs/:job_id', (c) => readJob(core, c));
+  app.post('/v1/jobs/:job_id/cancel', (c) => cancelJob(core, c));
+  app.get('/v1/jobs/:job_id/results', (c) => fetchResults(core, c));
+
+  const allowed: Array<[string, string]> = [
+    ['/v1/jobs', 'GET, POST'],
+    ['/v1/jobs/:job_id', 'GET'],
+    ['/v1/jobs/:job_id/cancel', 'POST'],
+    ['/v1/jobs/:job_id/results', 'GET'],
+  ];
+  for (const [path, allow] of allowed) {
+    app.all(path, (c) => problem(c, 405, 'method_not_allowed', `${c.req.method} is not allowed here; use ${allow}`, {}, { allow }));
+  }
+
+  if (core.options.control) app.route('/_control', controlRoutes(core, extendControl));
+
+  app.notFound((c) => problem(c, 404, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
+  app.onError((err, c) => {
+    // Never a stack trace on the wire; the message goes to the operator's console.
+    console.error(`[jobproof] ${c.req.method} ${c.req.url}: ${(err as Error)?.stack ?? err}`);
+    return problem(c, 500, 'internal_error', 'the provider failed unexpectedly; see its console');
+  });
+  return app;
+}

@@ -1,0 +1,33 @@
+import type { z } from 'zod';
+import type { Ctx } from './context.js';
+import { problem } from './problem.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export type Parsed<T> = { ok: true; value: T; raw: unknown } | { ok: false; response: Response };
+
+export function zodErrors(error: z.ZodError): Array<{ path: string; message: string }> {
+  return error.issues.map((i) => ({ path: i.path.length ? i.path.map(String).join('.') : '(body)', message: i.message }));
+}
+
+/** Read and validate a JSON body. `optional` treats an empty body as `{}`. */
+export async function readJson<S extends z.ZodType>(c: Ctx, schema: S, optional = false): Promise<Parsed<z.output<S>>> {
+  const text = await c.req.text();
+  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
+    return { ok: false, response: problem(c, 413, 'payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`) };
+  }
+  let raw: unknown;
+  if (text.trim() === '' && optional) raw = {};
+  else {
+    try {
+      raw = JSON.parse(text);
+    } catch (err) {
+      return { ok: false, response: problem(c, 400, 'invalid_json', `the body is not valid JSON: ${(err as Error).message}`) };
+    }
+  }
+  const result = schema.safeParse(raw);
+  if (!result.success) {
+    return { ok: false, response: problem(c, 400, 'invalid_request', 'the body does not match the schema', { errors: zodErrors(result.error) }) };
+  }
+  return { ok: true, value: result.data, raw };
+}

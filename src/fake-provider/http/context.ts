@@ -1,0 +1,40 @@
+import type { Context } from 'hono';
+import type { Effect, FiredFault } from '../model/journal.js';
+import type { JobState } from '../model/job.js';
+import type { Principal } from '../model/principals.js';
+
+/** What a handler learns about its request, written to the journal once the answer is known. */
+export interface JournalDraft {
+  route: string | null;
+  principal: Principal | null;
+  idempotency_key: string | null;
+  fingerprint: string | null;
+  effect: Effect;
+  job_id: string | null;
+  job_state: JobState | null;
+  client_ref: string | null;
+  code: string | null;
+  fault: FiredFault | null;
+  delivery: 'delivered' | 'lost' | 'delayed';
+  loss: 'reset' | 'hang' | null;
+}
+
+export type Vars = {
+  requestId: string;
+  traceId: string | null;
+  workerId: string | null;
+  draft: JournalDraft;
+};
+
+export type Env = { Variables: Vars };
+export type Ctx = Context<Env>;
+
+export function newDraft(): JournalDraft {
+  return {
+    route: null, principal: null, idempotency_key: null, fingerprint: null, effect: 'none', job_id: null, job_state: null,
+    client_ref: null, code: null, fault: null, delivery: 'delivered', loss: null,
+  };
+}
+
+/** Internal header by which the app tells its transport to lose the answer; transports strip it. */
+export const LOSS_HEADER = 'x-jobproof-loss';

@@ -1,0 +1,104 @@
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { VirtualClock } from '../../../lib/clock.js';
+import type { ProviderCore } from '../../core.js';
+import { jobView } from '../../engine/job-view.js';
+import { parseBehaviorConfig } from '../../model/behavior.js';
+import { FaultPlanSchema } from '../../model/faults.js';
+import { authenticateControl } from '../auth.js';
+import { zodErrors } from '../body.js';
+import type { Ctx, Env } from '../context.js';
+import { json, problem } from '../problem.js';
+
+async function jsonBody(c: Ctx): Promise<{ ok: true; value: unknown } | { ok: false; response: Response }> {
+  try {
+    return { ok: true, value: JSON.parse(await c.req.text()) };
+  } catch (err) {
+    return { ok: false, response: problem(c, 400, 'invalid_json', `the body is not valid JSON: ${(err as Error).message}`) };
+  }
+}
+
+function invalid(c: Ctx, error: z.ZodError, what: string): Response {
+  const errors = zodErrors(error);
+  return problem(c, 400, 'invalid_request', `invalid ${what}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
+}
+
+const JournalQuery = z.object({
+  since: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(100_000).default(10_000),
+});
+
+const ClockBody = z.object({ advance_ms: z.number().int().min(0).max(365 * 24 * 3600 * 1000) }).strict();
+
+/**
+ * `/_control/…`: for harnesses and people, never for clients under test. Its own token; its requests are not
+ * journalled, because the journal is the ground truth about the system under test.
+ */
+export function controlRoutes(core: ProviderCore, extra?: (app: Hono<Env>) => void): Hono<Env> {
+  const app = new Hono<Env>();
+  app.use('*', async (c, next) => {
+    const ok = authenticateControl(core, c);
+    if (ok !== true) return ok;
+    await next();
+  });
+
+  app.post('/reset', (c) => {
+    core.reset();
+    return json({ reset: true });
+  });
+
+  app.get('/faults', () => json(core.faults.describe()));
+  app.delete('/faults', () => {
+    core.faults.clear();
+    return json(core.faults.describe());
+  });
+  app.put('/faults', async (c) => {
+    const body = await jsonBody(c);
+    if (!body.ok) return body.response;
+    const plan = FaultPlanSchema.safeParse(body.value);
+    if (!plan.success) return invalid(c, plan.error, 'fault plan');
+    core.faults.install(plan.data);
+    return json(core.faults.describe());
+  });
+
+  app.get('/behavior', () => json(core.behaviors.get()));
+  app.put('/behavior', async (c) => {
+    const body = await jsonBody(c);
+    if (!body.ok) return body.response;
+    try {
+      core.behaviors.set(parseBehaviorConfig(body.value));
+    } catch (err) {
+      if (err instanceof z.ZodError) return invalid(c, err, 'behavior');
+      throw err;
+    }
+    return json(core.behaviors.get());
+  });
+
+  app.get('/journal', (c) => {
+    const q = JournalQuery.safeParse(c.req.query());
+    if (!q.success) return invalid(c, q.error, 'query');
+    const data = core.journal.since(q.data.since, q.data.limit + 1);
+    const page = data.slice(0, q.data.limit);
+    return json({ data: page, next_since: page.length ? page[page.length - 1]!.seq : q.data.since, has_more: data.length > q.data.limit });
+  });
+
+  app.get('/jobs', () => {
+    const now = core.clock.now();
+    return json({ data: core.jobs.all().map((j) => ({ ...jobView(j, now), tenant: j.tenant, subject: j.subject, behavior: j.behavior })) });
+  });
+
+  app.post('/clock', async (c) => {
+    if (!(core.clock instanceof VirtualClock)) {
+      return problem(c, 409, 'clock_not_virtual', 'this provider runs on the real clock; start it with a virtual clock to advance time');
+    }
+    const body = await jsonBody(c);
+    if (!body.ok) return body.response;
+    const parsed = ClockBody.safeParse(body.value);
+    if (!parsed.success) return invalid(c, parsed.error, 'clock request');
+    await core.clock.advance(parsed.data.advance_ms);
+    return json({ now: new Date(core.clock.now()).toISOString() });
+  });
+
+  extra?.(app);
+  return app;
+}

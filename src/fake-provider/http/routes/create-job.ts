@@ -1,0 +1,101 @@
+import { fingerprint } from '../../../lib/canonical-json.js';
+import { isoTime } from '../../../lib/clock.js';
+import type { ProviderCore } from '../../core.js';
+import { behaviorFor } from '../../model/behavior.js';
+import { CreateJobBodySchema } from '../../model/job.js';
+import type { StoredAnswer } from '../../store/idempotency-repo.js';
+import { afterExecution, beforeExecution, decideFault, delayIfAsked } from '../apply-faults.js';
+import { authenticate } from '../auth.js';
+import { readJson } from '../body.js';
+import type { Ctx } from '../context.js';
+import { parseIdempotencyKey } from '../idempotency-key.js';
+import { problem } from '../problem.js';
+
+const SCOPE = 'POST /v1/jobs';
+
+function toResponse(a: StoredAnswer, replayed: boolean): Response {
+  const headers = new Headers(a.headers);
+  if (replayed) headers.set('idempotent-replayed', 'true');
+  return new Response(a.body, { status: a.status, headers });
+}
+
+/** A replay that names a job the key never created: the contract violation of the `foreign_job_id` fault. */
+function foreignReplay(core: ProviderCore, a: StoredAnswer, realId: string): StoredAnswer {
+  const fake = core.ids('job');
+  const swap = (s: string) => s.split(realId).join(fake);
+  const headers = Object.fromEntries(Object.entries(a.headers).map(([k, v]) => [k, swap(v)]));
+  return { status: a.status, headers, body: swap(a.body) };
+}
+
+/** `POST /v1/jobs`: idempotent create per the IETF draft, scoped to tenant + subject. */
+export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
+  const draft = c.get('draft');
+  draft.route = 'create';
+  const principal = authenticate(core, c);
+  if (principal instanceof Response) return principal;
+  const fired = decideFault(core, c, 'create');
+  const refused = beforeExecution(core, c, fired);
+  if (refused) return refused;
+
+  const keyParse = parseIdempotencyKey(c.req.header('idempotency-key'));
+  if (keyParse.ok === 'missing') return problem(c, 400, 'idempotency_key_missing', 'POST /v1/jobs needs an Idempotency-Key header');
+  if (keyParse.ok === false) return problem(c, 400, 'invalid_request', keyParse.message, { errors: [{ path: 'headers.idempotency-key', message: keyParse.message }] });
+  const key = keyParse.key;
+  draft.idempotency_key = key;
+
+  const body = await readJson(c, CreateJobBodySchema);
+  if (!body.ok) return body.response;
+  const fp = fingerprint(body.raw);
+  draft.fingerprint = fp;
+  draft.client_ref = body.value.client_ref ?? null;
+
+  const scope = { tenant: principal.tenant, subject: principal.subject, scope: SCOPE, key };
+  const known = core.idempotency.lookup(scope, core.clock.now());
+  if (known && known.fingerprint !== fp) {
+    return problem(c, 422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body; nothing was created');
+  }
+  if (known?.state === 'in_flight') {
+    return problem(c, 409, 'idempotency_request_in_progress', 'the first request with this Idempotency-Key is still being processed', {}, {
+      'retry-after': String(core.options.pollAdviceSeconds),
+    });
+  }
+  if (known?.state === 'done') {
+    draft.job_id = known.job_id;
+    if (fired?.fault.type === 'foreign_job_id' && known.job_id) {
+      draft.effect = 'foreign_replay';
+      return afterExecution(c, fired, toResponse(foreignReplay(core, known.answer, known.job_id), true));
+    }
+    draft.effect = 'replayed';
+    draft.job_state = (JSON.parse(known.answer.body) as { state?: typeof draft.job_state }).state ?? null;
+    return afterExecution(c, fired, toResponse(known.answer, true));
+  }
+
+  core.idempotency.reserve(scope, fp, core.clock.now(), core.options.idempotencyTtlMs);
+  try {
+    // A delay holds the key in flight, which is how a concurrent duplicate meets 409.
+    await delayIfAsked(core, c, fired);
+  } catch (err) {
+    core.idempotency.release(scope);
+    throw err;
+  }
+  const answer = core.db.transaction((): StoredAnswer => {
+    const behavior = behaviorFor(core.behaviors.get(), body.value.kind);
+    const job = core.engine.create(principal, body.value, behavior, { key, trace_id: c.get('traceId') });
+    const location = `/v1/jobs/${job.job_id}`;
+    const a: StoredAnswer =
+      behavior.mode === 'sync'
+        ? { status: 200, headers: { 'content-type': 'application/json', location }, body: JSON.stringify(core.engine.view(job)) }
+        : {
+            status: 202,
+            headers: { 'content-type': 'application/json', location },
+            body: JSON.stringify({ job_id: job.job_id, state: 'queued', status_url: location, created_at: isoTime(job.created_at) }),
+          };
+    core.idempotency.complete(scope, a, job.job_id, core.clock.now(), core.options.idempotencyTtlMs);
+    draft.effect = 'created';
+    draft.job_id = job.job_id;
+    draft.job_state = job.state;
+    return a;
+  })();
+  core.engine.reschedule();
+  return afterExecution(c, fired, toResponse(answer, false));
+}

@@ -1,0 +1,135 @@
+import type { Hono } from 'hono';
+import { realClock, type Clock } from '../lib/clock.js';
+import { randomId, type IdSource } from '../lib/ids.js';
+import type { ProviderCore } from './core.js';
+import { JobEngine } from './engine/job-engine.js';
+import { FaultEngine } from './faults/fault-engine.js';
+import { buildApp } from './http/app.js';
+import type { Env } from './http/context.js';
+import { parseBehaviorConfig, type BehaviorConfig, type BehaviorConfigInput } from './model/behavior.js';
+import type { FaultPlanInput } from './model/faults.js';
+import type { JournalEntry } from './model/journal.js';
+import { resolveTokensConfig, type TokensConfig, type TokensConfigInput } from './model/principals.js';
+import { openDatabase } from './store/database.js';
+import { IdempotencyRepo } from './store/idempotency-repo.js';
+import { JobsRepo } from './store/jobs-repo.js';
+import { JournalRepo } from './store/journal-repo.js';
+import { SettingsRepo } from './store/settings-repo.js';
+import { inProcessFetch } from './transports/in-process-fetch.js';
+import { defaultWebhookOptions, WebhookDispatcher, type WebhookOptions } from './webhooks/dispatcher.js';
+import { WebhookRepo } from './webhooks/webhook-repo.js';
+
+export interface ProviderOptions {
+  /** SQLite file, or ':memory:' (default). A provider reopened on the same file carries on where it stopped. */
+  db?: string;
+  clock?: Clock;
+  tokens?: TokensConfigInput;
+  /** Behaviour of new jobs; when given it replaces the stored configuration. */
+  behavior?: BehaviorConfigInput;
+  /** Fault plan to install at start; when given it replaces the stored plan. */
+  faults?: FaultPlanInput;
+  ids?: IdSource;
+  idempotencyTtlMs?: number;
+  pollAdviceSeconds?: number;
+  /** Serve the control API (default true). */
+  control?: boolean;
+  /** How webhooks reach receivers: global fetch by default; the in-process harness routes them itself. */
+  webhookFetch?: typeof fetch;
+  webhooks?: Partial<WebhookOptions>;
+}
+
+export interface Provider {
+  app: Hono<Env>;
+  /** Talk to the provider without a socket. Relative URLs resolve against http://jobproof.test. */
+  fetch: typeof fetch;
+  clock: Clock;
+  tokens: TokensConfig;
+  journal: { all(): JournalEntry[]; since(seq: number, limit?: number): JournalEntry[]; lastSeq(): number };
+  control: {
+    setBehavior(config: BehaviorConfigInput): void;
+    behavior(): BehaviorConfig;
+    setFaults(plan: FaultPlanInput): void;
+    clearFaults(): void;
+    reset(): void;
+  };
+  core: ProviderCore;
+  /** Resolves when no webhook delivery is on the wire. */
+  idle(): Promise<void>;
+  close(): void;
+}
+
+const BEHAVIOR = 'behavior_config';
+
+export function createProvider(opts: ProviderOptions = {}): Provider {
+  const db = openDatabase(opts.db ?? ':memory:');
+  const clock = opts.clock ?? realClock;
+  const ids = opts.ids ?? randomId;
+  const settings = new SettingsRepo(db);
+  const jobs = new JobsRepo(db);
+  const journal = new JournalRepo(db);
+  const webhookRepo = new WebhookRepo(db);
+  const faults = new FaultEngine(settings);
+  const tokens = resolveTokensConfig(opts.tokens);
+
+  let behaviors: BehaviorConfig = opts.behavior ? parseBehaviorConfig(opts.behavior) : (settings.get<BehaviorConfig>(BEHAVIOR) ?? parseBehaviorConfig({}));
+  settings.put(BEHAVIOR, behaviors);
+  if (opts.faults) faults.install(opts.faults);
+
+  let webhooks!: WebhookDispatcher;
+  const engine = new JobEngine({ db, jobs, journal, webhookRepo, clock, ids, webhooks: () => webhooks });
+  webhooks = new WebhookDispatcher({
+    repo: webhookRepo, journal, faults, clock, ids,
+    secretFor: (tenant) => tokens.webhook_secrets[tenant] ?? tokens.webhook_secrets.acme!,
+    fetch: opts.webhookFetch ?? ((...a) => globalThis.fetch(...a)),
+    options: { ...defaultWebhookOptions, ...opts.webhooks },
+    reschedule: () => engine.reschedule(),
+  });
+
+  const core: ProviderCore = {
+    db, clock, ids, jobs, journal, settings, faults, engine, webhooks, tokens,
+    idempotency: new IdempotencyRepo(db),
+    behaviors: {
+      get: () => behaviors,
+      set: (c) => {
+        behaviors = c;
+        settings.put(BEHAVIOR, c);
+      },
+    },
+    options: { idempotencyTtlMs: opts.idempotencyTtlMs ?? 24 * 3600 * 1000, pollAdviceSeconds: opts.pollAdviceSeconds ?? 1, control: opts.control ?? true },
+    reset: () => {
+      db.transaction(() => {
+        for (const t of ['jobs', 'idempotency', 'journal', 'webhook_events']) db.prepare(`DELETE FROM ${t}`).run();
+      })();
+      faults.clear();
+      engine.reschedule();
+    },
+  };
+
+  const app = buildApp(core);
+  // Jobs that fell due while the provider was down move on now.
+  engine.tick();
+
+  let closed = false;
+  return {
+    app,
+    fetch: inProcessFetch(app),
+    clock,
+    tokens,
+    journal: { all: () => journal.all(), since: (s, l) => journal.since(s, l), lastSeq: () => journal.lastSeq() },
+    control: {
+      setBehavior: (c) => core.behaviors.set(parseBehaviorConfig(c)),
+      behavior: () => behaviors,
+      setFaults: (p) => faults.install(p),
+      clearFaults: () => faults.clear(),
+      reset: () => core.reset(),
+    },
+    core,
+    idle: () => webhooks.idle(),
+    close: () => {
+      if (closed) return;
+      closed = true;
+      engine.close();
+      db.close();
+    },
+  };
+}

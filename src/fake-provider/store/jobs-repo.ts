@@ -1,0 +1,135 @@
+import type { Behavior } from '../model/behavior.js';
+import type { JobResult, JobState } from '../model/job.js';
+import type { Db } from './database.js';
+
+export interface JobRow {
+  seq: number;
+  job_id: string;
+  tenant: string;
+  subject: string;
+  kind: string;
+  input: Record<string, unknown>;
+  client_ref: string | null;
+  idempotency_key: string | null;
+  trace_id: string | null;
+  webhook_url: string | null;
+  behavior: Behavior;
+  state: JobState;
+  created_at: number;
+  updated_at: number;
+  running_at: number;
+  progress_at: number | null;
+  finish_at: number | null;
+  cancel_requested_at: number | null;
+  cancel_effective_at: number | null;
+  next_step_at: number | null;
+  result: JobResult | null;
+  error: { code: string; message: string } | null;
+  finished_at: number | null;
+  results_fetched: number;
+}
+
+type RawRow = Omit<JobRow, 'input' | 'behavior' | 'result' | 'error'> & { input: string; behavior: string; result: string | null; error: string | null };
+
+function fromRaw(r: RawRow): JobRow {
+  return {
+    ...r,
+    input: JSON.parse(r.input),
+    behavior: JSON.parse(r.behavior),
+    result: r.result ? JSON.parse(r.result) : null,
+    error: r.error ? JSON.parse(r.error) : null,
+  };
+}
+
+export type NewJob = Omit<JobRow, 'seq' | 'results_fetched'>;
+export type JobPatch = Partial<Pick<JobRow, 'state' | 'updated_at' | 'progress_at' | 'finish_at' | 'cancel_requested_at' | 'cancel_effective_at' | 'next_step_at' | 'result' | 'error' | 'finished_at' | 'results_fetched'>>;
+
+export interface FindQuery {
+  tenant: string;
+  client_ref?: string;
+  subject_key?: { subject: string; key: string };
+  beforeSeq?: number;
+  limit: number;
+}
+
+export class JobsRepo {
+  private readonly byId;
+  private readonly insertStmt;
+  private readonly dueStmt;
+  private readonly nextDueStmt;
+  private readonly allStmt;
+
+  constructor(private readonly db: Db) {
+    this.byId = db.prepare<[string], RawRow>('SELECT * FROM jobs WHERE job_id = ?');
+    this.insertStmt = db.prepare(`INSERT INTO jobs (job_id, tenant, subject, kind, input, client_ref, idempotency_key, trace_id, webhook_url,
+      behavior, state, created_at, updated_at, running_at, progress_at, finish_at, cancel_requested_at, cancel_effective_at, next_step_at,
+      result, error, finished_at) VALUES (@job_id, @tenant, @subject, @kind, @input, @client_ref, @idempotency_key, @trace_id, @webhook_url,
+      @behavior, @state, @created_at, @updated_at, @running_at, @progress_at, @finish_at, @cancel_requested_at, @cancel_effective_at,
+      @next_step_at, @result, @error, @finished_at)`);
+    this.dueStmt = db.prepare<[number], { job_id: string }>('SELECT job_id FROM jobs WHERE next_step_at IS NOT NULL AND next_step_at <= ? ORDER BY next_step_at, seq');
+    this.nextDueStmt = db.prepare<[], { at: number | null }>('SELECT MIN(next_step_at) AS at FROM jobs WHERE next_step_at IS NOT NULL');
+    this.allStmt = db.prepare<[], RawRow>('SELECT * FROM jobs ORDER BY seq');
+  }
+
+  get(jobId: string): JobRow | undefined {
+    const r = this.byId.get(jobId);
+    return r ? fromRaw(r) : undefined;
+  }
+
+  /** A job as its tenant sees it: another tenant's job does not exist. */
+  getForTenant(jobId: string, tenant: string): JobRow | undefined {
+    const job = this.get(jobId);
+    return job && job.tenant === tenant ? job : undefined;
+  }
+
+  insert(job: NewJob): void {
+    this.insertStmt.run({
+      ...job,
+      input: JSON.stringify(job.input),
+      behavior: JSON.stringify(job.behavior),
+      result: job.result ? JSON.stringify(job.result) : null,
+      error: job.error ? JSON.stringify(job.error) : null,
+    });
+  }
+
+  update(jobId: string, patch: JobPatch): void {
+    const cols = Object.keys(patch) as (keyof JobPatch)[];
+    if (cols.length === 0) return;
+    const values = cols.map((c) => {
+      const v = patch[c];
+      return c === 'result' || c === 'error' ? (v ? JSON.stringify(v) : null) : v;
+    });
+    this.db.prepare(`UPDATE jobs SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE job_id = ?`).run(...values, jobId);
+  }
+
+  dueJobIds(now: number): string[] {
+    return this.dueStmt.all(now).map((r) => r.job_id);
+  }
+
+  nextDueAt(): number | null {
+    return this.nextDueStmt.get()?.at ?? null;
+  }
+
+  find(q: FindQuery): JobRow[] {
+    const where = ['tenant = ?'];
+    const args: (string | number)[] = [q.tenant];
+    if (q.client_ref !== undefined) {
+      where.push('client_ref = ?');
+      args.push(q.client_ref);
+    }
+    if (q.subject_key) {
+      where.push('subject = ? AND idempotency_key = ?');
+      args.push(q.subject_key.subject, q.subject_key.key);
+    }
+    if (q.beforeSeq !== undefined) {
+      where.push('seq < ?');
+      args.push(q.beforeSeq);
+    }
+    const sql = `SELECT * FROM jobs WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`;
+    return this.db.prepare<(string | number)[], RawRow>(sql).all(...args, q.limit).map(fromRaw);
+  }
+
+  all(): JobRow[] {
+    return this.allStmt.all().map(fromRaw);
+  }
+}

@@ -1,0 +1,41 @@
+import type { Hono } from 'hono';
+import { LOSS_HEADER } from '../http/context.js';
+
+export const IN_PROCESS_BASE = 'http://jobproof.test';
+
+/** The error a real `fetch` (undici) throws when the server resets the connection. */
+export function connectionReset(): TypeError {
+  const cause = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+  return new TypeError('fetch failed', { cause });
+}
+
+function abortError(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+/**
+ * Apply the app's loss decision the way a real network would: `reset` throws fetch's own TypeError, `hang` never
+ * answers until the caller's signal gives up. Otherwise strip the internal header and hand the answer over.
+ */
+export async function enactLoss(res: Response, signal: AbortSignal | null | undefined): Promise<Response> {
+  const loss = res.headers.get(LOSS_HEADER);
+  if (!loss) return res;
+  await res.body?.cancel().catch(() => undefined);
+  if (loss === 'reset') throw connectionReset();
+  return new Promise<Response>((_resolve, reject) => {
+    if (!signal) return; // Like a real socket held open: no answer, ever.
+    if (signal.aborted) return reject(abortError(signal));
+    signal.addEventListener('abort', () => reject(abortError(signal)), { once: true });
+  });
+}
+
+/** A `fetch` bound to the provider app: no socket, same failure surface as a real fetch. */
+export function inProcessFetch(app: Hono<any>): typeof fetch {
+  return async (input: RequestInfo | URL, init?: RequestInit) => {
+    const req =
+      input instanceof Request ? new Request(input, init) : new Request(new URL(String(input), IN_PROCESS_BASE), init);
+    if (req.signal?.aborted) throw abortError(req.signal);
+    const res = await app.fetch(req);
+    return enactLoss(res, init?.signal ?? req.signal);
+  };
+}

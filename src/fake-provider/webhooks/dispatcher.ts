@@ -1,0 +1,128 @@
+import { isoTime, type Clock } from '../../lib/clock.js';
+import type { IdSource } from '../../lib/ids.js';
+import type { FaultEngine } from '../faults/fault-engine.js';
+import type { Job, WebhookEventType } from '../model/job.js';
+import type { JournalRepo } from '../store/journal-repo.js';
+import { signDelivery } from './signing.js';
+import type { WebhookRepo, WebhookRow } from './webhook-repo.js';
+
+export interface WebhookOptions {
+  /** Attempts per event before giving up (provider-api.md: 6). */
+  maxAttempts: number;
+  /** A delivery without a 2xx within this time counts as failed (provider-api.md: 5 s). */
+  timeoutMs: number;
+  /** First retry delay; doubles each attempt. */
+  backoffMs: number;
+  /** Spacing between events released by a `reorder` fault, newest first. */
+  reorderSpacingMs: number;
+}
+
+export const defaultWebhookOptions: WebhookOptions = { maxAttempts: 6, timeoutMs: 5000, backoffMs: 1000, reorderSpacingMs: 20 };
+
+export interface DispatcherDeps {
+  repo: WebhookRepo;
+  journal: JournalRepo;
+  faults: FaultEngine;
+  clock: Clock;
+  ids: IdSource;
+  secretFor: (tenant: string) => string;
+  fetch: typeof fetch;
+  options: WebhookOptions;
+  /** Called whenever the earliest due time may have changed. */
+  reschedule: () => void;
+}
+
+/** Queues signed job events, applies webhook faults, delivers with retries, and journals every attempt. */
+export class WebhookDispatcher {
+  private readonly inflight = new Set<Promise<void>>();
+
+  constructor(private readonly d: DispatcherDeps) {}
+
+  /** Queue one event for a job's state change (inside the caller's transaction). */
+  enqueue(job: { job_id: string; tenant: string; webhook_url: string | null }, type: WebhookEventType, data: Job, at: number): void {
+    if (!job.webhook_url) return;
+    const eventId = this.d.ids('evt');
+    const payload = JSON.stringify({ id: eventId, type, created_at: isoTime(at), data });
+    const fired = this.d.faults.decide('webhook');
+    const fault = fired ? JSON.stringify({ rule_id: fired.rule_id, type: fired.fault.type }) : null;
+    const base = { event_id: eventId, job_id: job.job_id, tenant: job.tenant, url: job.webhook_url, type, payload, fault, copies: 1 };
+    const f = fired?.fault;
+    if (f?.type === 'drop') {
+      this.d.repo.insert({ ...base, next_attempt_at: null, status: 'dropped' });
+      this.d.journal.append({
+        type: 'webhook', at: isoTime(this.d.clock.now()), event_id: eventId, event_type: type, job_id: job.job_id, url: job.webhook_url,
+        attempt: 0, outcome: 'dropped', status: null, error: null, fault: { rule_id: fired!.rule_id, type: 'drop' },
+      });
+      return;
+    }
+    if (f?.type === 'reorder') {
+      this.d.repo.insert({ ...base, next_attempt_at: null, status: 'held' });
+      return;
+    }
+    const copies = f?.type === 'duplicate' ? 1 + f.copies : 1;
+    const delay = f?.type === 'delay' ? f.ms : 0;
+    this.d.repo.insert({ ...base, copies, next_attempt_at: at + delay, status: 'pending' });
+    if (type === 'job.succeeded' || type === 'job.failed' || type === 'job.cancelled' || type === 'job.expired') this.releaseHeld(job.job_id, at);
+  }
+
+  /** Held (reordered) events go out after the final one, newest first. */
+  private releaseHeld(jobId: string, at: number): void {
+    const held = this.d.repo.held(jobId).reverse();
+    held.forEach((w, i) => this.d.repo.update(w.event_id, { status: 'pending', next_attempt_at: at + (i + 1) * this.d.options.reorderSpacingMs }));
+  }
+
+  /** Start every delivery that is due. Deliveries run in the background; `idle()` waits for them. */
+  run(now: number): void {
+    for (const w of this.d.repo.due(now)) {
+      this.d.repo.update(w.event_id, { status: 'sending', next_attempt_at: null });
+      const p = this.deliver(w).finally(() => this.inflight.delete(p));
+      this.inflight.add(p);
+    }
+  }
+
+  async idle(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  }
+
+  private async deliver(w: WebhookRow): Promise<void> {
+    const attempt = w.attempts + 1;
+    let delivered = false;
+    for (let copy = 0; copy < w.copies; copy++) {
+      const outcome = await this.post(w);
+      delivered ||= outcome.ok;
+      this.d.journal.append({
+        type: 'webhook', at: isoTime(this.d.clock.now()), event_id: w.event_id, event_type: w.type, job_id: w.job_id, url: w.url, attempt,
+        outcome: outcome.ok ? 'delivered' : 'failed', status: outcome.status, error: outcome.error,
+        fault: w.fault ? JSON.parse(w.fault) : null,
+      });
+    }
+    if (delivered) {
+      this.d.repo.update(w.event_id, { status: 'delivered', attempts: attempt });
+    } else if (attempt >= this.d.options.maxAttempts) {
+      this.d.repo.update(w.event_id, { status: 'failed', attempts: attempt });
+    } else {
+      const retryAt = this.d.clock.now() + this.d.options.backoffMs * 2 ** (attempt - 1);
+      this.d.repo.update(w.event_id, { status: 'pending', attempts: attempt, next_attempt_at: retryAt });
+    }
+    this.d.reschedule();
+  }
+
+  private async post(w: WebhookRow): Promise<{ ok: boolean; status: number | null; error: string | null }> {
+    const controller = new AbortController();
+    const timer = this.d.clock.setTimeout(() => controller.abort(new Error('timeout')), this.d.options.timeoutMs);
+    try {
+      const res = await this.d.fetch(w.url, {
+        method: 'POST',
+        headers: { ...signDelivery(this.d.secretFor(w.tenant), w.event_id, w.payload) },
+        body: w.payload,
+        signal: controller.signal,
+      });
+      await res.arrayBuffer().catch(() => undefined);
+      return { ok: res.status >= 200 && res.status < 300, status: res.status, error: null };
+    } catch (err) {
+      return { ok: false, status: null, error: controller.signal.aborted ? 'timeout' : String((err as Error)?.message ?? err) };
+    } finally {
+      this.d.clock.clearTimeout(timer);
+    }
+  }
+}
