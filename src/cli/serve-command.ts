@@ -1,0 +1,94 @@
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { createProvider, serve, TokensConfigSchema, type BehaviorConfigInput, type FaultPlanInput } from '../fake-provider/index.js';
+import { getScenario, listScenarios } from '../scenarios/index.js';
+import { CliError, readJsonFile } from './read-json-file.js';
+
+interface ServeFlags {
+  port: string;
+  host: string;
+  db: string;
+  tokens?: string;
+  scenario?: string;
+  faults?: string;
+  behavior?: string;
+  control: boolean;
+}
+
+function zodMessage(err: z.ZodError): string {
+  return err.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+}
+
+function scenarioParts(name: string): { behavior: BehaviorConfigInput; faults: FaultPlanInput } {
+  try {
+    const s = getScenario(name);
+    return { behavior: s.behavior, faults: s.faults };
+  } catch {
+    throw new CliError(`unknown scenario '${name}'. Known: ${listScenarios().map((s) => s.name).join(', ')}`);
+  }
+}
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('run the fake async-job provider over HTTP (SQLite-backed; control API on)')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', '4010')
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--db <path>', "SQLite file for jobs, keys and journal (':memory:' for none)", '.jobproof/provider.db')
+    .option('--tokens <file>', 'JSON file: {"tokens": {token: {tenant, subject, roles}}, "control_token", "webhook_secrets"}')
+    .option('--scenario <name>', "start with a catalog scenario's provider-side behaviour and faults (see `jobproof scenarios`)")
+    .option('--faults <file>', 'start with this fault plan (JSON, as PUT /_control/faults takes)')
+    .option('--behavior <file>', 'start with this behaviour config (JSON, as PUT /_control/behavior takes)')
+    .option('--no-control', 'do not serve the control API')
+    .addHelpText('after', '\nExample:\n  npx jobproof serve --port 4010 --scenario lost-create-response\n')
+    .action(async (flags: ServeFlags) => {
+      const port = Number(flags.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0-65535, got '${flags.port}'`);
+      let tokens: z.input<typeof TokensConfigSchema> | undefined;
+      if (flags.tokens) {
+        const parsed = TokensConfigSchema.safeParse(readJsonFile(flags.tokens, 'tokens'));
+        if (!parsed.success) throw new CliError(`tokens file ${flags.tokens}: ${zodMessage(parsed.error)}`);
+        tokens = parsed.data;
+      }
+      const fromScenario = flags.scenario ? scenarioParts(flags.scenario) : undefined;
+      const behavior = flags.behavior ? (readJsonFile(flags.behavior, 'behavior') as BehaviorConfigInput) : fromScenario?.behavior;
+      const faults = flags.faults ? (readJsonFile(flags.faults, 'fault plan') as FaultPlanInput) : fromScenario?.faults;
+      let provider;
+      try {
+        provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control });
+      } catch (err) {
+        if (err instanceof z.ZodError) throw new CliError(`invalid behaviour or fault plan: ${zodMessage(err)}`);
+        throw err;
+      }
+      const server = await serve(provider, { port, host: flags.host }).catch((err: Error) => {
+        provider.close();
+        throw new CliError(`cannot listen on ${flags.host}:${port}: ${err.message}`);
+      });
+      printBanner(server.url, provider.tokens, flags);
+      const stop = async (signal: string) => {
+        process.stdout.write(`\n${signal}: stopping; state kept in ${flags.db}\n`);
+        await server.close();
+        provider.close();
+        process.exit(0);
+      };
+      process.once('SIGINT', () => void stop('SIGINT'));
+      process.once('SIGTERM', () => void stop('SIGTERM'));
+    });
+}
+
+function printBanner(url: string, tokens: ReturnType<typeof createProvider>['tokens'], flags: ServeFlags): void {
+  const lines = [
+    `jobproof fake provider listening on ${url}`,
+    `  store:     ${flags.db}`,
+    flags.scenario ? `  scenario:  ${flags.scenario}` : undefined,
+    flags.faults ? `  faults:    ${flags.faults}` : undefined,
+    `  tokens:    ${Object.entries(tokens.tokens).map(([t, p]) => `${t} (${p.tenant}/${p.subject}, ${p.roles.join('+') || 'no roles'})`).join(', ')}`,
+    flags.control ? `  control:   ${url}/_control/… with Bearer ${tokens.control_token}` : '  control:   off',
+    '',
+    'Try:',
+    `  curl -s -X POST ${url}/v1/jobs -H 'Authorization: Bearer dev-token' -H 'Idempotency-Key: my-first-job' \\`,
+    `       -H 'Content-Type: application/json' -d '{"kind":"report","input":{"account":"acct_1"}}'`,
+    '',
+  ];
+  process.stdout.write(lines.filter((l) => l !== undefined).join('\n') + '\n');
+}
