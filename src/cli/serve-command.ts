@@ -28,6 +28,14 @@ function scenarioParts(name: string): { behavior: BehaviorConfigInput; faults: F
   }
 }
 
+function lookupScenario(name: string): { behavior: BehaviorConfigInput; faults: FaultPlanInput } | undefined {
+  try {
+    return scenarioParts(name);
+  } catch {
+    return undefined;
+  }
+}
+
 export function registerServe(program: Command): void {
   program
     .command('serve')
@@ -55,7 +63,7 @@ export function registerServe(program: Command): void {
       const faults = flags.faults ? (readJsonFile(flags.faults, 'fault plan') as FaultPlanInput) : fromScenario?.faults;
       let provider;
       try {
-        provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control });
+        provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario });
       } catch (err) {
         if (err instanceof z.ZodError) throw new CliError(`invalid behaviour or fault plan: ${zodMessage(err)}`);
         throw err;

@@ -5,6 +5,7 @@ import type { ProviderCore } from './core.js';
 import { JobEngine } from './engine/job-engine.js';
 import { FaultEngine } from './faults/fault-engine.js';
 import { buildApp } from './http/app.js';
+import { scenarioControl } from './http/routes/scenario-control.js';
 import type { Env } from './http/context.js';
 import { parseBehaviorConfig, type BehaviorConfig, type BehaviorConfigInput } from './model/behavior.js';
 import type { FaultPlanInput } from './model/faults.js';
@@ -36,6 +37,8 @@ export interface ProviderOptions {
   /** How webhooks reach receivers: global fetch by default; the in-process harness routes them itself. */
   webhookFetch?: typeof fetch;
   webhooks?: Partial<WebhookOptions>;
+  /** Lets `PUT /_control/scenario {"name"}` switch to a named scenario's provider-side behaviour and faults. */
+  scenarioLookup?: (name: string) => { behavior: BehaviorConfigInput; faults: FaultPlanInput } | undefined;
 }
 
 export interface Provider {
@@ -105,7 +108,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     },
   };
 
-  const app = buildApp(core);
+  const app = buildApp(core, opts.scenarioLookup ? scenarioControl(core, opts.scenarioLookup) : undefined);
   // Jobs that fell due while the provider was down move on now.
   engine.tick();
 
