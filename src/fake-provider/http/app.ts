@@ -55,7 +55,8 @@ export function buildApp(core: ProviderCore, extendControl?: Parameters<typeof c
     '*',
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
-      onError: (c) => problem(c as Ctx, 413, 'payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`),
+      // The rest of the body is never read: `Connection: close` keeps a client from reusing a connection the server drops.
+      onError: (c) => problem(c as Ctx, 413, 'payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`, {}, { connection: 'close' }),
     }),
   );
 

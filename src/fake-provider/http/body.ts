@@ -14,7 +14,7 @@ export function zodErrors(error: z.ZodError): Array<{ path: string; message: str
 export async function readJson<S extends z.ZodType>(c: Ctx, schema: S, optional = false): Promise<Parsed<z.output<S>>> {
   const text = await c.req.text();
   if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
-    return { ok: false, response: problem(c, 413, 'payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`) };
+    return { ok: false, response: problem(c, 413, 'payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`, {}, { connection: 'close' }) };
   }
   let raw: unknown;
   if (text.trim() === '' && optional) raw = {};
