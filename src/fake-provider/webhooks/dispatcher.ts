@@ -55,14 +55,17 @@ export class WebhookDispatcher {
       });
       return;
     }
+    const final = type === 'job.succeeded' || type === 'job.failed' || type === 'job.cancelled' || type === 'job.expired';
     if (f?.type === 'reorder') {
       this.d.repo.insert({ ...base, next_attempt_at: null, status: 'held' });
+      // A held final event releases itself too (newest first), or a plan reordering every event delivers nothing.
+      if (final) this.releaseHeld(job.job_id, at);
       return;
     }
     const copies = f?.type === 'duplicate' ? 1 + f.copies : 1;
     const delay = f?.type === 'delay' ? f.ms : 0;
     this.d.repo.insert({ ...base, copies, next_attempt_at: at + delay, status: 'pending' });
-    if (type === 'job.succeeded' || type === 'job.failed' || type === 'job.cancelled' || type === 'job.expired') this.releaseHeld(job.job_id, at);
+    if (final) this.releaseHeld(job.job_id, at);
   }
 
   /** Held (reordered) events go out after the final one, newest first. */
