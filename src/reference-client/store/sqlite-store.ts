@@ -1,0 +1,226 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { isAllowedTransition, isFinalState } from '../../lib/client-protocol.js';
+import { chain, GENESIS_HASH } from '../audit.js';
+import type { AuditInput, AuditRow, CancelIntent, OperationRow, StoredHistoryEntry } from '../types.js';
+import type { CommitOutcome, FencedChange, InsertOutcome, Lease, OperationStore } from './operation-store.js';
+import { COLUMNS, fromDb, SCHEMA, toDb } from './sqlite-schema.js';
+
+type Db = Database.Database;
+
+/** SQLite backend: WAL so readers never block the writer, busy_timeout so concurrent workers queue, not fail. */
+export class SqliteOperationStore implements OperationStore {
+  private readonly db: Db;
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('busy_timeout = 10000');
+    // FULL: a state change acknowledged to the provider-facing logic must survive a SIGKILL or power cut.
+    this.db.pragma('synchronous = FULL');
+    this.db.exec(SCHEMA);
+  }
+
+  static open(stateDir: string): SqliteOperationStore {
+    mkdirSync(stateDir, { recursive: true });
+    return new SqliteOperationStore(join(stateDir, 'client.db'));
+  }
+
+  private readonly statements = new Map<string, Database.Statement>();
+
+  /** Prepared statements are cached: preparing dominates the cost of the small queries a worker makes. */
+  private q(sql: string): Database.Statement {
+    let st = this.statements.get(sql);
+    if (!st) {
+      st = this.db.prepare(sql);
+      this.statements.set(sql, st);
+    }
+    return st;
+  }
+
+  /** BEGIN IMMEDIATE: take the write lock up front so a read-then-write is never based on a stale read. */
+  private tx<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  insertOperation(row: OperationRow, first: StoredHistoryEntry, audit: AuditInput[]): InsertOutcome {
+    return this.tx(() => {
+      if (this.q('SELECT 1 FROM operations WHERE operation_id = ?').get(row.operation_id)) return 'exists';
+      const cols = COLUMNS.join(', ');
+      const params = COLUMNS.map((c) => `@${c}`).join(', ');
+      const values: Record<string, unknown> = { is_open: isFinalState(row.state) ? 0 : 1 };
+      for (const c of COLUMNS) values[c] = toDb(c, row[c]);
+      this.q(`INSERT INTO operations (${cols}, is_open) VALUES (${params}, @is_open)`).run(values);
+      this.appendHistory(row.operation_id, [first]);
+      this.appendAuditTx(audit);
+      return 'inserted';
+    });
+  }
+
+  get(operationId: string): OperationRow | undefined {
+    const raw = this.q('SELECT * FROM operations WHERE operation_id = ?').get(operationId) as Record<string, unknown> | undefined;
+    return raw ? fromDb(raw) : undefined;
+  }
+
+  findByRemoteJobId(jobId: string): OperationRow | undefined {
+    const raw = this.q('SELECT * FROM operations WHERE remote_job_id = ?').get(jobId) as Record<string, unknown> | undefined;
+    return raw ? fromDb(raw) : undefined;
+  }
+
+  history(operationId: string): StoredHistoryEntry[] {
+    const rows = this.q('SELECT * FROM history WHERE operation_id = ? ORDER BY seq')
+      .all(operationId) as Record<string, string | null>[];
+    return rows.map((r) => ({
+      at: r.at!,
+      actor: r.actor!,
+      from: r.from_state as StoredHistoryEntry['from'],
+      to: r.to_state as StoredHistoryEntry['to'],
+      cause: r.cause!,
+      evidence: JSON.parse(r.evidence!),
+      remote_state: r.remote_state as StoredHistoryEntry['remote_state'],
+    }));
+  }
+
+  recordCancelIntent(operationId: string, intent: CancelIntent, audit: AuditInput[]): boolean {
+    return this.tx(() => {
+      if (!this.q('SELECT 1 FROM operations WHERE operation_id = ?').get(operationId)) return false;
+      // The first intent wins: a second cancel must not move the deadline or make a second owner send again.
+      this.q('UPDATE operations SET cancel = ?, next_poll_at = MAX(?, not_before) WHERE operation_id = ? AND cancel IS NULL AND is_open = 1')
+        .run(JSON.stringify(intent), intent.requested_at, operationId);
+      this.appendAuditTx(audit);
+      return true;
+    });
+  }
+
+  claimDue(owner: string, now: number, leaseMs: number, limit: number, held: ReadonlyMap<string, number>): Lease[] {
+    return this.tx(() => {
+      const due = this.q(
+          `SELECT operation_id, lease_owner, fencing_token FROM operations
+           WHERE is_open = 1 AND next_poll_at <= @now AND (lease_owner IS NULL OR lease_expires_at <= @now OR lease_owner = @owner)
+           ORDER BY next_poll_at LIMIT @limit`,
+        )
+        .all({ now, owner, limit }) as { operation_id: string; lease_owner: string | null; fencing_token: number }[];
+      const expires = now + leaseMs;
+      const leases: Lease[] = [];
+      for (const d of due) {
+        const mine = d.lease_owner === owner && held.get(d.operation_id) === d.fencing_token;
+        const token = mine ? d.fencing_token : d.fencing_token + 1;
+        // Pushing next_poll_at one lease ahead takes the operation out of the due set while we step it; if we die,
+        // a successor finds it due exactly when our lease runs out.
+        this.q('UPDATE operations SET lease_owner = ?, lease_expires_at = ?, fencing_token = ?, next_poll_at = ? WHERE operation_id = ? AND fencing_token = ?')
+          .run(owner, expires, token, expires, d.operation_id, d.fencing_token);
+        leases.push({ operation_id: d.operation_id, owner, token, expires_at: expires });
+        if (!mine) {
+          this.appendAuditTx([
+            { at: now, actor: owner, kind: 'lease', operation_id: d.operation_id, detail: { taken_from: d.lease_owner, fencing_token: token } },
+          ]);
+        }
+      }
+      return leases;
+    });
+  }
+
+  renew(lease: Lease, now: number, leaseMs: number): boolean {
+    const r = this.q('UPDATE operations SET lease_expires_at = ? WHERE operation_id = ? AND lease_owner = ? AND fencing_token = ? AND is_open = 1')
+      .run(now + leaseMs, lease.operation_id, lease.owner, lease.token);
+    if (r.changes === 1) lease.expires_at = now + leaseMs;
+    return r.changes === 1;
+  }
+
+  release(lease: Lease): void {
+    this.q('UPDATE operations SET lease_owner = NULL, lease_expires_at = NULL WHERE operation_id = ? AND lease_owner = ? AND fencing_token = ?')
+      .run(lease.operation_id, lease.owner, lease.token);
+  }
+
+  commit(lease: Lease, change: FencedChange): CommitOutcome {
+    return this.tx(() => {
+      const cur = this.q('SELECT state, lease_owner, fencing_token, cancel, is_open FROM operations WHERE operation_id = ?')
+        .get(lease.operation_id) as { state: OperationRow['state']; lease_owner: string | null; fencing_token: number; cancel: string | null; is_open: number } | undefined;
+      if (!cur || cur.lease_owner !== lease.owner || cur.fencing_token !== lease.token || cur.is_open !== 1) return 'lease_lost';
+      if (change.requireNoCancel && cur.cancel !== null) return 'cancel_recorded';
+      const last = change.history[change.history.length - 1];
+      const target = change.patch.state ?? cur.state;
+      if (last && last.to !== target) throw new Error(`history ends in ${last.to} but the record moves to ${target}`);
+      const sets: string[] = [];
+      const values: Record<string, unknown> = { id: lease.operation_id };
+      for (const [k, v] of Object.entries(change.patch)) {
+        sets.push(`${k} = @${k}`);
+        values[k] = toDb(k as keyof OperationRow, v);
+      }
+      if (isFinalState(target)) {
+        sets.push('is_open = 0', 'next_poll_at = NULL', 'lease_owner = NULL', 'lease_expires_at = NULL');
+      }
+      if (sets.length) this.q(`UPDATE operations SET ${sets.join(', ')} WHERE operation_id = @id`).run(values);
+      this.appendHistory(lease.operation_id, change.history, cur.state);
+      this.appendAuditTx(change.audit);
+      return 'ok';
+    });
+  }
+
+  pollSoon(operationId: string, at: number): void {
+    this.q('UPDATE operations SET next_poll_at = MAX(?, not_before) WHERE operation_id = ? AND is_open = 1 AND (next_poll_at IS NULL OR next_poll_at > ?)')
+      .run(at, operationId, at);
+  }
+
+  countOpen(): number {
+    return (this.q('SELECT COUNT(*) AS n FROM operations WHERE is_open = 1').get() as { n: number }).n;
+  }
+
+  nextWakeAt(owner: string, now: number): number | null {
+    const a = this.q('SELECT MIN(next_poll_at) AS t FROM operations WHERE is_open = 1 AND (lease_owner IS NULL OR lease_owner = ? OR lease_expires_at <= ?)')
+      .get(owner, now) as { t: number | null };
+    const b = this.q('SELECT MIN(lease_expires_at) AS t FROM operations WHERE is_open = 1 AND lease_owner IS NOT NULL AND lease_owner != ? AND lease_expires_at > ?')
+      .get(owner, now) as { t: number | null };
+    const ts = [a.t, b.t].filter((t): t is number => t !== null);
+    return ts.length ? Math.min(...ts) : null;
+  }
+
+  appendAudit(entries: AuditInput[]): void {
+    this.tx(() => this.appendAuditTx(entries));
+  }
+
+  auditRows(): AuditRow[] {
+    return this.q('SELECT * FROM audit ORDER BY seq').all() as AuditRow[];
+  }
+
+  auditHead(): { seq: number; hash: string } | null {
+    return (this.q('SELECT seq, hash FROM audit_head WHERE id = 1').get() as { seq: number; hash: string } | undefined) ?? null;
+  }
+
+  /** Raw handle for tests that play the attacker (tamper with the audit) or inspect query plans. */
+  get raw(): Db {
+    return this.db;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private appendHistory(operationId: string, entries: (Omit<StoredHistoryEntry, 'from'> & { from?: StoredHistoryEntry['from'] })[], from: StoredHistoryEntry['from'] = null): void {
+    if (!entries.length) return;
+    const { n } = this.q('SELECT COUNT(*) AS n FROM history WHERE operation_id = ?').get(operationId) as { n: number };
+    const insert = this.q(
+      'INSERT INTO history (operation_id, seq, at, actor, from_state, to_state, cause, evidence, remote_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    let prev = n === 0 ? null : from;
+    entries.forEach((e, i) => {
+      // Defence in depth: the state machine already refused anything else, but the store must never persist it.
+      if (!isAllowedTransition(prev, e.to)) throw new Error(`refusing to store transition ${prev} -> ${e.to}`);
+      insert.run(operationId, n + i + 1, e.at, e.actor, prev, e.to, e.cause, JSON.stringify(e.evidence), e.remote_state);
+      prev = e.to;
+    });
+  }
+
+  private appendAuditTx(entries: AuditInput[]): void {
+    if (!entries.length) return;
+    const head = this.auditHead() ?? { seq: 0, hash: GENESIS_HASH };
+    const rows = chain(head, entries);
+    const insert = this.q(
+      'INSERT INTO audit (seq, at, actor, kind, operation_id, detail, prev_hash, hash) VALUES (@seq, @at, @actor, @kind, @operation_id, @detail, @prev_hash, @hash)',
+    );
+    for (const r of rows) insert.run(r);
+    const last = rows[rows.length - 1]!;
+    this.q('INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash').run(last.seq, last.hash);
+  }
+}

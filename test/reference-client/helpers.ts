@@ -1,0 +1,42 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { settle, type VirtualClock } from '../../src/lib/clock.js';
+import type { OperationRow } from '../../src/reference-client/types.js';
+
+export function tempDir(prefix = 'jp-rc-'): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Run virtual time until `done` settles. Fails loudly instead of spinning for ever. */
+export async function drive<T>(clock: VirtualClock, done: Promise<T>, maxVirtualMs = 3_600_000): Promise<T> {
+  let finished = false;
+  done.then(
+    () => (finished = true),
+    () => (finished = true),
+  );
+  const start = clock.now();
+  let idle = 0;
+  while (!finished) {
+    if (clock.now() - start > maxVirtualMs) throw new Error(`virtual time ran past ${maxVirtualMs} ms without finishing`);
+    const stepped = await clock.step();
+    if (!stepped) {
+      await settle(10);
+      if (++idle > 1000) throw new Error('nothing scheduled and not finished');
+    } else idle = 0;
+  }
+  return done;
+}
+
+export function row(id: string, now: number, over: Partial<OperationRow> = {}): OperationRow {
+  return {
+    operation_id: id, state: 'create_pending', remote_state: null, kind: 'report', input: { n: 1 },
+    request_fingerprint: 'sha256:x', idempotency_key: `idem_${id}`, trace_id: `tr_${id}`, submitted_at: now,
+    create_deadline_at: now + 60_000, result_deadline_at: now + 600_000, cancel: null, remote_job_id: null, webhook_url: null,
+    conflicting_job_id: null, next_poll_at: now, not_before: 0, attempt: 0, poll_count: 0, create_attempts: 0,
+    last_create_at: null, cancel_sends: 0, cancel_attempt: null, collect_attempts: 0, expected_result: null,
+    result_sha256: null, result_location: null, items_total: null, items_failed: null, remote_progress: null, reason: null,
+    lease_owner: null, lease_expires_at: null, fencing_token: 0, ...over,
+  };
+}
