@@ -33,21 +33,27 @@ export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
   draft.route = 'create';
   const principal = authenticate(core, c);
   if (principal instanceof Response) return principal;
+  // Key and body are read before the fault decision so that even a refused request is journalled with them:
+  // the judge links create attempts to operations by key and client_ref.
+  const keyParse = parseIdempotencyKey(c.req.header('idempotency-key'));
+  if (keyParse.ok === true) draft.idempotency_key = keyParse.key;
+  const body = await readJson(c, CreateJobBodySchema);
+  if (body.ok) {
+    draft.fingerprint = fingerprint(body.raw);
+    draft.client_ref = body.value.client_ref ?? null;
+  }
   const fired = decideFault(core, c, 'create');
   const refused = beforeExecution(core, c, fired);
   if (refused) return refused;
 
-  const keyParse = parseIdempotencyKey(c.req.header('idempotency-key'));
   if (keyParse.ok === 'missing') return problem(c, 400, 'idempotency_key_missing', 'POST /v1/jobs needs an Idempotency-Key header');
   if (keyParse.ok === false) return problem(c, 400, 'invalid_request', keyParse.message, { errors: [{ path: 'headers.idempotency-key', message: keyParse.message }] });
+  if (!body.ok) {
+    // The body's problem was answered by readJson; keep its code, not a fault's.
+    return body.response;
+  }
   const key = keyParse.key;
-  draft.idempotency_key = key;
-
-  const body = await readJson(c, CreateJobBodySchema);
-  if (!body.ok) return body.response;
-  const fp = fingerprint(body.raw);
-  draft.fingerprint = fp;
-  draft.client_ref = body.value.client_ref ?? null;
+  const fp = draft.fingerprint!;
 
   const scope = { tenant: principal.tenant, subject: principal.subject, scope: SCOPE, key };
   const known = core.idempotency.lookup(scope, core.clock.now());
