@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import {
+  CancelInputSchema,
+  ChangedRequestError,
+  SubmitInputSchema,
+  UnknownOperationError,
+  type CancelInput,
+  type InProcessClient,
+  type InProcessClientOptions,
+  type OperationRecord,
+  type SubmitInput,
+} from '../lib/client-protocol.js';
+import { isoTime } from '../lib/clock.js';
+import { requestFingerprint } from './create.js';
+import type { OperationStore } from './store/operation-store.js';
+import { SqliteOperationStore } from './store/sqlite-store.js';
+import type { OperationRow } from './types.js';
+import { WebhookReceiver } from './webhook-receiver.js';
+import { Worker } from './worker.js';
+
+/** A hung answer is given up on well inside the lease, so a request never outlives the lease it was sent under. */
+export function requestTimeoutFor(leaseMs: number): number {
+  return Math.max(50, Math.min(10_000, Math.floor(leaseMs / 2)));
+}
+
+export class ReferenceClient implements InProcessClient {
+  readonly store: OperationStore;
+  private worker: Worker | null = null;
+  private readonly receiver: WebhookReceiver | null;
+
+  constructor(private readonly opts: InProcessClientOptions, store?: OperationStore) {
+    this.store = store ?? SqliteOperationStore.open(opts.state);
+    this.receiver = opts.webhook
+      ? new WebhookReceiver(opts.webhook.secret, {
+          onEvent: (jobId, eventId, type) => this.onWebhook(jobId, eventId, type),
+        })
+      : null;
+  }
+
+  async submit(input: SubmitInput): Promise<void> {
+    const op = SubmitInputSchema.parse(input);
+    const now = this.opts.clock.now();
+    const fp = requestFingerprint(op.kind, op.input, op.operation_id);
+    const row: OperationRow = {
+      operation_id: op.operation_id, state: 'create_pending', remote_state: null, kind: op.kind, input: op.input,
+      request_fingerprint: fp,
+      // 128 random bits: a key must never collide with another operation's, even across clients of one tenant.
+      idempotency_key: `idem_${randomBytes(16).toString('hex')}`,
+      trace_id: `tr_${randomBytes(12).toString('hex')}`,
+      submitted_at: now, create_deadline_at: now + op.create_deadline_ms, result_deadline_at: now + op.result_deadline_ms,
+      cancel: null, remote_job_id: null, webhook_url: null, conflicting_job_id: null, next_poll_at: now, not_before: 0,
+      attempt: 0, poll_count: 0, create_attempts: 0, last_create_at: null, cancel_sends: 0, cancel_attempt: null,
+      collect_attempts: 0, expected_result: null, result_sha256: null, result_location: null, items_total: null,
+      items_failed: null, remote_progress: null, reason: null, lease_owner: null, lease_expires_at: null, fencing_token: 0,
+    };
+    const actor = this.opts.workerId;
+    const outcome = this.store.insertOperation(
+      row,
+      { at: isoTime(now), actor, from: null, to: 'create_pending', cause: 'submit', evidence: { kind: 'submit' }, remote_state: null },
+      [{ at: now, actor, kind: 'intent', operation_id: op.operation_id, detail: { action: 'submit', request_fingerprint: fp, idempotency_key: row.idempotency_key, trace_id: row.trace_id } }],
+    );
+    if (outcome === 'exists') {
+      const cur = this.store.get(op.operation_id)!;
+      const same =
+        cur.request_fingerprint === fp &&
+        cur.create_deadline_at - cur.submitted_at === op.create_deadline_ms &&
+        cur.result_deadline_at - cur.submitted_at === op.result_deadline_ms;
+      if (!same) throw new ChangedRequestError(`operation ${op.operation_id} exists with a different request; a changed request needs a new operation id`);
+      return;
+    }
+    this.worker?.wake();
+  }
+
+  async cancel(operationId: string, intent: CancelInput): Promise<void> {
+    const c = CancelInputSchema.parse(intent);
+    const now = this.opts.clock.now();
+    const ok = this.store.recordCancelIntent(
+      operationId,
+      { ...c, requested_at: now, deadline_at: now + c.cancel_deadline_ms },
+      [{ at: now, actor: c.actor, kind: 'intent', operation_id: operationId, detail: { action: 'cancel', reason: c.reason, cancel_deadline_ms: c.cancel_deadline_ms, recorded_by: this.opts.workerId } }],
+    );
+    if (!ok) throw new UnknownOperationError(`unknown operation ${operationId}`);
+    this.worker?.wake();
+  }
+
+  async work({ signal }: { signal: AbortSignal }): Promise<void> {
+    const o = this.opts;
+    this.worker = new Worker({
+      store: this.store, clock: o.clock, workerId: o.workerId, leaseMs: o.leaseMs, webhookUrl: o.webhook?.url ?? null,
+      http: { fetch: o.fetch, clock: o.clock, providerUrl: o.providerUrl, token: o.token, workerId: o.workerId, timeoutMs: requestTimeoutFor(o.leaseMs) },
+    });
+    try {
+      await this.worker.run(signal);
+    } finally {
+      this.worker = null;
+    }
+  }
+
+  async show(operationId: string): Promise<OperationRecord> {
+    const r = this.store.get(operationId);
+    if (!r) throw new UnknownOperationError(`unknown operation ${operationId}`);
+    return toRecord(r, this.store);
+  }
+
+  async handleWebhook(request: Request): Promise<Response> {
+    if (!this.receiver) return new Response('webhooks not enabled', { status: 404 });
+    return this.receiver.handle(request);
+  }
+
+  close(): void {
+    this.store.close();
+  }
+
+  private onWebhook(jobId: string, eventId: string, type: string): void {
+    const op = this.store.findByRemoteJobId(jobId);
+    if (!op) return;
+    this.store.appendAudit([{ at: this.opts.clock.now(), actor: this.opts.workerId, kind: 'webhook', operation_id: op.operation_id, detail: { event_id: eventId, type, job_id: jobId } }]);
+    if (this.worker) this.worker.poke(op.operation_id);
+    else this.store.pollSoon(op.operation_id, this.opts.clock.now());
+  }
+}
+
+export function toRecord(r: OperationRow, store: OperationStore): OperationRecord {
+  return {
+    operation_id: r.operation_id,
+    state: r.state,
+    remote_job_id: r.remote_job_id,
+    remote_state: r.remote_state,
+    idempotency_key: r.idempotency_key,
+    request_fingerprint: r.request_fingerprint,
+    trace_id: r.trace_id,
+    result: r.state === 'succeeded' && r.result_sha256 ? { sha256: r.result_sha256, items_total: r.items_total ?? 0, items_failed: r.items_failed ?? 0, location: r.result_location } : null,
+    conflicting_job_id: r.conflicting_job_id,
+    reason: r.reason,
+    cancel: r.cancel ? { actor: r.cancel.actor, reason: r.cancel.reason, requested_at: isoTime(r.cancel.requested_at), deadline: isoTime(r.cancel.deadline_at) } : null,
+    create_deadline: isoTime(r.create_deadline_at),
+    result_deadline: isoTime(r.result_deadline_at),
+    history: store.history(r.operation_id),
+  };
+}

@@ -1,0 +1,108 @@
+import { fingerprint } from '../lib/canonical-json.js';
+import { CreateAcceptedSchema } from '../fake-provider/model/job.js';
+import { nextDelay, POLL_POLICY, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
+import { isAmbiguous, problemCode, type CallOutcome } from './http.js';
+import { describe, jobOf, remoteFacts } from './job-answer.js';
+import type { Move, OpStep } from './op-step.js';
+import { lookupJob, reconcileStep } from './reconcile.js';
+import type { OperationRow } from './types.js';
+
+/**
+ * Create: one idempotency key per operation, the same body every time, until the create deadline. The attempt is
+ * made durable (count and time) before the request leaves, in a write that fails if a cancel was recorded meanwhile.
+ */
+export function createBody(r: Pick<OperationRow, 'kind' | 'input' | 'operation_id'>, webhookUrl: string | null): Record<string, unknown> {
+  return { kind: r.kind, input: r.input, client_ref: r.operation_id, ...(webhookUrl ? { webhook_url: webhookUrl } : {}) };
+}
+
+/** The request's identity: the create body without the per-worker webhook URL. */
+export function requestFingerprint(kind: string, input: Record<string, unknown>, operationId: string): string {
+  return fingerprint(createBody({ kind, input, operation_id: operationId }, null));
+}
+
+export async function createStep(s: OpStep): Promise<void> {
+  const r = s.rec;
+  if (r.cancel && r.create_attempts === 0) {
+    s.commit({ moves: [{ to: 'cancelled', evidence: 'cancel_intent', cause: `cancelled by ${r.cancel.actor} before any create was sent` }], patch: { reason: r.cancel.reason } });
+    return;
+  }
+  if (r.cancel || (s.now() >= r.create_deadline_at && r.create_attempts > 0)) return reconcileStep(s);
+  if (s.now() >= r.create_deadline_at) {
+    s.commit({ moves: [{ to: 'failed', evidence: 'create_deadline', cause: 'create deadline passed before any create was sent' }], patch: { reason: 'create deadline passed' } });
+    return;
+  }
+  await sendCreate(s, null, []);
+}
+
+/** Send (or replay) the create. `knownJobId` is what a lookup showed for our key: a different answer is a conflict. */
+export async function sendCreate(s: OpStep, knownJobId: string | null, preMoves: Move[]): Promise<void> {
+  const r = s.rec;
+  const webhookUrl = r.webhook_url ?? s.env.webhookUrl;
+  s.commit({
+    moves: preMoves,
+    patch: { create_attempts: r.create_attempts + 1, last_create_at: s.now(), webhook_url: webhookUrl, next_poll_at: s.now() + s.env.http.timeoutMs + s.env.leaseMs },
+    requireNoCancel: true,
+    audit: [{ at: s.now(), actor: s.env.workerId, kind: 'intent', operation_id: r.operation_id, detail: { action: 'create', attempt: r.create_attempts + 1, idempotency_key: r.idempotency_key } }],
+  });
+  const o = await s.send({ route: 'create', method: 'POST', path: '/v1/jobs', body: createBody(r, webhookUrl), idempotencyKey: r.idempotency_key });
+  await handleCreateAnswer(s, o, knownJobId);
+}
+
+async function handleCreateAnswer(s: OpStep, o: CallOutcome, knownJobId: string | null): Promise<void> {
+  const r = s.rec;
+  const now = s.now();
+  if (o.kind === 'answer' && (o.status === 202 || o.status === 200)) {
+    const job = o.status === 200 ? jobOf(o.json) : null;
+    const accepted = o.status === 202 ? CreateAcceptedSchema.safeParse(o.json) : null;
+    const jobId = job?.job_id ?? (accepted?.success ? accepted.data.job_id : null);
+    if (!jobId) {
+      s.commit({ moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'create answer without a readable job', call: o }], patch: { reason: 'unreadable create answer' } });
+      return;
+    }
+    let shown = knownJobId;
+    if (!shown && o.headers.get('idempotent-replayed') === 'true') {
+      // A replay we cannot compare with anything yet: ask the provider what our key really created.
+      const l = await lookupJob(s);
+      if (l.kind === 'found') shown = l.job.job_id;
+    }
+    if (shown && shown !== jobId) {
+      s.commit({
+        moves: [{ to: 'needs_attention', evidence: 'replay_conflict', cause: `replayed create answered job ${jobId}, but our key created ${shown}`, call: o, jobId: shown, otherJobId: jobId }],
+        patch: { remote_job_id: shown, conflicting_job_id: jobId, reason: 'provider answered a replayed create with a different job id' },
+      });
+      return;
+    }
+    if (job && job.state === 'succeeded' && job.result) {
+      s.commit({
+        moves: [{ to: 'result_collecting', evidence: 'create_sync_result', cause: 'create answered with a finished job', call: o, jobState: job.state, jobId }],
+        patch: { ...remoteFacts(job), remote_job_id: jobId, attempt: 0, next_poll_at: now, expected_result: { url: job.result.url, sha256: job.result.sha256, items_total: job.result.items_total, items_failed: job.result.items_failed } },
+      });
+      return;
+    }
+    s.commit({
+      moves: [{ to: 'accepted', evidence: 'create_accepted', cause: `provider accepted the create (${o.status})`, call: o, jobState: job?.state ?? 'queued', jobId }],
+      patch: { ...(job ? remoteFacts(job) : { remote_state: 'queued' as const }), remote_job_id: jobId, attempt: 0, next_poll_at: s.after(nextDelay(POLL_POLICY, 0, r.operation_id, o.retryAfterMs)) },
+    });
+    return;
+  }
+  if (o.kind === 'no_answer' || isAmbiguous(o)) {
+    const notBefore = o.kind === 'answer' && o.retryAfterMs !== null ? now + o.retryAfterMs + RETRY_AFTER_MARGIN_MS : r.not_before;
+    s.commit({
+      moves: [{ to: 'create_unknown', evidence: 'create_ambiguous', cause: `create outcome unknown (${describe(o)})`, call: o }],
+      patch: { attempt: r.attempt + 1, not_before: notBefore, next_poll_at: Math.max(now + nextDelay(RETRY_POLICY, 0, r.operation_id, null), notBefore) },
+    });
+    return;
+  }
+  const code = problemCode(o);
+  if (o.status === 429 || (o.status === 409 && code === 'idempotency_request_in_progress')) {
+    // Not executed (429) or still executing (409): the same key again, after the provider's wait.
+    const wait = o.retryAfterMs ?? 1000;
+    const notBefore = now + wait + RETRY_AFTER_MARGIN_MS;
+    s.commit({ patch: { attempt: r.attempt + 1, not_before: notBefore, next_poll_at: Math.max(notBefore, now + nextDelay(RETRY_POLICY, r.attempt, r.operation_id, wait)) } });
+    return;
+  }
+  s.commit({
+    moves: [{ to: 'failed', evidence: 'create_refused', cause: `create refused: ${describe(o)}`, call: o }],
+    patch: { reason: `create refused: ${describe(o)}` },
+  });
+}

@@ -1,0 +1,118 @@
+import type { Clock } from '../lib/clock.js';
+import { parseRetryAfter } from './backoff.js';
+
+/**
+ * One provider call, with the headers every request must carry and a deadline driven by the injected clock: a hung
+ * answer is given up on (and the caller learns it was ambiguous), never waited on for ever.
+ */
+export type Route = 'create' | 'status' | 'list' | 'cancel' | 'results';
+
+export interface CallSpec {
+  route: Route;
+  method: 'GET' | 'POST';
+  path: string;
+  body?: unknown;
+  idempotencyKey?: string;
+  traceId: string;
+}
+
+export interface Answer {
+  kind: 'answer';
+  status: number;
+  headers: Headers;
+  body: Uint8Array;
+  json: unknown;
+  requestId: string | null;
+  retryAfterMs: number | null;
+}
+/** No answer: the request may or may not have executed. */
+export interface NoAnswer {
+  kind: 'no_answer';
+  reason: 'timeout' | 'network' | 'aborted';
+  detail: string;
+}
+export type CallOutcome = Answer | NoAnswer;
+
+export interface HttpOptions {
+  fetch: typeof fetch;
+  clock: Clock;
+  providerUrl: string;
+  token: string;
+  workerId: string;
+  timeoutMs: number;
+}
+
+export async function call(opts: HttpOptions, spec: CallSpec, signal?: AbortSignal): Promise<CallOutcome> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = opts.clock.setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error('request timed out'));
+  }, opts.timeoutMs);
+  const onOuterAbort = () => controller.abort(new Error('worker stopping'));
+  signal?.addEventListener('abort', onOuterAbort, { once: true });
+  // The transport may ignore the signal (an in-process fake that holds the answer); the race makes sure we don't.
+  const aborted = new Promise<never>((_, reject) => {
+    if (controller.signal.aborted) reject(controller.signal.reason);
+    controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+  });
+  aborted.catch(() => undefined);
+  try {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${opts.token}`,
+      'x-trace-id': spec.traceId,
+      'x-worker-id': opts.workerId,
+      accept: 'application/json, application/x-ndjson, application/problem+json',
+    };
+    if (spec.idempotencyKey) headers['idempotency-key'] = spec.idempotencyKey;
+    let body: string | undefined;
+    if (spec.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(spec.body);
+    }
+    const url = new URL(spec.path, opts.providerUrl).toString();
+    const res = await Promise.race([opts.fetch(url, { method: spec.method, headers, body, signal: controller.signal }), aborted]);
+    const bytes = new Uint8Array(await Promise.race([res.arrayBuffer(), aborted]));
+    let json: unknown = null;
+    const type = res.headers.get('content-type') ?? '';
+    if (type.includes('json') && !type.includes('ndjson')) {
+      try {
+        json = JSON.parse(new TextDecoder().decode(bytes));
+      } catch {
+        json = null;
+      }
+    }
+    return {
+      kind: 'answer',
+      status: res.status,
+      headers: res.headers,
+      body: bytes,
+      json,
+      requestId: res.headers.get('x-request-id'),
+      retryAfterMs: parseRetryAfter(res.headers.get('retry-after'), opts.clock.now()),
+    };
+  } catch (err) {
+    const reason = timedOut ? 'timeout' : signal?.aborted ? 'aborted' : 'network';
+    return { kind: 'no_answer', reason, detail: err instanceof Error ? err.message : String(err) };
+  } finally {
+    opts.clock.clearTimeout(timer);
+    signal?.removeEventListener('abort', onOuterAbort);
+  }
+}
+
+/** An answer that says nothing about whether the request executed: 5xx, or no answer at all. */
+export function isAmbiguous(o: CallOutcome): boolean {
+  return o.kind === 'no_answer' || o.status >= 500;
+}
+
+export function problemCode(o: CallOutcome): string | null {
+  if (o.kind !== 'answer' || !o.json || typeof o.json !== 'object') return null;
+  const code = (o.json as { code?: unknown }).code;
+  return typeof code === 'string' ? code : null;
+}
+
+export function summarize(o: CallOutcome): { status: number | null; request_id: string | null; detail: string | null } {
+  return o.kind === 'answer'
+    ? { status: o.status, request_id: o.requestId, detail: problemCode(o) }
+    : { status: null, request_id: null, detail: `${o.reason}: ${o.detail}` };
+}

@@ -1,0 +1,75 @@
+import type { OperationState } from '../lib/client-protocol.js';
+import { nextDelay, POLL_POLICY, RETRY_POLICY } from './backoff.js';
+import { describe, isBackOff, jobOf, remoteFacts, terminalMove } from './job-answer.js';
+import type { OpStep } from './op-step.js';
+import type { EvidenceKind } from './state-machine.js';
+import { cancelStep } from './cancel.js';
+
+/**
+ * Observation: status reads on a capped, jittered backoff that never undercuts Retry-After. Progress is stored as
+ * information only; the state moves on the job's `state` alone. A deadline is honoured with one last read at the
+ * deadline itself, so a job that finished just in time is not reported as timed out.
+ */
+export interface PollRules {
+  deadlineAt: number;
+  onDeadline: { to: OperationState; evidence: EvidenceKind; cause: string };
+}
+
+export async function observeStep(s: OpStep): Promise<void> {
+  if (s.rec.cancel) {
+    s.commit({ moves: [{ to: 'cancel_requested', evidence: 'cancel_intent', cause: `cancel asked by ${s.rec.cancel.actor}: ${s.rec.cancel.reason}` }], patch: { attempt: 0 } });
+    return cancelStep(s);
+  }
+  await pollOnce(s, {
+    deadlineAt: s.rec.result_deadline_at,
+    onDeadline: { to: 'result_timed_out', evidence: 'result_deadline', cause: 'result deadline passed before the job was final' },
+  });
+}
+
+/** One status read and what follows from it; the caller's rules say which deadline applies. */
+export async function pollOnce(s: OpStep, rules: PollRules): Promise<void> {
+  const r = s.rec;
+  const now = s.now();
+  const pastDeadline = now >= rules.deadlineAt;
+  if (pastDeadline && r.not_before > now) {
+    // The provider told us not to ask yet and the deadline is here: we stop without another request.
+    s.commit({ moves: [{ ...rules.onDeadline, detail: 'deadline reached during a Retry-After hold' }] });
+    return;
+  }
+  const o = await s.send({ route: 'status', method: 'GET', path: `/v1/jobs/${encodeURIComponent(r.remote_job_id!)}` });
+  const afterNow = s.now();
+  if (o.kind === 'answer' && o.status === 200) {
+    const job = jobOf(o.json);
+    if (!job || job.job_id !== r.remote_job_id) {
+      s.commit({ moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'status read answered another or unreadable job', call: o, jobId: job?.job_id ?? null }] });
+      return;
+    }
+    const facts = { ...remoteFacts(job), poll_count: r.poll_count + 1 };
+    const t = terminalMove(job, 'status_answer', o, `job ${job.state}`);
+    if (t) {
+      s.commit({ moves: [t.move], patch: { ...facts, ...t.patch, next_poll_at: afterNow } });
+      return;
+    }
+    if (pastDeadline) {
+      s.commit({ moves: [{ ...rules.onDeadline, call: o, jobState: job.state, jobId: job.job_id }], patch: facts });
+      return;
+    }
+    const next = Math.min(s.after(nextDelay(POLL_POLICY, r.attempt, r.operation_id, o.retryAfterMs)), Math.max(rules.deadlineAt, r.not_before));
+    const moves = r.state === 'accepted' ? [{ to: 'observing' as const, evidence: 'status_answer' as const, cause: `job ${job.state}`, call: o, jobState: job.state, jobId: job.job_id }] : [];
+    s.commit({ moves, patch: { ...facts, attempt: r.attempt + 1, next_poll_at: next } });
+    return;
+  }
+  if (o.kind === 'answer' && o.status === 404) {
+    s.commit({ moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'provider no longer knows our job', call: o, jobId: r.remote_job_id }], patch: { reason: 'job_not_found on status read' } });
+    return;
+  }
+  // 429/503/5xx/no answer: nothing learnt. Back off, and respect any hold the provider asked for.
+  const notBefore = isBackOff(o) ? afterNow + o.retryAfterMs! + 20 : r.not_before;
+  if (pastDeadline) {
+    s.commit({ moves: [{ ...rules.onDeadline, call: o, detail: `last read at the deadline got ${describe(o)}` }], patch: { not_before: notBefore } });
+    return;
+  }
+  const delay = nextDelay(RETRY_POLICY, r.attempt, r.operation_id, o.kind === 'answer' ? o.retryAfterMs : null);
+  const next = Math.max(Math.min(afterNow + delay, rules.deadlineAt), notBefore);
+  s.commit({ patch: { attempt: r.attempt + 1, not_before: notBefore, next_poll_at: next } });
+}

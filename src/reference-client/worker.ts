@@ -1,0 +1,135 @@
+import type { Clock, TimerHandle } from '../lib/clock.js';
+import type { HttpOptions } from './http.js';
+import { OpStep, type StepEnv } from './op-step.js';
+import { runStep } from './step.js';
+import { CancelRecordedError, LeaseLostError, type Lease, type OperationStore } from './store/operation-store.js';
+
+export interface WorkerOptions {
+  store: OperationStore;
+  clock: Clock;
+  http: HttpOptions;
+  workerId: string;
+  leaseMs: number;
+  webhookUrl: string | null;
+  /** Operations stepped at once by this worker. */
+  concurrency?: number;
+  /** Longest sleep before looking at the store again (other processes submit, cancel and finish work). */
+  idlePollMs?: number;
+}
+
+/**
+ * The worker loop. Leases are sticky: once this worker takes an operation it keeps renewing the lease (heartbeat)
+ * until the operation is final, so ownership changes only when a worker dies or stalls past its lease — which makes
+ * every takeover visible as a fencing-token bump and keeps the provider's journal free of harmless ping-pong.
+ */
+export class Worker {
+  private readonly held = new Map<string, Lease>();
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly pokes = new Set<string>();
+  private wakeCtl = new AbortController();
+  private woken = false;
+  private failure: unknown = null;
+
+  constructor(private readonly o: WorkerOptions) {}
+
+  /** Something changed (webhook, submit, cancel, a turn ended): look at the store now. */
+  wake(): void {
+    this.woken = true;
+    this.wakeCtl.abort();
+  }
+
+  /** A webhook asked for a prompt read of this operation. */
+  poke(operationId: string): void {
+    if (this.running.has(operationId)) this.pokes.add(operationId);
+    this.o.store.pollSoon(operationId, this.o.clock.now());
+    this.wake();
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    const { store, clock, workerId, leaseMs } = this.o;
+    const concurrency = this.o.concurrency ?? 16;
+    const idlePollMs = this.o.idlePollMs ?? 1000;
+    const env: StepEnv = { store, clock, http: this.o.http, workerId, leaseMs, signal, webhookUrl: this.o.webhookUrl };
+    const onAbort = () => this.wake();
+    signal.addEventListener('abort', onAbort, { once: true });
+    let beat: TimerHandle | null = null;
+    const heartbeat = () => {
+      this.renewHeld();
+      beat = clock.setTimeout(heartbeat, Math.max(10, Math.floor(leaseMs / 3)));
+    };
+    heartbeat();
+    try {
+      while (!signal.aborted && this.failure === null) {
+        this.woken = false;
+        if (this.running.size === 0 && store.countOpen() === 0) break;
+        const free = concurrency - this.running.size;
+        let claimed = 0;
+        if (free > 0) {
+          const tokens = new Map([...this.held].map(([id, l]) => [id, l.token]));
+          const leases = store.claimDue(workerId, clock.now(), leaseMs, free, tokens).filter((l) => !this.running.has(l.operation_id));
+          claimed = leases.length;
+          for (const lease of leases) this.start(env, lease);
+        }
+        if (claimed > 0 || this.woken) continue;
+        const now = clock.now();
+        const wakeAt = store.nextWakeAt(workerId, now);
+        const ms = wakeAt === null || wakeAt <= now ? idlePollMs : Math.min(idlePollMs, wakeAt - now);
+        this.wakeCtl = new AbortController();
+        if (this.woken) continue;
+        await clock.sleep(ms, this.wakeCtl.signal).catch(() => undefined);
+      }
+      await Promise.allSettled([...this.running.values()]);
+      if (this.failure !== null) throw this.failure;
+    } finally {
+      if (beat) clock.clearTimeout(beat);
+      signal.removeEventListener('abort', onAbort);
+      // A clean stop hands our operations back at once instead of making a successor wait out the lease.
+      for (const lease of this.held.values()) store.release(lease);
+      this.held.clear();
+    }
+  }
+
+  private start(env: StepEnv, lease: Lease): void {
+    this.held.set(lease.operation_id, lease);
+    const p = this.turn(env, lease).finally(() => {
+      this.running.delete(lease.operation_id);
+      if (this.pokes.delete(lease.operation_id)) this.o.store.pollSoon(lease.operation_id, this.o.clock.now());
+      this.wake();
+    });
+    this.running.set(lease.operation_id, p);
+  }
+
+  private async turn(env: StepEnv, lease: Lease): Promise<void> {
+    const id = lease.operation_id;
+    try {
+      // A cancel recorded between our read and our write makes us re-plan from the record (bounded: one intent).
+      for (let i = 0; i < 3; i++) {
+        const rec = this.o.store.get(id);
+        if (!rec) return;
+        const step = new OpStep(env, lease, rec);
+        try {
+          await runStep(step);
+          break;
+        } catch (err) {
+          if (!(err instanceof CancelRecordedError)) throw err;
+        }
+      }
+      const after = this.o.store.get(id);
+      if (!after || after.lease_owner !== lease.owner || after.fencing_token !== lease.token) this.held.delete(id);
+    } catch (err) {
+      this.held.delete(id);
+      if (err instanceof LeaseLostError) return;
+      // Anything else is a bug in the client (e.g. a transition the table refuses): stop loudly, not silently.
+      this.failure ??= err;
+      this.wake();
+    }
+  }
+
+  private renewHeld(): void {
+    const now = this.o.clock.now();
+    for (const [id, lease] of this.held) {
+      if (lease.expires_at - now > (this.o.leaseMs * 2) / 3) continue;
+      if (!this.o.store.renew(lease, now, this.o.leaseMs)) this.held.delete(id);
+    }
+  }
+}
