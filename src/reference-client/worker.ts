@@ -54,7 +54,14 @@ export class Worker {
     signal.addEventListener('abort', onAbort, { once: true });
     let beat: TimerHandle | null = null;
     const heartbeat = () => {
-      this.renewHeld();
+      try {
+        this.renewHeld();
+      } catch (err) {
+        // The store is gone (closing, or a crash being simulated): stop the loop rather than throw from a timer.
+        this.failure ??= err;
+        this.wake();
+        return;
+      }
       beat = clock.setTimeout(heartbeat, Math.max(10, Math.floor(leaseMs / 3)));
     };
     heartbeat();
