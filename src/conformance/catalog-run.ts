@@ -1,0 +1,37 @@
+import type { InProcessClientFactory } from '../lib/client-protocol.js';
+import type { Scenario } from '../scenarios/index.js';
+import { runScenarioInProcess, runScenarioProcess, type ScenarioRun } from './runner/run-scenario.js';
+
+/** Who is under test: a command (process runner) or a TypeScript factory (in-process runner). */
+export type ClientUnderTest = { kind: 'process'; command: string } | { kind: 'in-process'; factory: InProcessClientFactory };
+
+export interface CatalogRunOptions {
+  /** Scenarios run at once (each has its own provider, port and state); process runs default to the core count. */
+  parallel?: number;
+  seed?: number;
+  onResult?: (run: ScenarioRun, index: number, total: number) => void;
+  onStart?: (scenario: Scenario, index: number, total: number) => void;
+}
+
+export function runOne(client: ClientUnderTest, s: Scenario, seed?: number): Promise<ScenarioRun> {
+  return client.kind === 'process' ? runScenarioProcess(s, client.command) : runScenarioInProcess(s, client.factory, { seed });
+}
+
+/** Run scenarios, a few at a time, reporting each as it ends; results come back in the catalog's order. */
+export async function runCatalog(client: ClientUnderTest, scenarios: readonly Scenario[], opts: CatalogRunOptions = {}): Promise<ScenarioRun[]> {
+  const results: ScenarioRun[] = new Array(scenarios.length);
+  let next = 0;
+  let done = 0;
+  const lanes = Math.max(1, Math.min(opts.parallel ?? 1, scenarios.length));
+  await Promise.all(
+    Array.from({ length: lanes }, async () => {
+      while (next < scenarios.length) {
+        const i = next++;
+        opts.onStart?.(scenarios[i]!, i, scenarios.length);
+        results[i] = await runOne(client, scenarios[i]!, opts.seed);
+        opts.onResult?.(results[i]!, ++done, scenarios.length);
+      }
+    }),
+  );
+  return results;
+}

@@ -1,0 +1,80 @@
+import type { InvariantId } from '../invariants.js';
+import type { CheckOptions, ProviderJob, RunEvidence } from './evidence.js';
+import { indexJournal, type JobFacts, type JournalIndex } from './journal-index.js';
+import { linkOperations, type OperationView } from './link.js';
+import { delivered, ms } from './helpers.js';
+import type { Failure } from './verdict.js';
+
+/** What every invariant module gets: the evidence, indexed and linked once. */
+export interface CheckContext {
+  evidence: RunEvidence;
+  options: CheckOptions;
+  journal: JournalIndex;
+  operations: OperationView[];
+  providerJob(jobId: string): ProviderJob | undefined;
+  jobFacts(jobId: string): JobFacts | undefined;
+  /** Worker ids seen in the journal or in harness events: history actors that are workers. */
+  workerIds: Set<string>;
+}
+
+/** not applicable: the run gave the invariant nothing to judge. */
+export interface Judgement {
+  applicable: boolean;
+  failures: Failure[];
+}
+
+export interface InvariantCheck {
+  id: InvariantId;
+  judge(ctx: CheckContext): Judgement;
+}
+
+export function buildContext(evidence: RunEvidence): CheckContext {
+  const journal = indexJournal(evidence);
+  const jobs = new Map(evidence.jobs.map((j) => [j.job_id, j]));
+  const workerIds = new Set<string>();
+  for (const r of journal.requests) if (r.worker_id) workerIds.add(r.worker_id);
+  for (const h of evidence.harness) if (h.worker_id) workerIds.add(h.worker_id);
+  return {
+    evidence,
+    options: evidence.options,
+    journal,
+    operations: linkOperations(evidence, journal.requests),
+    providerJob: (id) => jobs.get(id),
+    jobFacts: (id) => journal.jobs.get(id),
+    workerIds,
+  };
+}
+
+/** The job the operation is about: the one its record names if it created it, else the last it created. */
+export function mainJob(op: OperationView): string | undefined {
+  const named = op.record?.remote_job_id;
+  return named && op.jobIds.includes(named) ? named : op.jobIds.at(-1);
+}
+
+/**
+ * When the client could first know a job's id: a delivered answer carrying it, any request it sent naming it,
+ * a delivered webhook about it, or a delivered reconciliation list of the operation after the job existed.
+ */
+export function jobKnownAt(ctx: CheckContext, op: OperationView, jobId: string): number | undefined {
+  const created = ctx.jobFacts(jobId)?.createdAt ?? -Infinity;
+  const times: number[] = [];
+  for (const r of op.requests) {
+    if (r.job_id === jobId && (r.route !== 'create' || delivered(r))) times.push(ms(r.at));
+    if (r.route === 'list' && delivered(r) && ms(r.at) >= created) times.push(ms(r.at));
+  }
+  for (const w of ctx.jobFacts(jobId)?.webhooks ?? []) if (w.outcome === 'delivered') times.push(ms(w.at));
+  return times.length ? Math.min(...times) : undefined;
+}
+
+/**
+ * The end of the latest Retry-After wait imposed on the operation by a delivered non-200 answer sent at or
+ * before `by`: until then a correct client could not ask the provider anything (I7), so it is not blamed for
+ * missing what happened meanwhile.
+ */
+export function heldOffUntil(op: OperationView, by: number): number {
+  let until = -Infinity;
+  for (const r of op.requests) {
+    if (r.retry_after !== null && r.status !== 200 && delivered(r) && ms(r.at) <= by) until = Math.max(until, ms(r.at) + r.retry_after * 1000);
+  }
+  return until;
+}

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { JournalEntrySchema } from '../../fake-provider/model/journal.js';
+import { JobStateSchema } from '../../fake-provider/model/job.js';
+import { CancelInputSchema, OperationRecordSchema, SubmitInputSchema } from '../../lib/client-protocol.js';
+
+/**
+ * Everything the judge looks at for one run. The runner collects it: the provider journal (ground truth), what
+ * `show` printed per operation, what the harness did. The judge is a pure function of this.
+ */
+
+const isoTime = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'an RFC 3339 time');
+
+export const SubmissionSchema = z.object({
+  operation_id: z.string(),
+  request: SubmitInputSchema,
+  submitted_at: isoTime,
+  /** Exit code of `submit`, when known: a changed request for an existing id must exit 3 (I2). */
+  exit_code: z.number().int().optional(),
+});
+
+export const CancelIntentSchema = CancelInputSchema.extend({ operation_id: z.string(), requested_at: isoTime });
+
+export const HarnessEventSchema = z.object({
+  at: isoTime,
+  type: z.enum(['kill', 'start', 'pause', 'resume', 'lease_expired', 'provider_restart']),
+  worker_id: z.string().optional(),
+});
+
+/**
+ * A job as `GET /_control/jobs` shows it, loosely: the judge needs the result digest and the behaviour's result
+ * flags (I3, I11), which the journal does not carry. Extra fields pass through.
+ */
+export const ProviderJobSchema = z
+  .object({
+    job_id: z.string(),
+    state: JobStateSchema,
+    tenant: z.string().optional(),
+    result: z
+      .object({ sha256: z.string(), items_total: z.number().int(), items_failed: z.number().int() })
+      .passthrough()
+      .nullable()
+      .optional(),
+    behavior: z
+      .object({ corrupt_digest: z.boolean(), error_row: z.boolean(), one_shot_results: z.boolean(), items_failed: z.number().int() })
+      .partial()
+      .passthrough()
+      .optional(),
+  })
+  .passthrough();
+
+/** Tolerances and budgets. Every number the verdict depends on is here, with its default. */
+export const CheckOptionsSchema = z
+  .object({
+    /** I7: a request may come this much before `at + Retry-After` and still count as waiting. */
+    retry_after_tolerance_ms: z.number().min(0).default(100),
+    /** I8: the budget's backoff starts here and doubles… */
+    poll_base_ms: z.number().positive().default(100),
+    /** …up to this cap. */
+    poll_cap_ms: z.number().positive().default(5000),
+    /** I8: polls allowed on top of the computed budget, per job. */
+    poll_slack: z.number().int().min(0).default(5),
+    /** I3, I12, I13: how long after a deadline or a job's end the client may take to act on it. */
+    deadline_grace_ms: z.number().min(0).default(1000),
+    /** Comparisons of a record's time with a journal time (same host, but two writers). */
+    clock_tolerance_ms: z.number().min(0).default(50),
+  })
+  .strict();
+
+export const RunEvidenceSchema = z.object({
+  scenario: z.string().optional(),
+  /** Tenant and subject of the client's token: only the client's own journal entries are judged. */
+  principal: z.object({ tenant: z.string(), subject: z.string() }),
+  journal: z.array(JournalEntrySchema),
+  /** What `show` printed. Several snapshots of one operation are allowed, oldest first (I15 checks append-only). */
+  records: z.array(OperationRecordSchema),
+  submissions: z.array(SubmissionSchema),
+  cancels: z.array(CancelIntentSchema).default([]),
+  harness: z.array(HarnessEventSchema).default([]),
+  jobs: z.array(ProviderJobSchema).default([]),
+  options: CheckOptionsSchema.prefault({}),
+});
+
+export type Submission = z.infer<typeof SubmissionSchema>;
+export type CancelIntent = z.infer<typeof CancelIntentSchema>;
+export type HarnessEvent = z.infer<typeof HarnessEventSchema>;
+export type ProviderJob = z.infer<typeof ProviderJobSchema>;
+export type CheckOptions = z.output<typeof CheckOptionsSchema>;
+export type RunEvidence = z.output<typeof RunEvidenceSchema>;
+export type RunEvidenceInput = z.input<typeof RunEvidenceSchema>;

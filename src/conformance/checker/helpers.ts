@@ -1,0 +1,64 @@
+import type { RequestEntry } from '../../fake-provider/model/journal.js';
+import type { JobState } from '../../fake-provider/model/job.js';
+import { isFinalState, type HistoryEntry, type OperationRecord, type OperationState } from '../../lib/client-protocol.js';
+import type { Failure } from './verdict.js';
+
+/** Shared small helpers of the invariant modules. */
+
+export function ms(iso: string): number {
+  return Date.parse(iso);
+}
+
+/** The client saw the answer. A `lost` answer is like Jepsen's :info: it happened, but the client cannot know. */
+export function delivered(r: RequestEntry): boolean {
+  return r.delivery !== 'lost';
+}
+
+/** `"abc"` (Structured Field string) and `abc` name the same key (provider-api.md). */
+export function normKey(key: string | null | undefined): string | null {
+  if (key == null) return null;
+  return key.length >= 2 && key.startsWith('"') && key.endsWith('"') ? key.slice(1, -1) : key;
+}
+
+export const TERMINAL_ANSWER_STATES: readonly JobState[] = ['succeeded', 'failed', 'cancelled', 'expired'];
+
+/** The history entry that first entered a final state, if any. */
+export function finalEntry(record: OperationRecord | undefined): HistoryEntry | undefined {
+  return record?.history.find((h) => isFinalState(h.to));
+}
+
+export function isFinal(record: OperationRecord | undefined): boolean {
+  return record !== undefined && isFinalState(record.state);
+}
+
+/** Record states that report each provider outcome truthfully (a lost cancel race reports what happened). */
+export function statesReporting(job: JobState): readonly OperationState[] {
+  switch (job) {
+    case 'succeeded':
+      return ['succeeded', 'result_unavailable', 'result_validation_failed', 'result_timed_out'];
+    case 'failed':
+    case 'expired':
+      return ['failed'];
+    case 'cancelled':
+      return ['cancelled'];
+    default:
+      return [];
+  }
+}
+
+export function iso(t: number): string {
+  return Number.isFinite(t) ? new Date(t).toISOString() : String(t);
+}
+
+export function describeRequest(r: RequestEntry): string {
+  return `#${r.seq} ${r.method} ${r.path} → ${r.status}${r.delivery === 'lost' ? ' (answer lost)' : ''}${r.worker_id ? ` by ${r.worker_id}` : ''}`;
+}
+
+export function failure(
+  operation_id: string,
+  explanation: string,
+  seqs: readonly number[] = [],
+  history: readonly HistoryEntry[] = [],
+): Failure {
+  return { operation_id, explanation, evidence: { journal_seqs: [...new Set(seqs)].sort((a, b) => a - b), history: [...history] } };
+}

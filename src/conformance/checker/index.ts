@@ -1,0 +1,19 @@
+export { check, CHECKS } from './check.js';
+export {
+  RunEvidenceSchema,
+  CheckOptionsSchema,
+  SubmissionSchema,
+  CancelIntentSchema,
+  HarnessEventSchema,
+  ProviderJobSchema,
+  type RunEvidence,
+  type RunEvidenceInput,
+  type CheckOptions,
+  type Submission,
+  type CancelIntent,
+  type HarnessEvent,
+  type ProviderJob,
+} from './evidence.js';
+export { VerdictSchema, InvariantResultSchema, FailureSchema, type Verdict, type InvariantResult, type Failure } from './verdict.js';
+export { backoffPolls } from './invariants/i08-bounded-polling.js';
+export { INVARIANTS, INVARIANT_IDS, InvariantIdSchema, type InvariantId, type InvariantInfo } from '../invariants.js';

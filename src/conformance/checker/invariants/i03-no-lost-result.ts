@@ -1,0 +1,58 @@
+import { heldOffUntil, mainJob, type InvariantCheck } from '../context.js';
+import { delivered, failure, finalEntry, iso, ms } from '../helpers.js';
+import type { Failure } from '../verdict.js';
+
+/**
+ * I3: a job that succeeded with valid results early enough (grace before the result deadline) must end
+ * `succeeded` with the provider's digest. Excused: results whose one-shot answer was lost on the way (the client
+ * never had them), and operations that saw a foreign replay (I10 wants them in needs_attention). Validity needs
+ * the provider's job snapshot; without one, only the state is judged. Also excused: an operation told to cancel that did
+ * not end succeeded (I5 judges whether that was honest), and a job
+ * whose end the client could not read in time because a Retry-After held it off past the grace.
+ */
+export const i03NoLostResult: InvariantCheck = {
+  id: 'I3',
+  judge(ctx) {
+    const failures: Failure[] = [];
+    let applicable = false;
+    for (const op of ctx.operations) {
+      if (!op.submission || op.creates.some((c) => c.effect === 'foreign_replay' && delivered(c))) continue;
+      const deadline = ms(op.submission.submitted_at) + op.submission.request.result_deadline_ms;
+      // A client held off by Retry-After until past the deadline could not have read the job's end in time.
+      const heldOff = heldOffUntil(op, deadline);
+      const succeeded = op.jobIds.filter((j) => {
+        const f = ctx.jobFacts(j)?.final;
+        if (f && Math.max(f.at, heldOff) > deadline - ctx.options.deadline_grace_ms) return false;
+        return f?.state === 'succeeded' && f.at <= deadline - ctx.options.deadline_grace_ms;
+      });
+      const collectable = succeeded.filter((j) => {
+        const b = ctx.providerJob(j)?.behavior;
+        const resultsLost = op.requests.some((r) => r.job_id === j && r.effect === 'results_served' && !delivered(r)) && b?.one_shot_results !== false;
+        return !b?.corrupt_digest && !b?.error_row && !resultsLost;
+      });
+      if (collectable.length === 0) continue;
+      applicable = true;
+      const job = collectable.includes(mainJob(op) ?? '') ? mainJob(op)! : collectable[0]!;
+      const seqs = [ctx.jobFacts(job)!.final!.seq, ...op.requests.filter((r) => r.job_id === job && r.route === 'results').map((r) => r.seq)];
+      const history = op.record?.history ?? [];
+      const state = op.record?.state ?? 'no record';
+      // After a cancel intent, which final state is honest is I5's question (it may stop at the cancel deadline).
+      const entry = finalEntry(op.record);
+      const toldToCancel = op.cancelIntents.some((c) => !entry || ms(c.requested_at) <= ms(entry.at) + ctx.options.clock_tolerance_ms);
+      if (state !== 'succeeded' && toldToCancel) continue;
+      if (state !== 'succeeded') {
+        failures.push(
+          failure(op.id, `${op.id}: job ${job} succeeded at ${iso(ctx.jobFacts(job)!.final!.at)}, before the result deadline ${iso(deadline)}, with valid results, but the operation is ${state}; keep observing until the job is final and fetch its results`, seqs, history),
+        );
+        continue;
+      }
+      const want = ctx.providerJob(job)?.result?.sha256;
+      const got = op.record?.result?.sha256;
+      const digests = collectable.map((j) => ctx.providerJob(j)?.result?.sha256);
+      if (want !== undefined && !digests.includes(got)) {
+        failures.push(failure(op.id, `${op.id} succeeded with result.sha256 ${got ?? 'missing'} but the provider's job ${job} has ${want}; record the digest of the verified body`, seqs, history));
+      }
+    }
+    return { applicable, failures };
+  },
+};

@@ -1,0 +1,49 @@
+import type { InvariantCheck } from '../context.js';
+import { delivered, failure, iso, isFinal, ms, statesReporting, TERMINAL_ANSWER_STATES } from '../helpers.js';
+import type { Failure } from '../verdict.js';
+
+/** Record states reached only once the client believes the job is over. */
+const AFTER_JOB_END = new Set(['result_collecting', 'succeeded', 'failed', 'cancelled', 'result_unavailable', 'result_validation_failed']);
+
+/**
+ * I13, for jobs that had webhooks (delivered, duplicated, reordered or dropped): results fetched once, an
+ * authoritative read (status, cancel or the create itself) showing the job final before the client acts on its
+ * end, the final state the provider's outcome, and a final state reached even when no webhook came.
+ */
+export const i13WebhookSafety: InvariantCheck = {
+  id: 'I13',
+  judge(ctx) {
+    const failures: Failure[] = [];
+    let applicable = false;
+    const tol = ctx.options.clock_tolerance_ms;
+    for (const op of ctx.operations) {
+      for (const job of op.jobIds) {
+        const facts = ctx.jobFacts(job);
+        if (!facts?.webhooks.length) continue;
+        applicable = true;
+        const hooks = facts.webhooks.map((w) => w.seq);
+        const fetches = op.requests.filter((r) => r.job_id === job && r.effect === 'results_served' && delivered(r));
+        if (fetches.length > 1) {
+          failures.push(failure(op.id, `${op.id} fetched job ${job}'s results ${fetches.length} times; fetch once, whatever the webhooks say`, [...fetches.map((r) => r.seq), ...hooks]));
+        }
+        const history = op.record?.history ?? [];
+        const acted = history.find((h) => AFTER_JOB_END.has(h.to));
+        if (acted) {
+          const read = op.requests.find(
+            (r) => r.job_id === job && ['status', 'cancel', 'create'].includes(r.route ?? '') && delivered(r) && r.job_state !== null && TERMINAL_ANSWER_STATES.includes(r.job_state) && ms(r.at) <= ms(acted.at) + tol,
+          );
+          if (!read) failures.push(failure(op.id, `${op.id} moved to ${acted.to} at ${acted.at} without a status read showing job ${job} final; a webhook is a hint, confirm it with GET /v1/jobs/${job}`, hooks, [acted]));
+        }
+        const state = op.record?.state;
+        if (facts.final && state && ['succeeded', 'failed', 'cancelled'].includes(state) && !statesReporting(facts.final.state).includes(state)) {
+          failures.push(failure(op.id, `${op.id} ended ${state} but job ${job} ended ${facts.final.state}; a late or out-of-order webhook must not change the outcome`, [facts.final.seq, ...hooks], history.slice(-1)));
+        }
+        const waitedOut = facts.final && ctx.journal.endAt > facts.final.at + ctx.options.poll_cap_ms + ctx.options.deadline_grace_ms;
+        if (waitedOut && !isFinal(op.record)) {
+          failures.push(failure(op.id, `${op.id} is still ${state ?? 'without record'} although job ${job} ended ${facts.final!.state} at ${iso(facts.final!.at)}; keep polling, webhooks can be missing`, [facts.final!.seq, ...hooks], history.slice(-1)));
+        }
+      }
+    }
+    return { applicable, failures };
+  },
+};

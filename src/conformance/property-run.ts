@@ -1,0 +1,52 @@
+import fc from 'fast-check';
+import { parseScenario, scheduleArb, type Scenario, type ScenarioInput } from '../scenarios/index.js';
+import { runOne, type ClientUnderTest } from './catalog-run.js';
+import type { ScenarioRun } from './runner/run-scenario.js';
+
+export interface PropertyRunOptions {
+  runs: number;
+  seed?: number;
+  /** fast-check replay path of a failure printed earlier. */
+  path?: string;
+  onRun?: (n: number, run: ScenarioRun) => void;
+}
+
+export interface PropertyRunResult {
+  runs: number;
+  seed: number;
+  failed: boolean;
+  /** The smallest failing schedule fast-check found, as a scenario, with its run. */
+  counterexample?: { scenario: Scenario; run: ScenarioRun };
+  path?: string;
+  numShrinks?: number;
+  wallMs: number;
+}
+
+/**
+ * Random workloads and fault schedules, every invariant checked on each; a failure is shrunk by fast-check to the
+ * smallest schedule that still breaks an invariant, and comes back as a replayable scenario.
+ */
+export async function propertyRun(client: ClientUnderTest, opts: PropertyRunOptions): Promise<PropertyRunResult> {
+  const seed = opts.seed ?? Date.now() % 2 ** 31;
+  const start = Date.now();
+  let n = 0;
+  let last: { scenario: Scenario; run: ScenarioRun } | undefined;
+  const property = fc.asyncProperty(scheduleArb, async (input: ScenarioInput) => {
+    const scenario = parseScenario({ ...input, name: 'generated' });
+    const run = await runOne(client, scenario, seed);
+    opts.onRun?.(++n, run);
+    if (!run.verdict.ok) last = { scenario, run };
+    return run.verdict.ok;
+  });
+  const details = await fc.check(property, { numRuns: opts.runs, seed, path: opts.path, endOnFailure: false });
+  const result: PropertyRunResult = { runs: details.numRuns, seed, failed: details.failed, wallMs: Date.now() - start };
+  if (details.failed && details.counterexample) {
+    // The last failing run fast-check made is the shrunk one; run it once more to report on exactly that schedule.
+    const scenario = parseScenario({ ...details.counterexample[0], name: 'minimal-failure', title: 'Minimal failing schedule (shrunk by fast-check)' });
+    const run = last && JSON.stringify(last.scenario.actions) === JSON.stringify(scenario.actions) ? last.run : await runOne(client, scenario, seed);
+    result.counterexample = { scenario, run };
+    result.path = details.counterexamplePath ?? undefined;
+    result.numShrinks = details.numShrinks;
+  }
+  return result;
+}

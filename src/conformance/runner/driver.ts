@@ -1,0 +1,36 @@
+import type { JournalEntry } from '../../fake-provider/model/journal.js';
+import type { CancelInput, OperationRecord, SubmitInput } from '../../lib/client-protocol.js';
+import type { ProviderJob } from '../checker/evidence.js';
+
+/**
+ * What the scenario executor needs from a run, whatever carries it out: real processes over loopback, or an
+ * in-process TypeScript client on a virtual clock. The executor owns the plan; a driver only does as told.
+ */
+export interface RunDriver {
+  readonly mode: 'process' | 'in-process';
+  /** The tenant and subject of the client's token. */
+  readonly principal: { tenant: string; subject: string };
+  /** Run clock, epoch ms (the provider's clock). */
+  now(): number;
+  /** Let the run make progress until `until` at the latest (virtual: advance to the next timer; real: sleep a tick). */
+  waitStep(until: number): Promise<void>;
+  /** `CMD submit`: the exit code (0 recorded, 3 changed request, 2 refused). */
+  submit(op: SubmitInput): Promise<number>;
+  cancel(operationId: string, intent: CancelInput): Promise<number>;
+  /** `CMD show`: the record, or null when the client refused (unknown operation, bad output). */
+  show(operationId: string): Promise<OperationRecord | null>;
+  startWorker(workerId: string): Promise<void>;
+  killWorker(workerId: string): Promise<void>;
+  pauseWorker(workerId: string): Promise<void>;
+  resumeWorker(workerId: string): Promise<void>;
+  /** Workers started and neither killed nor exited. */
+  liveWorkers(): string[];
+  /** Ask every live worker to stop (SIGTERM / abort) and wait for them. */
+  stopWorkers(): Promise<void>;
+  restartProvider(downMs: number): Promise<void>;
+  journalSince(seq: number): JournalEntry[];
+  providerJobs(): ProviderJob[];
+  /** Diagnostics a person needs when a run goes wrong (stderr of client processes, …). */
+  diagnostics(): string[];
+  close(): Promise<void>;
+}

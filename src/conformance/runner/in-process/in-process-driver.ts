@@ -1,0 +1,228 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createProvider, connectionReset, IN_PROCESS_BASE, type Provider } from '../../../fake-provider/index.js';
+import { jobView } from '../../../fake-provider/engine/job-view.js';
+import { VirtualClock } from '../../../lib/clock.js';
+import { seededIds } from '../../../lib/ids.js';
+import {
+  ChangedRequestError,
+  type CancelInput,
+  type InProcessClient,
+  type InProcessClientFactory,
+  type OperationRecord,
+  type SubmitInput,
+} from '../../../lib/client-protocol.js';
+import type { Scenario } from '../../../scenarios/index.js';
+import type { ProviderJob } from '../../checker/evidence.js';
+import type { RunDriver } from '../driver.js';
+import { FreezableClock } from './worker-clock.js';
+
+export interface InProcessDriverOptions {
+  factory: InProcessClientFactory;
+  scenario: Scenario;
+  seed?: number;
+  token?: string;
+}
+
+interface Worker {
+  client: InProcessClient;
+  clock: FreezableClock;
+  killed: boolean;
+  done: boolean;
+  abort: AbortController;
+  run: Promise<void>;
+}
+
+const WEBHOOK_HOST = 'hooks.test';
+
+/** Runs a TypeScript client object against an in-process provider, everything on one virtual clock. */
+export class InProcessDriver implements RunDriver {
+  readonly mode = 'in-process' as const;
+  readonly principal: { tenant: string; subject: string };
+  private readonly clock = new VirtualClock();
+  private readonly dir = mkdtempSync(join(tmpdir(), 'jobproof-run-'));
+  private readonly token: string;
+  private provider: Provider | null;
+  private readonly workers = new Map<string, Worker>();
+  private admin: InProcessClient | null = null;
+  private readonly notes: string[] = [];
+
+  constructor(private readonly o: InProcessDriverOptions) {
+    this.token = o.token ?? 'dev-token';
+    this.ids = seededIds(o.seed ?? 1);
+    const needsFile = o.scenario.actions.some((a) => a.type === 'restart_provider');
+    this.dbPath = needsFile ? join(this.dir, 'provider.db') : ':memory:';
+    this.provider = this.openProvider(true);
+    const p = this.provider.tokens.tokens[this.token];
+    if (!p) throw new Error(`token ${this.token} is not configured`);
+    this.principal = { tenant: p.tenant, subject: p.subject };
+  }
+
+  private readonly dbPath: string;
+  // One id sequence for the whole run: a restarted provider must not hand out ids it already gave.
+  private readonly ids: ReturnType<typeof seededIds>;
+
+  private openProvider(first: boolean): Provider {
+    const s = this.o.scenario;
+    return createProvider({
+      db: this.dbPath,
+      clock: this.clock,
+      ids: this.ids,
+      ...(first ? { behavior: s.behavior, faults: s.faults } : {}),
+      webhookFetch: (input, init) => this.deliverWebhook(new Request(input, init)),
+    });
+  }
+
+  private async deliverWebhook(req: Request): Promise<Response> {
+    const url = new URL(req.url);
+    const w = url.hostname.endsWith(WEBHOOK_HOST) ? this.workers.get(url.hostname.slice(0, -WEBHOOK_HOST.length - 1)) : undefined;
+    if (!w || w.killed || w.done || !w.client.handleWebhook) throw connectionReset();
+    await w.clock.gate();
+    return w.client.handleWebhook(req);
+  }
+
+  /** The worker's fetch: every request and every answer passes its freeze gate; nothing passes while the provider is down. */
+  private fetchFor(clock: FreezableClock): typeof fetch {
+    return async (input, init) => {
+      await clock.gate();
+      const provider = this.provider;
+      if (!provider) throw connectionReset();
+      const res = await provider.fetch(input, init);
+      await clock.gate();
+      return res;
+    };
+  }
+
+  private async makeClient(workerId: string, clock: FreezableClock): Promise<InProcessClient> {
+    return this.o.factory({
+      fetch: this.fetchFor(clock),
+      clock,
+      providerUrl: IN_PROCESS_BASE,
+      token: this.token,
+      workerId,
+      leaseMs: this.o.scenario.lease_ms,
+      state: this.dir,
+      webhook: this.o.scenario.webhooks ? { url: `http://${workerId}.${WEBHOOK_HOST}/`, secret: this.provider!.tokens.webhook_secrets[this.principal?.tenant ?? 'acme'] ?? '' } : undefined,
+    });
+  }
+
+  private async adminClient(): Promise<InProcessClient> {
+    this.admin ??= await this.makeClient('harness', new FreezableClock(this.clock));
+    return this.admin;
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  async waitStep(until: number): Promise<void> {
+    const next = this.clock.nextDue();
+    await this.clock.advanceTo(Math.max(this.clock.now(), Math.min(next ?? until, until)));
+  }
+
+  async submit(op: SubmitInput): Promise<number> {
+    try {
+      await (await this.adminClient()).submit(op);
+      return 0;
+    } catch (err) {
+      if (err instanceof ChangedRequestError) return 3;
+      this.notes.push(`submit ${op.operation_id}: ${(err as Error).message}`);
+      return 2;
+    }
+  }
+
+  async cancel(operationId: string, intent: CancelInput): Promise<number> {
+    try {
+      await (await this.adminClient()).cancel(operationId, intent);
+      return 0;
+    } catch (err) {
+      this.notes.push(`cancel ${operationId}: ${(err as Error).message}`);
+      return 2;
+    }
+  }
+
+  async show(operationId: string): Promise<OperationRecord | null> {
+    try {
+      return await (await this.adminClient()).show(operationId);
+    } catch (err) {
+      this.notes.push(`show ${operationId}: ${(err as Error).message}`);
+      return null;
+    }
+  }
+
+  async startWorker(workerId: string): Promise<void> {
+    const clock = new FreezableClock(this.clock);
+    const client = await this.makeClient(workerId, clock);
+    const abort = new AbortController();
+    const w: Worker = { client, clock, killed: false, done: false, abort, run: Promise.resolve() };
+    w.run = client
+      .work({ signal: abort.signal })
+      .catch((err) => {
+        if (!w.killed) this.notes.push(`${workerId}: work failed: ${(err as Error)?.stack ?? err}`);
+      })
+      .finally(() => {
+        w.done = true;
+      });
+    this.workers.set(workerId, w);
+  }
+
+  async killWorker(workerId: string): Promise<void> {
+    const w = this.workers.get(workerId);
+    if (!w) return;
+    // Frozen for ever: no timer fires, no request or answer passes, nothing is cleaned up.
+    w.killed = true;
+    w.clock.freeze();
+  }
+
+  async pauseWorker(workerId: string): Promise<void> {
+    this.workers.get(workerId)?.clock.freeze();
+  }
+
+  async resumeWorker(workerId: string): Promise<void> {
+    const w = this.workers.get(workerId);
+    if (w && !w.killed) w.clock.thaw();
+  }
+
+  liveWorkers(): string[] {
+    return [...this.workers].filter(([, w]) => !w.killed && !w.done).map(([id]) => id);
+  }
+
+  async stopWorkers(): Promise<void> {
+    for (const w of this.workers.values()) if (!w.killed && !w.done) w.abort.abort();
+    // Aborted workers finish on the next timer turns.
+    for (let i = 0; i < 20 && this.liveWorkers().length > 0; i++) await this.clock.advance(10);
+  }
+
+  async restartProvider(downMs: number): Promise<void> {
+    this.provider?.close();
+    this.provider = null;
+    await this.clock.advance(downMs);
+    this.provider = this.openProvider(false);
+  }
+
+  journalSince(seq: number) {
+    return this.provider ? this.provider.journal.since(seq) : [];
+  }
+
+  providerJobs(): ProviderJob[] {
+    if (!this.provider) return [];
+    const now = this.clock.now();
+    return this.provider.core.jobs.all().map((j) => ({ ...jobView(j, now), tenant: j.tenant, behavior: j.behavior }));
+  }
+
+  diagnostics(): string[] {
+    return this.notes;
+  }
+
+  async close(): Promise<void> {
+    for (const w of this.workers.values()) {
+      if (!w.killed) await w.client.close?.();
+    }
+    // Killed workers' stores are closed too: the process is gone, its file handles with it.
+    for (const w of this.workers.values()) if (w.killed) await w.client.close?.();
+    await this.admin?.close?.();
+    this.provider?.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}

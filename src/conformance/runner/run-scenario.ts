@@ -1,0 +1,45 @@
+import type { InProcessClientFactory } from '../../lib/client-protocol.js';
+import type { Scenario } from '../../scenarios/index.js';
+import { check, RunEvidenceSchema, type RunEvidence, type Verdict } from '../checker/index.js';
+import type { RunDriver } from './driver.js';
+import { executeScenario, type ExecuteOptions } from './execute.js';
+import { InProcessDriver } from './in-process/in-process-driver.js';
+import { ProcessDriver } from './process/process-driver.js';
+
+export interface ScenarioRun {
+  scenario: string;
+  verdict: Verdict;
+  evidence: RunEvidence;
+  timedOut: boolean;
+  /** Run-clock time (virtual for in-process runs). */
+  runMs: number;
+  /** Wall time this run took. */
+  wallMs: number;
+  diagnostics: string[];
+}
+
+async function runWith(s: Scenario, driver: RunDriver, opts: ExecuteOptions): Promise<ScenarioRun> {
+  const wall = Date.now();
+  try {
+    const result = await executeScenario(s, driver, opts);
+    const evidence = RunEvidenceSchema.parse(result.evidence);
+    const verdict = check(evidence);
+    return { scenario: s.name, verdict, evidence, timedOut: result.timedOut, runMs: result.durationMs, wallMs: Date.now() - wall, diagnostics: driver.diagnostics() };
+  } finally {
+    await driver.close();
+  }
+}
+
+/** One scenario against a client command, as real processes over loopback. */
+export async function runScenarioProcess(s: Scenario, command: string, opts: ExecuteOptions & { token?: string } = {}): Promise<ScenarioRun> {
+  return runWith(s, await ProcessDriver.start({ command, scenario: s, token: opts.token }), opts);
+}
+
+/** One scenario against a TypeScript client object, in-process on a virtual clock. */
+export async function runScenarioInProcess(
+  s: Scenario,
+  factory: InProcessClientFactory,
+  opts: ExecuteOptions & { seed?: number; token?: string } = {},
+): Promise<ScenarioRun> {
+  return runWith(s, new InProcessDriver({ factory, scenario: s, seed: opts.seed, token: opts.token }), opts);
+}

@@ -1,0 +1,67 @@
+import type { JournalEntry } from '../../fake-provider/model/journal.js';
+import type { ScenarioEvent } from '../../scenarios/index.js';
+
+/**
+ * Event triggers of scenario actions, evaluated against the journal as it grows. Pure bookkeeping: which
+ * operation owns which key and job, and when each event was first seen.
+ */
+export class EventTracker {
+  private readonly keys = new Map<string, string>();
+  private readonly jobsOfOp = new Map<string, Set<string>>();
+  private readonly seen = new Map<string, number>();
+  private readonly actionsDone = new Map<string, number>();
+  private readonly pending: JournalEntry[] = [];
+
+  setKey(operationId: string, key: string): void {
+    this.keys.set(operationId, key);
+    // Entries that arrived before the key was known are matched again.
+    const backlog = this.pending.splice(0);
+    for (const e of backlog) this.ingest(e);
+  }
+
+  actionDone(id: string, at: number): void {
+    if (!this.actionsDone.has(id)) this.actionsDone.set(id, at);
+  }
+
+  private opOf(e: Extract<JournalEntry, { type: 'request' }>): string | undefined {
+    for (const [op, key] of this.keys) if (e.idempotency_key === key) return op;
+    if (e.client_ref && this.keys.has(e.client_ref)) return e.client_ref;
+    return undefined;
+  }
+
+  private mark(name: string, at: number): void {
+    if (!this.seen.has(name)) this.seen.set(name, at);
+  }
+
+  ingest(e: JournalEntry): void {
+    const at = Date.parse(e.at);
+    if (e.type === 'request' && e.route === 'create') {
+      const op = this.opOf(e);
+      if (!op) {
+        this.pending.push(e);
+        return;
+      }
+      this.mark(`create_sent:${op}`, at);
+      if (e.job_id && (e.effect === 'created' || e.effect === 'replayed')) {
+        if (!this.jobsOfOp.has(op)) this.jobsOfOp.set(op, new Set());
+        this.jobsOfOp.get(op)!.add(e.job_id);
+        if (e.delivery !== 'lost' && e.status >= 200 && e.status < 300) this.mark(`create_answered:${op}`, at);
+      }
+    } else if (e.type === 'transition') {
+      for (const [op, jobs] of this.jobsOfOp) if (jobs.has(e.job_id)) this.mark(`job_state:${op}:${e.to}`, at);
+    }
+  }
+
+  /** When the event was first seen, or undefined. */
+  firstSeen(ev: ScenarioEvent): number | undefined {
+    switch (ev.event) {
+      case 'create_sent':
+      case 'create_answered':
+        return this.seen.get(`${ev.event}:${ev.operation}`);
+      case 'job_state':
+        return this.seen.get(`job_state:${ev.operation}:${ev.state}`);
+      case 'action_done':
+        return this.actionsDone.get(ev.action);
+    }
+  }
+}
