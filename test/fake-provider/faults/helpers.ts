@@ -132,12 +132,16 @@ export function inProcessReceiver(clock: VirtualClock): { fetch: typeof fetch; r
   const f = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const req = new Request(input, init);
     const body = (await req.json()) as { type: string; data: { job_id: string } };
+    const headers: Record<string, string> = {};
+    req.headers.forEach((v, k) => {
+      headers[k] = v;
+    });
     received.push({
       id: req.headers.get('webhook-id')!,
       type: body.type,
       job_id: body.data.job_id,
       at: clock.now(),
-      headers: Object.fromEntries(req.headers),
+      headers,
     });
     return new Response(null, { status: 204 });
   }) as typeof fetch;
