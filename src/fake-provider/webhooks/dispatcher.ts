@@ -47,15 +47,17 @@ export class WebhookDispatcher {
     const fault = fired ? JSON.stringify({ rule_id: fired.rule_id, type: fired.fault.type }) : null;
     const base = { event_id: eventId, job_id: job.job_id, tenant: job.tenant, url: job.webhook_url, type, payload, fault, copies: 1 };
     const f = fired?.fault;
+    const final = type === 'job.succeeded' || type === 'job.failed' || type === 'job.cancelled' || type === 'job.expired';
     if (f?.type === 'drop') {
       this.d.repo.insert({ ...base, next_attempt_at: null, status: 'dropped' });
       this.d.journal.append({
         type: 'webhook', at: isoTime(this.d.clock.now()), event_id: eventId, event_type: type, job_id: job.job_id, url: job.webhook_url,
         attempt: 0, outcome: 'dropped', status: null, error: null, fault: { rule_id: fired!.rule_id, type: 'drop' },
       });
+      // Events held by `reorder` still go out when the final one is dropped: a drop loses one event, not its job's.
+      if (final) this.releaseHeld(job.job_id, at);
       return;
     }
-    const final = type === 'job.succeeded' || type === 'job.failed' || type === 'job.cancelled' || type === 'job.expired';
     if (f?.type === 'reorder') {
       this.d.repo.insert({ ...base, next_attempt_at: null, status: 'held' });
       // A held final event releases itself too (newest first), or a plan reordering every event delivers nothing.
@@ -65,7 +67,8 @@ export class WebhookDispatcher {
     const copies = f?.type === 'duplicate' ? 1 + f.copies : 1;
     const delay = f?.type === 'delay' ? f.ms : 0;
     this.d.repo.insert({ ...base, copies, next_attempt_at: at + delay, status: 'pending' });
-    if (final) this.releaseHeld(job.job_id, at);
+    // Held events follow the final one, also when that one is delayed.
+    if (final) this.releaseHeld(job.job_id, at + delay);
   }
 
   /** Held (reordered) events go out after the final one, newest first. */

@@ -160,4 +160,33 @@ describe('webhook faults on a virtual clock (webhookFetch to an in-process recei
     const running = webhookEntries(provider!.journal.all()).find((e) => e.event_type === 'job.running');
     expect(running).toMatchObject({ outcome: 'delivered', fault: { rule_id: 'late', type: 'delay' } });
   });
+
+  it('reorder with the final event dropped: the held events still go out, newest first', async () => {
+    const { clock, received } = await start({
+      seed: 21,
+      rules: [
+        { id: 'hold', on: 'webhook', nth: [1, 2], fault: { type: 'reorder' } },
+        { id: 'drop-final', on: 'webhook', nth: 3, fault: { type: 'drop' } },
+      ],
+    });
+    await clock.advance(2000);
+    await provider!.idle();
+    expect(received.map((r) => r.type)).toEqual(['job.progress', 'job.running']);
+    const dropped = webhookEntries(provider!.journal.all()).filter((e) => e.outcome === 'dropped');
+    expect(dropped.map((e) => e.event_type)).toEqual(['job.succeeded']);
+  });
+
+  it('reorder with the final event delayed: the held events arrive after it', async () => {
+    const { clock, received, t0 } = await start({
+      seed: 22,
+      rules: [
+        { id: 'hold', on: 'webhook', nth: [1, 2], fault: { type: 'reorder' } },
+        { id: 'late-final', on: 'webhook', nth: 3, fault: { type: 'delay', ms: 500 } },
+      ],
+    });
+    await clock.advance(3000);
+    await provider!.idle();
+    expect(received.map((r) => r.type)).toEqual(['job.succeeded', 'job.progress', 'job.running']);
+    expect(received[0]!.at - t0).toBe(1500);
+  });
 });
