@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createProvider, connectionReset, IN_PROCESS_BASE, type Provider } from '../../../fake-provider/index.js';
@@ -36,12 +36,17 @@ interface Worker {
 
 const WEBHOOK_HOST = 'hooks.test';
 
+/** Client and provider files of a virtual-clock run live in RAM where the OS offers it: thousands of runs, no disk. */
+function scratchDir(): string {
+  return process.env.JOBPROOF_SCRATCH ?? (existsSync('/dev/shm') ? '/dev/shm' : tmpdir());
+}
+
 /** Runs a TypeScript client object against an in-process provider, everything on one virtual clock. */
 export class InProcessDriver implements RunDriver {
   readonly mode = 'in-process' as const;
   readonly principal: { tenant: string; subject: string };
   private readonly clock = new VirtualClock();
-  private readonly dir = mkdtempSync(join(tmpdir(), 'jobproof-run-'));
+  private readonly dir = mkdtempSync(join(scratchDir(), 'jobproof-run-'));
   private readonly token: string;
   private provider: Provider | null;
   private readonly workers = new Map<string, Worker>();
