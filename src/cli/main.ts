@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
+import { registerCertify } from './certify-command.js';
 import { registerScenarios } from './scenarios-command.js';
 import { registerServe } from './serve-command.js';
 import { CliError } from './read-json-file.js';
@@ -21,6 +22,7 @@ const program = new Command()
 
 registerServe(program);
 registerScenarios(program);
+registerCertify(program, version);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CliError) {

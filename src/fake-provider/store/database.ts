@@ -96,3 +96,16 @@ export function openDatabase(path: string): Db {
   db.prepare(`DELETE FROM idempotency WHERE state = 'in_flight'`).run();
   return db;
 }
+
+/** Prepared statements for SQL built at run time (dynamic column lists): prepared once, reused. */
+export function statementCache(db: Db): (sql: string) => Database.Statement {
+  const cache = new Map<string, Database.Statement>();
+  return (sql) => {
+    let st = cache.get(sql);
+    if (!st) {
+      st = db.prepare(sql);
+      cache.set(sql, st);
+    }
+    return st;
+  };
+}

@@ -1,6 +1,6 @@
 import type { Behavior } from '../model/behavior.js';
 import type { JobResult, JobState } from '../model/job.js';
-import type { Db } from './database.js';
+import { statementCache, type Db } from './database.js';
 
 export interface JobRow {
   seq: number;
@@ -58,8 +58,10 @@ export class JobsRepo {
   private readonly dueStmt;
   private readonly nextDueStmt;
   private readonly allStmt;
+  private readonly stmt;
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
+    this.stmt = statementCache(db);
     this.byId = db.prepare<[string], RawRow>('SELECT * FROM jobs WHERE job_id = ?');
     this.insertStmt = db.prepare(`INSERT INTO jobs (job_id, tenant, subject, kind, input, client_ref, idempotency_key, trace_id, webhook_url,
       behavior, state, created_at, updated_at, running_at, progress_at, finish_at, cancel_requested_at, cancel_effective_at, next_step_at,
@@ -99,7 +101,7 @@ export class JobsRepo {
       const v = patch[c];
       return c === 'result' || c === 'error' ? (v ? JSON.stringify(v) : null) : v;
     });
-    this.db.prepare(`UPDATE jobs SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE job_id = ?`).run(...values, jobId);
+    this.stmt(`UPDATE jobs SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE job_id = ?`).run(...values, jobId);
   }
 
   dueJobIds(now: number): string[] {
@@ -126,7 +128,7 @@ export class JobsRepo {
       args.push(q.beforeSeq);
     }
     const sql = `SELECT * FROM jobs WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ?`;
-    return this.db.prepare<(string | number)[], RawRow>(sql).all(...args, q.limit).map(fromRaw);
+    return (this.stmt(sql).all(...args, q.limit) as RawRow[]).map(fromRaw);
   }
 
   all(): JobRow[] {

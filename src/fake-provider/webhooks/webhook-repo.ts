@@ -1,4 +1,4 @@
-import type { Db } from '../store/database.js';
+import { statementCache, type Db } from '../store/database.js';
 
 export type WebhookStatus = 'pending' | 'sending' | 'held' | 'delivered' | 'failed' | 'dropped';
 
@@ -25,8 +25,10 @@ export class WebhookRepo {
   private readonly dueStmt;
   private readonly nextStmt;
   private readonly heldStmt;
+  private readonly stmt;
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
+    this.stmt = statementCache(db);
     this.insertStmt = db.prepare(`INSERT INTO webhook_events (event_id, job_id, tenant, url, type, payload, copies, next_attempt_at, status, fault)
       VALUES (@event_id, @job_id, @tenant, @url, @type, @payload, @copies, @next_attempt_at, @status, @fault)`);
     this.dueStmt = db.prepare<[number], WebhookRow>(
@@ -56,8 +58,8 @@ export class WebhookRepo {
 
   update(eventId: string, patch: Partial<Pick<WebhookRow, 'status' | 'attempts' | 'next_attempt_at'>>): void {
     const cols = Object.keys(patch) as (keyof typeof patch)[];
-    this.db
-      .prepare(`UPDATE webhook_events SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE event_id = ?`)
+    this
+      .stmt(`UPDATE webhook_events SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE event_id = ?`)
       .run(...cols.map((c) => patch[c]), eventId);
   }
 }

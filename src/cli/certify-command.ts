@@ -1,0 +1,135 @@
+import type { Command } from 'commander';
+import { availableParallelism } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+import { runCatalog, type ClientUnderTest } from '../conformance/catalog-run.js';
+import { propertyRun } from '../conformance/property-run.js';
+import { failureLines, invariantTotals, passed, type Certification } from '../conformance/report/summary.js';
+import { parseReportSpec, writeReports } from '../conformance/report/write-reports.js';
+import type { ScenarioRun } from '../conformance/runner/run-scenario.js';
+import { catalog, getScenario, parseScenario, type Scenario } from '../scenarios/index.js';
+import { CliError, readJsonFile } from './read-json-file.js';
+
+interface CertifyFlags {
+  client?: string;
+  inProcess?: boolean;
+  scenarios: string;
+  scenarioFile?: string;
+  runs?: string;
+  seed?: string;
+  path?: string;
+  webhooks?: boolean;
+  report?: string;
+  parallel?: string;
+  minimalOut?: string;
+}
+
+const referenceCommand = () => `'${process.execPath}' '${fileURLToPath(new URL('./main.js', import.meta.url))}' client`;
+
+function pickScenarios(flags: CertifyFlags): Scenario[] {
+  let list: Scenario[];
+  if (flags.scenarioFile) list = [parseScenario(readJsonFile(flags.scenarioFile, 'scenario'))];
+  else if (flags.scenarios === 'all') list = [...catalog];
+  else if (flags.scenarios === 'none') list = [];
+  else {
+    list = flags.scenarios.split(',').map((n) => {
+      try {
+        return getScenario(n.trim());
+      } catch (err) {
+        throw new CliError((err as Error).message);
+      }
+    });
+  }
+  // Without --webhooks the client has said it does not listen: webhook scenarios run on polling alone.
+  return list.map((s) => ({ ...s, webhooks: s.webhooks && !!flags.webhooks }));
+}
+
+function int(v: string | undefined, name: string, dflt: number): number {
+  if (v === undefined) return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new CliError(`${name} must be a whole number ≥ 0, got '${v}'`);
+  return n;
+}
+
+function progressLine(r: ScenarioRun, i: number, total: number): string {
+  const ok = r.verdict.ok && !r.timedOut;
+  const broken = r.verdict.invariants.filter((x) => x.status === 'broken').map((x) => x.id);
+  const head = `[${String(i).padStart(String(total).length)}/${total}] ${r.scenario.padEnd(24)} ${ok ? 'pass' : 'FAIL'}`;
+  return `${head}  ${(r.runMs / 1000).toFixed(1)} s run, ${(r.wallMs / 1000).toFixed(1)} s wall${broken.length ? `  broken: ${broken.join(' ')}` : ''}${r.timedOut ? '  (time bound hit)' : ''}`;
+}
+
+export function registerCertify(program: Command, version: string): void {
+  program
+    .command('certify')
+    .description('judge a client against the fault catalog and random fault schedules; exit 0 only when every invariant held')
+    .option('--client <command>', 'the client command (client-protocol.md); default: the reference client')
+    .option('--in-process', 'certify the reference client in-process on a virtual clock (fast; no --client)')
+    .option('--scenarios <list>', "'all', 'none', or names joined by commas", 'all')
+    .option('--scenario-file <file>', 'run one scenario from a JSON file (e.g. a minimal failure written earlier)')
+    .option('--runs <n>', 'random fault schedules after the catalog (default: 0 for processes, 200 in-process)')
+    .option('--seed <s>', 'seed of the random schedules (printed on every run; reuse it to replay)')
+    .option('--path <p>', 'fast-check replay path of a failure (with --seed)')
+    .option('--webhooks', 'the client listens for webhooks (JOBPROOF_WEBHOOK_PORT)')
+    .option('--report <spec>', 'write reports: junit=PATH,json=PATH,md=PATH')
+    .option('--parallel <n>', 'scenarios run at once (default: CPU cores)')
+    .option('--minimal-out <file>', 'where to write the minimal failing schedule', 'jobproof-minimal-failure.json')
+    .addHelpText('after', '\nExamples:\n  npx jobproof certify\n  npx jobproof certify --client "python3 examples/python-client/client.py" --report junit=reports/jobproof.xml,md=reports/certificate.md\n  npx jobproof certify --in-process --runs 1000 --seed 42\n')
+    .action(async (flags: CertifyFlags) => {
+      if (flags.inProcess && flags.client) throw new CliError('--in-process certifies the reference client; it does not take --client');
+      const reports = flags.report ? (() => { try { return parseReportSpec(flags.report!); } catch (e) { throw new CliError((e as Error).message); } })() : [];
+      let client: ClientUnderTest;
+      let label: string;
+      if (flags.inProcess) {
+        const { createReferenceClient } = await import('../reference-client/index.js');
+        client = { kind: 'in-process', factory: createReferenceClient };
+        label = 'jobproof reference client (in-process)';
+      } else {
+        client = { kind: 'process', command: flags.client ?? referenceCommand() };
+        label = flags.client ?? 'jobproof reference client';
+      }
+      // The in-process reference client always listens for webhooks.
+      const scenarios = pickScenarios({ ...flags, webhooks: flags.webhooks || flags.inProcess });
+      const runs = int(flags.runs, '--runs', client.kind === 'in-process' ? 200 : 0);
+      const seed = int(flags.seed, '--seed', Date.now() % 2 ** 31);
+      const parallel = Math.max(1, int(flags.parallel, '--parallel', client.kind === 'process' ? availableParallelism() : 1));
+      const out = (s: string) => process.stdout.write(s + '\n');
+      out(`jobproof ${version} certify — ${label}`);
+      out(`runner: ${client.kind}; scenarios: ${scenarios.length}; random schedules: ${runs}; seed: ${seed}${client.kind === 'process' ? `; parallel: ${parallel}` : ''}`);
+      const started = Date.now();
+      const results = await runCatalog(client, scenarios, { parallel, seed, onResult: (r, i, n) => out(progressLine(r, i, n)) });
+      const cert: Certification = { version, client: label, runner: client.kind, seed, startedAt: new Date(started).toISOString(), wallMs: 0, scenarios: results };
+      if (runs > 0) {
+        out(`\nproperty run: ${runs} random schedules (seed ${seed})…`);
+        cert.property = await propertyRun(client, {
+          runs, seed, path: flags.path,
+          onRun: (n) => { if (n % 50 === 0) out(`  ${n} schedules run`); },
+        });
+        const p = cert.property;
+        if (p.failed && p.counterexample) {
+          const file = resolve(flags.minimalOut ?? 'jobproof-minimal-failure.json');
+          writeFileSync(file, JSON.stringify(p.counterexample.scenario, null, 2) + '\n');
+          out(`  FAILED after ${p.runs} runs, shrunk ${p.numShrinks} times (seed ${p.seed}, path ${p.path})`);
+          for (const l of failureLines(p.counterexample.run)) out(`    ${l}`);
+          out(`  minimal schedule written to ${file}`);
+          out(`  replay: npx jobproof certify ${flags.client ? `--client "${flags.client}" ` : flags.inProcess ? '--in-process ' : ''}--scenario-file ${file}`);
+          out(`      or: npx jobproof certify ${flags.client ? `--client "${flags.client}" ` : flags.inProcess ? '--in-process ' : ''}--scenarios none --runs 1 --seed ${p.seed} --path ${p.path}`);
+        } else {
+          out(`  ${p.runs} schedules, every invariant held (${(p.wallMs / 1000).toFixed(1)} s, ${(p.runs / (p.wallMs / 1000)).toFixed(1)} schedules/s)`);
+        }
+      }
+      cert.wallMs = Date.now() - started;
+      out('\ninvariant                     verdict   broken in');
+      for (const t of invariantTotals(cert)) out(`${`${t.id} ${t.name}`.padEnd(29)} ${t.status.padEnd(9)} ${t.brokenIn.join(', ')}`);
+      for (const r of results.filter((x) => failureLines(x).length)) {
+        out(`\n${r.scenario}:`);
+        for (const l of failureLines(r)) out(`  ${l}`);
+        for (const d of r.diagnostics.slice(0, 5)) out(`  client: ${d}`);
+      }
+      writeReports(cert, reports);
+      for (const t of reports) out(`report: ${t.kind} → ${t.path}`);
+      const ok = passed(cert);
+      out(`\n${ok ? 'PASSED' : 'FAILED'}: ${results.filter((r) => r.verdict.ok && !r.timedOut).length}/${results.length} scenarios${cert.property ? `, property run ${cert.property.failed ? 'failed' : 'held'}` : ''} in ${(cert.wallMs / 1000).toFixed(1)} s`);
+      process.exitCode = ok ? 0 : 1;
+    });
+}
