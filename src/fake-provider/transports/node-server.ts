@@ -1,6 +1,6 @@
 import { serve as honoServe, type HttpBindings } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { LOSS_HEADER } from '../http/context.js';
 import type { Provider } from '../provider.js';
 
@@ -16,6 +16,21 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * Node's parser lets through request targets that @hono/node-server's URL check refuses with a bare 400 (no problem
+ * body, no X-Request-ID, no journal entry): a backslash in the path, a target not starting with '/', a malformed Host.
+ * Make them well-formed, so the app answers and journals them like any other unknown path.
+ */
+function sanitizeTarget(incoming: IncomingMessage, host: string): void {
+  let url = incoming.url ?? '/';
+  if (/^https?:\/\//i.test(url)) url = url.replace(/^https?:\/\/[^/?]*/i, '');
+  if (!url.startsWith('/')) url = `/${url}`;
+  const q = url.indexOf('?');
+  incoming.url = q === -1 ? url.replace(/\\/g, '%5C') : url.slice(0, q).replace(/\\/g, '%5C') + url.slice(q);
+  const h = incoming.headers.host;
+  if (h !== undefined && !/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(h)) incoming.headers.host = host;
+}
+
 /** Serve a provider over real HTTP. Lost answers become real socket resets or sockets held open. */
 export function serve(provider: Provider, opts: ServeOptions = {}): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
@@ -28,7 +43,12 @@ export function serve(provider: Provider, opts: ServeOptions = {}): Promise<Runn
           const env = bindings as HttpBindings;
           const res = await provider.app.fetch(req, env);
           const loss = res.headers.get(LOSS_HEADER);
-          if (!loss) return res;
+          if (!loss) {
+            // Answered before the request body arrived in full (an early 401, 404, 413, 429…): the unread rest would
+            // break the next request on this keep-alive connection, so close it after the answer.
+            if (!env.incoming.complete) res.headers.set('connection', 'close');
+            return res;
+          }
           const socket = env.incoming.socket;
           if (loss === 'reset') {
             socket.resetAndDestroy?.() ?? socket.destroy();
@@ -53,6 +73,7 @@ export function serve(provider: Provider, opts: ServeOptions = {}): Promise<Runn
         });
       },
     ) as Server;
+    server.prependListener('request', (incoming: IncomingMessage) => sanitizeTarget(incoming, host));
     server.once('error', reject);
   });
 }

@@ -1,0 +1,204 @@
+/**
+ * Fuzz over real HTTP: random methods, paths, headers and bodies. The provider must never answer 5xx, never crash,
+ * always stamp X-Request-ID, answer errors as problems, and never let a request touch another tenant's job.
+ */
+import fc from 'fast-check';
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_TOKENS } from '../../../src/fake-provider/index.js';
+import { createBody, newKey, startProviderServer, waitFor, type ProviderServer } from '../../helpers/provider-server.js';
+
+const RUNS = process.env.JOBPROOF_LONG ? 2000 : 250;
+
+interface RawAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+
+function raw(url: string, method: string, path: string, headers: Record<string, string>, body?: Buffer): Promise<RawAnswer> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    // Without Content-Length node sends a GET body unframed, which is malformed HTTP and not what we test here.
+    const framed = body === undefined ? headers : { ...headers, 'content-length': String(body.length) };
+    const req = http.request({ host: u.hostname, port: u.port, method, path, headers: framed, agent }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.setTimeout(10_000, () => req.destroy(new Error('timeout')));
+    req.end(body);
+  });
+}
+
+// Characters a client can put on the wire. Headers: printable ASCII, tab and latin-1 bytes (non-UTF-8 on the wire).
+// Paths: printable ASCII with plenty of '%' garbage; raw non-ASCII bytes in a request line are refused by node's HTTP
+// parser itself (a bare 400 before the provider sees anything), so they are sent percent-encoded.
+const PATH_CHARS = [...'abcxyz019_-.~!$&\'()*+,;=:@/%%%%?#[]{}|^`"<>\\', '%00', '%zz', '%E0%A4%A', '%C3%28', '%FF', '%E9', '%FF%FE', '%80', '%25', '%2F', '%3F'];
+const HEADER_CHARS = [...'abcXYZ019 _-"\\,;=:/\t', '\u00e9', '\u00ff', '\u0080', '\u00a0', 'é'];
+const junkPath = fc.array(fc.constantFrom(...PATH_CHARS), { maxLength: 30 }).map((a) => a.join(''));
+const junkHeader = fc.array(fc.constantFrom(...HEADER_CHARS), { maxLength: 300 }).map((a) => a.join('').trim());
+
+let ps: ProviderServer;
+/** Jobs of a tenant ('initech') that no fuzzed request can authenticate as. */
+let protectedRunning: string;
+let protectedDone: string;
+
+function pathArb(): fc.Arbitrary<string> {
+  const id = fc.oneof(junkPath, fc.constant('job_'), fc.constantFrom('PROTECTED_RUNNING', 'PROTECTED_DONE'), fc.string({ maxLength: 40 }).map(encodeURIComponent));
+  const query = fc.oneof(
+    fc.constant(''),
+    junkPath.map((j) => `?${j}`),
+    fc.tuple(fc.constantFrom('client_ref', 'idempotency_key', 'limit', 'cursor', 'since'), junkPath).map(([k, v]) => `?${k}=${v}`),
+    fc.constantFrom('?limit=0', '?limit=1e3', '?limit=-1', '?cursor=c-1', '?cursor=c99999999999999999999', '?client_ref=&limit=', '?since=NaN'),
+  );
+  return fc
+    .oneof(
+      fc.constantFrom('/', '/v1', '/v1/', '/v1/jobs', '/v1/jobs/', '/v1//jobs', '//v1/jobs', '/_control', '/_control/', '/%', '/%%', '/v1/jobs/%'),
+      id.map((i) => `/v1/jobs/${i}`),
+      id.map((i) => `/v1/jobs/${i}/cancel`),
+      id.map((i) => `/v1/jobs/${i}/results`),
+      id.map((i) => `/v1/jobs/${i}/${i}`),
+      fc.constantFrom('jobs', 'journal', 'faults', 'behavior', 'reset', 'clock').chain((p) => junkPath.map((j) => `/_control/${p}${j.length % 2 ? j : ''}`)),
+      junkPath.map((j) => `/${j}`),
+    )
+    .chain((p) => query.map((q) => `${p}${q}`))
+    .map((p) => p.replace('PROTECTED_RUNNING', protectedRunning).replace('PROTECTED_DONE', protectedDone))
+    .map((p) => (p.startsWith('/') ? p : `/${p}`).replace(/#/g, '%23'));
+}
+
+const deep = (depth: number, closed: boolean) => {
+  const inner = '['.repeat(depth) + (closed ? ']'.repeat(depth) : '');
+  return `{"kind":"report","input":{"x":${inner}}}`;
+};
+
+const bodyArb: fc.Arbitrary<Buffer | undefined> = fc.oneof(
+  { weight: 3, arbitrary: fc.constant(undefined) },
+  { weight: 2, arbitrary: fc.constantFrom('', '{', '[', '{"kind":', 'null', 'true', '"s"', '1e999', '{"kind":"report","input":{}}}', '\ufeff{"kind":"report","input":{}}').map((s) => Buffer.from(s)) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.oneof(fc.constant('report'), fc.string({ maxLength: 70 })), input: fc.jsonValue({ maxDepth: 3 }), client_ref: fc.option(fc.string({ maxLength: 210 }), { nil: undefined }), webhook_url: fc.option(fc.constantFrom('http://127.0.0.1:9/hooks', 'ftp://x', 'javascript:alert(1)', 'http://'), { nil: undefined }) }).map((o) => Buffer.from(JSON.stringify(o))) },
+  { weight: 2, arbitrary: fc.json({ maxDepth: 4 }).map((s) => Buffer.from(s)) },
+  { weight: 1, arbitrary: fc.record({ reason: fc.jsonValue() }).map((o) => Buffer.from(JSON.stringify(o))) },
+  { weight: 1, arbitrary: fc.record({ advance_ms: fc.jsonValue() }).map((o) => Buffer.from(JSON.stringify(o))) },
+  { weight: 2, arbitrary: fc.tuple(fc.integer({ min: 1_000, max: 300_000 }), fc.boolean()).map(([d, c]) => Buffer.from(deep(d, c))) },
+  { weight: 2, arbitrary: fc.uint8Array({ maxLength: 3000 }).map((a) => Buffer.from(a)) },
+  { weight: 1, arbitrary: fc.constantFrom(Buffer.from([0x7b, 0x22, 0x6b, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), Buffer.from('{"kind":"report","input":{"s":"\xff\xfe"}}', 'latin1')) },
+  { weight: 1, arbitrary: fc.constantFrom(1024 * 1024 + 1, 1024 * 1024 + 64 * 1024).map((n) => Buffer.alloc(n, 0x20)) },
+);
+
+const TOKENS = ['dev-token', 'dev-token-2', 'other-tenant-token', 'reviewer-token', 'control-token'];
+const headersArb = fc.record(
+  {
+    authorization: fc.oneof(fc.constantFrom(...TOKENS.map((t) => `Bearer ${t}`)), junkHeader, junkHeader.map((j) => `Bearer ${j}`), fc.constantFrom('Bearer', 'bearer  dev-token ', 'Basic ZGV2LXRva2Vu', 'Bearer dev-token, Bearer control-token')),
+    'idempotency-key': fc.oneof(junkHeader, junkHeader.map((j) => `"${j}"`), fc.constant('x'.repeat(300)), fc.constant('"a\\"b"'), fc.constant('').map(() => newKey('fz'))),
+    'x-trace-id': junkHeader,
+    'x-worker-id': junkHeader,
+    'content-type': fc.constantFrom('application/json', 'text/plain', 'application/json; charset=latin1', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded'),
+  },
+  { requiredKeys: [] },
+);
+
+/** A body that prints short in a counterexample. */
+class Body {
+  constructor(readonly bytes: Buffer) {}
+  [fc.toStringMethod](): string {
+    return `Body(${this.bytes.length} bytes: ${JSON.stringify(this.bytes.subarray(0, 80).toString('latin1'))}${this.bytes.length > 80 ? '…' : ''})`;
+  }
+}
+
+const requestArb = fc.record({
+  method: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'),
+  path: fc.constant(null).chain(() => pathArb()),
+  headers: headersArb,
+  body: bodyArb.map((b) => (b === undefined ? undefined : new Body(b))),
+});
+
+beforeAll(async () => {
+  ps = await startProviderServer({
+    tokens: { tokens: { ...DEFAULT_TOKENS, 'owner-token': { tenant: 'initech', subject: 'owner', roles: ['submitter'] } } },
+    behavior: { default: { duration_ms: 3_600_000 }, by_kind: { quick: { mode: 'sync' } } },
+  });
+  const mk = async (kind: string) =>
+    (await ps.call('POST', '/v1/jobs', { token: 'owner-token', headers: { 'idempotency-key': newKey() }, body: createBody({ kind, webhook_url: undefined }) })).json.job_id as string;
+  protectedRunning = await mk('report');
+  protectedDone = await mk('quick');
+  await waitFor(async () => (await ps.call('GET', `/v1/jobs/${protectedRunning}`, { token: 'owner-token' })).json.state === 'running');
+});
+afterAll(async () => {
+  agent.destroy();
+  await ps.stop();
+});
+
+describe('fuzz over HTTP', () => {
+  it('never answers 5xx, never crashes, never touches a job of another tenant', async () => {
+    const protectedJobs = async () =>
+      (await ps.control('GET', '/_control/jobs')).json.data.filter((j: { tenant: string }) => j.tenant === 'initech');
+    const before = await protectedJobs();
+    expect(before).toHaveLength(2);
+    const protectedJournal = () => ps.provider.journal.all().filter((e) => e.type !== 'request' && [protectedRunning, protectedDone].includes(e.job_id)).length;
+    const journalBefore = protectedJournal();
+    const errors = vi.spyOn(console, 'error');
+    let n = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(requestArb, async (r) => {
+          const headers = Object.fromEntries(Object.entries(r.headers).filter(([, v]) => v !== undefined)) as Record<string, string>;
+          // The control token may look, never change: a reset or a fault plan would legitimately break the checks.
+          if (headers.authorization?.includes('control-token') && r.method !== 'GET' && r.method !== 'HEAD') headers.authorization = 'Bearer control-token-not';
+          const ctx = `${r.method} ${r.path.slice(0, 200)} ${JSON.stringify(headers).slice(0, 300)} body=${r.body?.bytes.length ?? 'none'}`;
+          const res = await raw(ps.url, r.method, r.path, headers, r.body?.bytes);
+          n++;
+          expect(res.status, ctx).toBeLessThan(500);
+          expect(res.status, ctx).toBeGreaterThanOrEqual(200);
+          expect(res.headers['x-request-id'], ctx).toMatch(/^req_[0-9a-z]+$/);
+          if (res.status >= 400 && r.method !== 'HEAD') {
+            expect(res.headers['content-type'], ctx).toMatch(/^application\/problem\+json/);
+            const p = JSON.parse(res.body.toString('utf8'));
+            expect(p, ctx).toMatchObject({ status: res.status, code: expect.any(String), type: expect.stringMatching(/^https:\/\/jobproof\.dev\/problems\//), request_id: res.headers['x-request-id'] });
+          }
+          if (r.path.includes(protectedRunning) || r.path.includes(protectedDone)) {
+            // Nobody but the owner (never fuzzed) gets anything out of initech's jobs... except the control API, which
+            // may only list them.
+            if (!r.path.startsWith('/_control')) expect(res.status, ctx).toBeGreaterThanOrEqual(400);
+          }
+          if (n % 25 === 0) expect((await ps.call('GET', `/v1/jobs/${protectedRunning}`, { token: 'owner-token' })).status).toBe(200);
+        }),
+        { numRuns: RUNS },
+      );
+    } finally {
+      errors.mockRestore();
+    }
+    expect(errors, 'the provider logged an unexpected error').not.toHaveBeenCalled();
+    // Still answering, and initech's jobs are exactly as they were.
+    expect((await ps.call('GET', `/v1/jobs/${protectedRunning}`, { token: 'owner-token' })).json.state).toBe('running');
+    expect(await protectedJobs()).toEqual(before);
+    expect(protectedJournal()).toBe(journalBefore);
+    expect((await ps.call('GET', `/v1/jobs/${protectedDone}/results`, { token: 'owner-token' })).status).toBe(200);
+  });
+});
+
+describe('hostile bodies, aimed', () => {
+  it.each([
+    ['deeply nested arrays in input', (d: number) => `{"kind":"report","input":{"x":${'['.repeat(d)}${']'.repeat(d)}}}`],
+    ['deeply nested objects in input', (d: number) => `{"kind":"report","input":${'{"a":'.repeat(d)}1${'}'.repeat(d)}}`],
+  ])('a create with %s is answered without a 5xx', async (_n, make) => {
+    for (const depth of [90, 5_000, 100_000]) {
+      const body = make(depth);
+      const res = await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' }, body });
+      expect(res.status, `depth ${depth}: ${res.text.slice(0, 200)}`).toBeLessThan(500);
+      expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+      if (depth > 90) expect(res.json).toMatchObject({ status: 400, code: 'invalid_request', errors: [{ path: '(body)', message: expect.stringContaining('nested') }] });
+      else expect(res.status).toBe(202);
+    }
+    expect((await ps.call('GET', `/v1/jobs/${protectedRunning}`, { token: 'owner-token' })).status).toBe(200);
+  });
+
+  it('non-UTF-8 bytes in a create body are answered without a 5xx', async () => {
+    const body = Buffer.concat([Buffer.from('{"kind":"report","input":{"s":"'), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]), Buffer.from('"}}')]);
+    const res = await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' }, body });
+    expect(res.status).toBeLessThan(500);
+  });
+});
