@@ -14,6 +14,14 @@ export function delivered(r: RequestEntry): boolean {
   return r.delivery !== 'lost';
 }
 
+/**
+ * Whether the entry's `at` can stand for when the client sent it. A request held by a `delay` fault is journaled
+ * when it is answered, after an unknown wait, so "sent after X" cannot be told from its time.
+ */
+export function sendTimeKnown(r: RequestEntry): boolean {
+  return r.delivery !== 'delayed' && r.fault?.type !== 'delay';
+}
+
 /** `"abc"` (Structured Field string) and `abc` name the same key (provider-api.md). */
 export function normKey(key: string | null | undefined): string | null {
   if (key == null) return null;

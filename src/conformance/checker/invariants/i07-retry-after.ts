@@ -1,5 +1,5 @@
 import type { InvariantCheck } from '../context.js';
-import { delivered, describeRequest, failure, iso, ms } from '../helpers.js';
+import { delivered, describeRequest, failure, iso, ms, sendTimeKnown } from '../helpers.js';
 import type { Failure } from '../verdict.js';
 
 const BINDING = new Set([429, 503, 409]);
@@ -7,7 +7,8 @@ const BINDING = new Set([429, 503, 409]);
 /**
  * I7: after a delivered 429/503/409 carrying Retry-After, the same worker sends nothing for that operation until
  * it elapsed (minus the tolerance). Another worker cannot have seen the answer, so it is not held to it. The
- * Retry-After on a 200 status read is advice, judged by I8's budget.
+ * Retry-After on a 200 status read is advice, judged by I8's budget. A request held by a delay fault is journaled
+ * when answered, so it may have been sent before the 429 came back: it is not counted.
  */
 export const i07RetryAfter: InvariantCheck = {
   id: 'I7',
@@ -20,7 +21,7 @@ export const i07RetryAfter: InvariantCheck = {
         applicable = true;
         const until = ms(r.at) + r.retry_after * 1000;
         const early = op.requests.find(
-          (q) => q.seq > r.seq && q.worker_id === r.worker_id && ms(q.at) < until - ctx.options.retry_after_tolerance_ms,
+          (q) => q.seq > r.seq && q.worker_id === r.worker_id && sendTimeKnown(q) && ms(q.at) < until - ctx.options.retry_after_tolerance_ms,
         );
         if (early) {
           failures.push(
