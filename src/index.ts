@@ -1,0 +1,11 @@
+/** jobproof's public API: the fake provider, the scenarios, the reference client and the judge. */
+export * from './fake-provider/index.js';
+export { RealClock, VirtualClock, realClock, settle, type Clock } from './lib/clock.js';
+export { canonicalJson, fingerprint } from './lib/canonical-json.js';
+export * from './lib/client-protocol.js';
+export { catalog, getScenario, listScenarios, parseScenario, scheduleArb, workloadArb, faultPlanArb, harnessScheduleArb, type Scenario } from './scenarios/index.js';
+export { check, type Verdict, type RunEvidence } from './conformance/checker/index.js';
+export { runScenarioInProcess, runScenarioProcess, type ScenarioRun } from './conformance/runner/run-scenario.js';
+export { propertyRun } from './conformance/property-run.js';
+export { certifyInProcess, expectCertified, type CertifyInProcessOptions } from './conformance/testing.js';
+export { createReferenceClient, verifyAudit } from './reference-client/index.js';
