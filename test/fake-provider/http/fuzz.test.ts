@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEFAULT_TOKENS } from '../../../src/fake-provider/index.js';
 import { createBody, newKey, startProviderServer, waitFor, type ProviderServer } from '../../helpers/provider-server.js';
 
-const RUNS = process.env.JOBPROOF_LONG ? 2000 : 250;
+const RUNS = process.env.JOBPROOF_LONG ? 2000 : 150;
 
 interface RawAnswer {
   status: number;
