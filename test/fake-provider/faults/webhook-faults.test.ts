@@ -26,7 +26,7 @@ describe('webhook faults with a real node:http receiver', () => {
 
   async function run(plan: FaultPlanInput): Promise<{ provider: Provider; received: ReceivedWebhook[]; jobId: string }> {
     const receiver = await startReceiver();
-    const provider = createProvider({ behavior: { default: { duration_ms: 150 } }, faults: plan, webhooks: { backoffMs: 50, reorderSpacingMs: 50 } });
+    const provider = createProvider({ behavior: { default: { duration_ms: 150 } }, faults: plan, webhooks: { backoffMs: 50, reorderSpacingMs: 150 } });
     const server: RunningServer = await serve(provider, { port: 0 });
     cleanup.push(() => receiver.close(), () => server.close(), () => provider.close());
     const res = await fetch(`${server.url}/v1/jobs`, createInit('key-hook', { webhook_url: receiver.url }));
@@ -72,8 +72,8 @@ describe('webhook faults with a real node:http receiver', () => {
   });
 
   it('delay: the delayed event still arrives, journalled with its fault', async () => {
-    const { provider, received } = await run({ seed: 20, rules: [{ id: 'late-running', on: 'webhook', nth: 1, fault: { type: 'delay', ms: 300 } }] });
-    // Held 300 ms past its due time, it is the last to arrive.
+    const { provider, received } = await run({ seed: 20, rules: [{ id: 'late-running', on: 'webhook', nth: 1, fault: { type: 'delay', ms: 600 } }] });
+    // Held 600 ms past its due time, it is the last to arrive.
     expect(received.map((r) => r.type).sort()).toEqual([...LIFECYCLE].sort());
     expect(received.at(-1)!.type).toBe('job.running');
     const running = webhookEntries(provider.journal.all()).find((e) => e.event_type === 'job.running');
