@@ -141,6 +141,7 @@ describe('fuzz over HTTP', () => {
     const protectedJournal = () => ps.provider.journal.all().filter((e) => e.type !== 'request' && [protectedRunning, protectedDone].includes(e.job_id)).length;
     const journalBefore = protectedJournal();
     const errors = vi.spyOn(console, 'error');
+    const journalMark = ps.provider.journal.lastSeq();
     let n = 0;
     try {
       await fc.assert(
@@ -159,6 +160,10 @@ describe('fuzz over HTTP', () => {
             const p = JSON.parse(res.body.toString('utf8'));
             expect(p, ctx).toMatchObject({ status: res.status, code: expect.any(String), type: expect.stringMatching(/^https:\/\/jobproof\.dev\/problems\//), request_id: res.headers['x-request-id'] });
           }
+          // Every answer of the jobs API is in the journal under its X-Request-ID (control requests are not journalled).
+          const entry = ps.provider.journal.since(journalMark).find((e) => e.type === 'request' && e.request_id === res.headers['x-request-id']);
+          if (!entry) expect(new URL(r.path.replace(/\\/g, '%5C'), 'http://x').pathname, ctx).toMatch(/^\/_control/);
+          else expect(entry, ctx).toMatchObject({ status: res.status, method: r.method });
           if (r.path.includes(protectedRunning) || r.path.includes(protectedDone)) {
             // Nobody but the owner (never fuzzed) gets anything out of initech's jobs... except the control API, which
             // may only list them.

@@ -139,3 +139,36 @@ describe('GET /v1/jobs?client_ref= / ?idempotency_key=', () => {
     problemOf(await ps.call('GET', '/v1/jobs?client_ref=x', { token: null }), 401, 'unauthorized');
   });
 });
+
+describe('X-Request-ID on every answer', () => {
+  it('stamps every kind of answer with a fresh req_ id that is the journal entry of that request', async () => {
+    const id = await create('dev-token');
+    const answers = [
+      await ps.call('GET', `/v1/jobs/${id}`),
+      await ps.call('GET', `/v1/jobs/${id}`, { token: null }),
+      await ps.call('GET', '/v1/jobs/job_none'),
+      await ps.call('GET', `/v1/jobs/${id}/results`),
+      await ps.call('DELETE', `/v1/jobs/${id}`),
+      await ps.call('GET', '/nowhere'),
+      await ps.call('GET', '/v1/jobs?client_ref=x'),
+      await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey() }, body: createBody() }),
+      await ps.call('POST', '/v1/jobs', { body: createBody() }),
+      await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' }, body: '{' }),
+      await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' }, body: 'x'.repeat(1024 * 1024 + 1) }),
+      await ps.call('POST', `/v1/jobs/${id}/cancel`),
+    ];
+    const seen = new Set<string>();
+    for (const res of answers) {
+      const rid = res.headers.get('x-request-id')!;
+      expect(rid).toMatch(/^req_[0-9a-z]+$/);
+      expect(seen.has(rid)).toBe(false);
+      seen.add(rid);
+      expect(journalEntryFor(ps.provider, res).status).toBe(res.status);
+      if (res.status >= 400) expect(res.json.request_id).toBe(rid);
+    }
+    expect(answers.map((a) => a.status)).toEqual([200, 401, 404, 409, 405, 404, 200, 202, 400, 400, 413, 202]);
+    // Control answers carry one too, though the journal (about the client under test) leaves them out.
+    expect((await ps.control('GET', '/_control/jobs')).headers.get('x-request-id')).toMatch(/^req_/);
+  });
+});
+
