@@ -51,7 +51,7 @@ export class WebhookReceiver {
 }
 
 /** The process form: a tiny listener on 127.0.0.1:port that feeds the receiver. */
-export async function listenWebhooks(receiver: WebhookReceiver, port: number): Promise<Server> {
+export async function listenWebhooks(handle: (request: Request) => Promise<Response>, port: number): Promise<Server> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -59,8 +59,7 @@ export async function listenWebhooks(receiver: WebhookReceiver, port: number): P
       const headers = new Headers();
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
       const request = new Request(`http://127.0.0.1:${port}${req.url ?? '/'}`, { method: req.method, headers, body: Buffer.concat(chunks) });
-      receiver
-        .handle(request)
+      handle(request)
         .then(async (r) => {
           res.writeHead(r.status);
           res.end(Buffer.from(await r.arrayBuffer()));

@@ -1,0 +1,162 @@
+import type { Command } from 'commander';
+import type { Server } from 'node:http';
+import { ChangedRequestError, EXIT, UnknownOperationError } from '../lib/client-protocol.js';
+import { realClock } from '../lib/clock.js';
+import { ReferenceClient } from './client.js';
+import { verifyAudit } from './index.js';
+import { listenWebhooks } from './webhook-receiver.js';
+
+/**
+ * The process face of client-protocol.md: `client submit|cancel|work|show|audit verify`. Configuration comes from
+ * the JOBPROOF_* environment only; the token is read from the environment and never printed or logged.
+ */
+class Refusal extends Error {
+  constructor(message: string, readonly exitCode: number = EXIT.refused) {
+    super(message);
+  }
+}
+
+function env(name: string, required = false): string | undefined {
+  const v = process.env[name];
+  if (required && (v === undefined || v === '')) throw new Refusal(`${name} must be set`);
+  return v === '' ? undefined : v;
+}
+
+function openClient(): ReferenceClient {
+  const leaseMs = Number(env('JOBPROOF_LEASE_MS') ?? 10_000);
+  if (!Number.isInteger(leaseMs) || leaseMs <= 0) throw new Refusal('JOBPROOF_LEASE_MS must be a positive integer');
+  const port = env('JOBPROOF_WEBHOOK_PORT');
+  const secret = env('JOBPROOF_WEBHOOK_SECRET');
+  return new ReferenceClient({
+    fetch: (...a) => globalThis.fetch(...a),
+    clock: realClock,
+    providerUrl: env('JOBPROOF_PROVIDER_URL') ?? 'http://127.0.0.1:4010',
+    token: env('JOBPROOF_TOKEN') ?? '',
+    workerId: env('JOBPROOF_WORKER_ID') ?? `worker-${process.pid}`,
+    leaseMs,
+    state: env('JOBPROOF_STATE', true)!,
+    webhook: port && secret ? { url: `http://127.0.0.1:${port}/`, secret } : undefined,
+  });
+}
+
+async function readStdinJson(): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Refusal('stdin is not valid JSON');
+  }
+}
+
+/** Run an action and turn every refusal into the protocol's exit code and a message on stderr. */
+function act<A extends unknown[]>(fn: (...args: A) => Promise<number | void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      const code = await fn(...args);
+      process.exitCode = code ?? EXIT.ok;
+    } catch (err) {
+      const e = err as Error & { issues?: { path: unknown[]; message: string }[] };
+      const code = err instanceof Refusal ? err.exitCode : err instanceof ChangedRequestError ? EXIT.changedRequest : EXIT.refused;
+      const detail = e.issues ? e.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') : e.message;
+      if (!(err instanceof Refusal || err instanceof ChangedRequestError || err instanceof UnknownOperationError || e.issues)) {
+        process.stderr.write(`jobproof client: unexpected error: ${e.stack ?? e}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      process.stderr.write(`jobproof client: ${detail}\n`);
+      process.exitCode = code;
+    }
+  };
+}
+
+async function withClient<T>(fn: (c: ReferenceClient) => Promise<T>): Promise<T> {
+  const c = openClient();
+  try {
+    return await fn(c);
+  } finally {
+    c.close();
+  }
+}
+
+export function registerClientCommands(program: Command): Command {
+  const client = program
+    .command('client')
+    .description('the jobproof reference client (client-protocol.md); configured by JOBPROOF_* environment variables')
+    .addHelpText(
+      'after',
+      `
+Environment:
+  JOBPROOF_PROVIDER_URL    provider base URL (default http://127.0.0.1:4010)
+  JOBPROOF_TOKEN           bearer token for the provider
+  JOBPROOF_STATE           directory holding this client's durable state (required)
+  JOBPROOF_WORKER_ID       this worker's identity, sent as X-Worker-ID
+  JOBPROOF_LEASE_MS        lease length per operation (default 10000)
+  JOBPROOF_WEBHOOK_PORT    listen for webhooks on 127.0.0.1:PORT (work only)
+  JOBPROOF_WEBHOOK_SECRET  Standard Webhooks secret (whsec_...)
+
+Exit codes: 0 done, 2 refused (bad input, unknown operation), 3 changed request for an existing operation id.`,
+    );
+
+  client
+    .command('submit')
+    .description('record a new operation from stdin {"operation_id","kind","input","create_deadline_ms","result_deadline_ms"}; no network')
+    .action(act(async () => withClient(async (c) => void (await c.submit((await readStdinJson()) as never)))));
+
+  client
+    .command('cancel')
+    .argument('<operation_id>', 'the operation to cancel')
+    .description('record the intent to cancel, from stdin {"actor","reason","cancel_deadline_ms"}; no network')
+    .action(act(async (id: string) => withClient(async (c) => void (await c.cancel(id, (await readStdinJson()) as never)))));
+
+  client
+    .command('show')
+    .argument('<operation_id>', 'the operation to print')
+    .description('print the operation record as JSON')
+    .action(act(async (id: string) => withClient(async (c) => void process.stdout.write(`${JSON.stringify(await c.show(id))}\n`))));
+
+  client
+    .command('work')
+    .description('run a worker until every operation is final; SIGTERM stops it cleanly (leases handed back)')
+    .action(
+      act(async () => {
+        const c = openClient();
+        const stop = new AbortController();
+        const onSignal = () => stop.abort();
+        process.once('SIGTERM', onSignal);
+        process.once('SIGINT', onSignal);
+        let server: Server | null = null;
+        // RealClock timers are unref'd (they must not pin a process), so the worker's own sleeps would let Node
+        // exit mid-run; this handle keeps the process alive exactly as long as `work` runs.
+        const keepAlive = setInterval(() => undefined, 1 << 30);
+        try {
+          const port = env('JOBPROOF_WEBHOOK_PORT');
+          if (port && env('JOBPROOF_WEBHOOK_SECRET')) server = await listenWebhooks((r) => c.handleWebhook(r), Number(port));
+          await c.work({ signal: stop.signal });
+        } finally {
+          process.off('SIGTERM', onSignal);
+          process.off('SIGINT', onSignal);
+          clearInterval(keepAlive);
+          server?.close();
+          c.close();
+        }
+        // Pooled keep-alive sockets must not hold a finished worker open.
+        setImmediate(() => process.exit(process.exitCode ?? 0)).unref();
+      }),
+    );
+
+  client
+    .command('audit')
+    .description('audit log commands')
+    .command('verify')
+    .description("verify the hash chain of the audit log in JOBPROOF_STATE; exit 0 if intact, 2 if it was edited")
+    .action(
+      act(async () => {
+        const verdict = verifyAudit(env('JOBPROOF_STATE', true)!);
+        process.stdout.write(`${JSON.stringify(verdict)}\n`);
+        return verdict.ok ? EXIT.ok : EXIT.refused;
+      }),
+    );
+  return client;
+}

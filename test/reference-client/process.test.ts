@@ -1,0 +1,197 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { realClock } from '../../src/lib/clock.js';
+import { createProvider, serve, type Provider, type RunningServer } from '../../src/fake-provider/index.js';
+import type { RequestEntry } from '../../src/fake-provider/model/journal.js';
+import { ReferenceClient } from '../../src/reference-client/client.js';
+import { tempDir } from './helpers.js';
+
+/**
+ * The process form over real loopback HTTP: `node dist/reference-client/bin.js client work`, killed with SIGKILL at
+ * random points and paused with SIGSTOP past its lease. Needs `npm run build` first.
+ */
+const ROOT = join(import.meta.dirname, '..', '..');
+const BIN = join(ROOT, 'dist', 'reference-client', 'bin.js');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function newestSource(dir: string): number {
+  return Math.max(...readdirSync(dir, { recursive: true }).map((f) => statSync(join(dir, String(f))).mtimeMs));
+}
+
+function mulberry32(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Rig {
+  provider: Provider;
+  server: RunningServer;
+  dir: string;
+  cleanup(): void;
+  requests(): RequestEntry[];
+  worker(id: string, leaseMs: number): ChildProcess & { exited: Promise<number | null> };
+  submitter: ReferenceClient;
+}
+
+async function rig(opts: Parameters<typeof createProvider>[0]): Promise<Rig> {
+  const provider = createProvider(opts);
+  const server = await serve(provider, { port: 0, host: '127.0.0.1' });
+  const t = tempDir('jp-rc-proc-');
+  const submitter = new ReferenceClient({ fetch, clock: realClock, providerUrl: server.url, token: 'dev-token', workerId: 'submitter', leaseMs: 1000, state: t.dir });
+  return {
+    provider,
+    server,
+    dir: t.dir,
+    submitter,
+    cleanup() {
+      submitter.close();
+      void server.close();
+      provider.close();
+      t.cleanup();
+    },
+    requests: () => provider.journal.all().filter((e): e is RequestEntry => e.type === 'request'),
+    worker(id, leaseMs) {
+      const child = spawn(process.execPath, [BIN, 'client', 'work'], {
+        env: { ...process.env, JOBPROOF_PROVIDER_URL: server.url, JOBPROOF_TOKEN: 'dev-token', JOBPROOF_STATE: t.dir, JOBPROOF_WORKER_ID: id, JOBPROOF_LEASE_MS: String(leaseMs) },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      }) as ChildProcess & { exited: Promise<number | null>; stderrText: string };
+      child.stderrText = '';
+      child.stderr!.on('data', (d: Buffer) => (child.stderrText += d.toString()));
+      child.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+      return child;
+    },
+  };
+}
+
+async function until(pred: () => boolean, timeoutMs: number): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (pred()) return true;
+    await sleep(10);
+  }
+  return pred();
+}
+
+const op = (id: string) => ({ operation_id: id, kind: 'report', input: { id }, create_deadline_ms: 60_000, result_deadline_ms: 120_000 });
+
+describe('process form over loopback', () => {
+  beforeAll(() => {
+    if (!existsSync(BIN) || statSync(BIN).mtimeMs < newestSource(join(ROOT, 'src', 'reference-client'))) {
+      throw new Error('dist/reference-client/bin.js is missing or older than the sources: run `npm run build` first');
+    }
+  });
+
+  const kills = Number(process.env.JOBPROOF_KILLS ?? 50);
+  it(`survives SIGKILL at ${kills} random points during work: one job per operation, no lost result`, async () => {
+    const r = await rig({
+      behavior: { default: { duration_ms: 400, items: 5 } },
+      faults: { seed: 9, rules: [{ on: 'create', probability: 0.15, fault: { type: 'lose_response', mode: 'reset' } }, { on: 'status', probability: 0.1, fault: { type: 'fail_before_commit', status: 503 } }] },
+    });
+    try {
+      const rand = mulberry32(20260101);
+      const started = Date.now();
+      const ids: string[] = [];
+      // Two workers per round, started together and each killed at its own random moment after it began working:
+      // kills hit creates in flight, polls, collects and idle loops, and the rounds overlap to keep the run short.
+      for (let round = 1; round <= Math.ceil(kills / 2); round++) {
+        for (const k of [2 * round - 1, 2 * round]) {
+          ids.push(`op_${k}`);
+          await r.submitter.submit(op(`op_${k}`));
+        }
+        if (round % 4 === 0) await r.submitter.cancel(`op_${2 * round - 2}`, { actor: 'chaos', reason: 'random cancel', cancel_deadline_ms: 20_000 });
+        const pair = [`worker-${round}a`, `worker-${round}b`].map((name) => ({ name, w: r.worker(name, 800) }));
+        await Promise.all(
+          pair.map(async ({ name, w }) => {
+            await until(() => r.requests().some((e) => e.worker_id === name), 800);
+            await sleep(Math.floor(rand() * 300));
+            w.kill('SIGKILL');
+            await w.exited;
+          }),
+        );
+      }
+      const killedAt = Date.now();
+      const last = r.worker('worker-final', 800);
+      const code = await Promise.race([last.exited, sleep(45_000).then(() => 'timeout')]);
+      expect(code, (last as unknown as { stderrText: string }).stderrText).toBe(0);
+      console.log(`SIGKILL run: ${kills} kills in ${killedAt - started} ms, final worker ${Date.now() - killedAt} ms`);
+
+      const reqs = r.requests();
+      r.provider.control.clearFaults(); // our own reads below must not be hit by the chaos plan
+      const lookup = async (jobId: string) => (await (await r.provider.fetch(`/v1/jobs/${jobId}`, { headers: { authorization: 'Bearer dev-token' } })).json()) as { state: string; result: { sha256: string } | null };
+      for (const id of ids) {
+        const rec = await r.submitter.show(id);
+        const created = reqs.filter((e) => e.route === 'create' && e.effect === 'created' && e.client_ref === id);
+        expect(created.length, id).toBeLessThanOrEqual(1);
+        expect(new Set(reqs.filter((e) => e.route === 'create' && e.client_ref === id).map((e) => e.idempotency_key)).size).toBeLessThanOrEqual(1);
+        if (created.length === 0) {
+          expect(rec.state, id).toBe('cancelled');
+          continue;
+        }
+        const job = await lookup(created[0]!.job_id!);
+        expect(rec.remote_job_id).toBe(created[0]!.job_id);
+        if (job.state === 'succeeded') {
+          expect(rec.state, id).toBe('succeeded');
+          expect(rec.result!.sha256).toBe(job.result!.sha256);
+        } else expect([rec.state, job.state], id).toEqual(['cancelled', 'cancelled']);
+      }
+    } finally {
+      r.cleanup();
+    }
+  }, 120_000);
+
+  it('SIGSTOP past the lease, then SIGCONT: the paused worker sends nothing for operations taken over', async () => {
+    const r = await rig({ behavior: { default: { duration_ms: 3000, items: 3 } } });
+    try {
+      for (let k = 1; k <= 4; k++) await r.submitter.submit(op(`op_${k}`));
+      const a = r.worker('worker-A', 1000);
+      await until(() => r.requests().filter((e) => e.worker_id === 'worker-A' && e.route === 'status').length >= 2, 10_000);
+      const b = r.worker('worker-B', 1000);
+      a.kill('SIGSTOP');
+      const pausedAt = Date.now();
+      await sleep(3500);
+      a.kill('SIGCONT');
+      const resumedAt = Date.now();
+      const codes = await Promise.race([Promise.all([a.exited, b.exited]), sleep(40_000).then(() => 'timeout')]);
+      expect(codes).toEqual([0, 0]);
+
+      const reqs = r.requests();
+      let takenOver = 0;
+      for (let k = 1; k <= 4; k++) {
+        const rec = await r.submitter.show(`op_${k}`);
+        expect(rec.state).toBe('succeeded');
+        expect(reqs.filter((e) => e.route === 'create' && e.effect === 'created' && e.client_ref === `op_${k}`)).toHaveLength(1);
+        const mine = reqs.filter((e) => e.trace_id === rec.trace_id);
+        const aBefore = mine.some((e) => e.worker_id === 'worker-A' && Date.parse(e.at) < pausedAt);
+        const bAfter = mine.some((e) => e.worker_id === 'worker-B' && Date.parse(e.at) > pausedAt);
+        if (!(aBefore && bAfter)) continue;
+        takenOver++;
+        expect(mine.filter((e) => e.worker_id === 'worker-A' && Date.parse(e.at) >= resumedAt)).toEqual([]);
+        expect(mine.filter((e) => e.worker_id === 'worker-A' && Date.parse(e.at) >= pausedAt).length).toBeLessThanOrEqual(1);
+      }
+      expect(takenOver).toBeGreaterThan(0);
+    } finally {
+      r.cleanup();
+    }
+  }, 60_000);
+
+  it('SIGTERM stops work cleanly and hands the leases back', async () => {
+    const r = await rig({ behavior: { default: { duration_ms: 60_000 } } });
+    try {
+      await r.submitter.submit(op('op_t'));
+      const w = r.worker('worker-T', 30_000);
+      await until(() => r.requests().some((e) => e.worker_id === 'worker-T' && e.route === 'status'), 10_000);
+      w.kill('SIGTERM');
+      expect(await w.exited).toBe(0);
+      const row = r.submitter.store.get('op_t')!;
+      expect(row.lease_owner).toBeNull();
+    } finally {
+      r.cleanup();
+    }
+  }, 30_000);
+});
