@@ -182,7 +182,7 @@ describe('fuzz over HTTP', () => {
     expect(await protectedJobs()).toEqual(before);
     expect(protectedJournal()).toBe(journalBefore);
     expect((await ps.call('GET', `/v1/jobs/${protectedDone}/results`, { token: 'owner-token' })).status).toBe(200);
-  });
+   }, process.env.JOBPROOF_LONG ? 900_000 : 30_000);
 });
 
 describe('hostile bodies, aimed', () => {

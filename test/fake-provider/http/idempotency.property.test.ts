@@ -156,7 +156,7 @@ describe('idempotent create (property)', () => {
       }),
       { numRuns: RUNS },
     );
-  });
+   }, process.env.JOBPROOF_LONG ? 900_000 : 30_000);
 
   it('meets 409 in flight at least once across a fixed concurrent schedule (the property is not vacuous)', async () => {
     const clock = new VirtualClock();
