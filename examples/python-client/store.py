@@ -1,0 +1,228 @@
+"""Durable state: one SQLite file in $JOBPROOF_STATE, shared by every process of this client.
+
+WAL + busy_timeout so several workers and the CLI can use it at once. Every state change is one
+BEGIN IMMEDIATE transaction that first checks the caller still holds the operation's lease (owner and
+fencing token): a worker whose lease was taken over cannot write, however long it was paused.
+"""
+import json
+import os
+import secrets
+import sqlite3
+import time
+from contextlib import contextmanager
+
+from protocol import ALLOWED, FINAL, WORKING, canonical_json, fingerprint, iso
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS ops (
+  operation_id TEXT PRIMARY KEY,
+  request TEXT NOT NULL,                 -- canonical JSON of the submit request: "same request" compares this
+  kind TEXT NOT NULL, input TEXT NOT NULL,
+  request_fingerprint TEXT NOT NULL,
+  idempotency_key TEXT NOT NULL UNIQUE,
+  trace_id TEXT NOT NULL UNIQUE,
+  submitted_at INTEGER NOT NULL, create_deadline_at INTEGER NOT NULL, result_deadline_at INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  remote_job_id TEXT, conflicting_job_id TEXT, reason TEXT,
+  create_body TEXT,                      -- fixed at the first create attempt, resent byte for byte
+  create_attempts INTEGER NOT NULL DEFAULT 0, last_create_at INTEGER,
+  create_open INTEGER NOT NULL DEFAULT 0,  -- 1 while a create is on its way: found set after a crash = unknown outcome
+  cancel TEXT, cancel_deadline_at INTEGER,
+  cancel_status TEXT,                    -- NULL | in_flight | answered | ambiguous | refused
+  cancel_sends INTEGER NOT NULL DEFAULT 0,
+  expected TEXT,                         -- the job's result description, to verify the body against
+  result TEXT,                           -- {sha256, items_total, items_failed} once verified
+  attempt INTEGER NOT NULL DEFAULT 0,
+  next_due INTEGER NOT NULL DEFAULT 0,   -- when to act next (backoff, advice, deadlines, or a webhook pulls it in)
+  not_before INTEGER NOT NULL DEFAULT 0, -- a binding Retry-After: nothing is sent for the operation before it
+  lease_owner TEXT, lease_token INTEGER NOT NULL DEFAULT 0, lease_expires INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS history (
+  operation_id TEXT NOT NULL, seq INTEGER NOT NULL, at TEXT NOT NULL, at_ms INTEGER NOT NULL,
+  actor TEXT NOT NULL, from_state TEXT, to_state TEXT NOT NULL, cause TEXT NOT NULL,
+  PRIMARY KEY (operation_id, seq)
+);
+CREATE TABLE IF NOT EXISTS webhook_seen (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS ops_remote ON ops (remote_job_id);
+"""
+
+PATCHABLE = {
+    "remote_job_id", "conflicting_job_id", "reason", "create_body", "create_attempts", "last_create_at", "create_open",
+    "cancel_status", "cancel_sends", "expected", "result", "attempt", "next_due", "not_before",
+}
+
+
+def now_ms():
+    return int(time.time() * 1000)
+
+
+def invoked_ms():
+    """When this command was invoked (the process's start time, on Linux), else now. Deadlines count from the
+    moment the caller asked, not from when a slow interpreter got round to running our first line."""
+    now = now_ms()
+    try:
+        with open("/proc/self/stat") as f:
+            start_ticks = int(f.read().rpartition(")")[2].split()[19])
+        with open("/proc/uptime") as f:
+            uptime_s = float(f.read().split()[0])
+        started = now - int((uptime_s - start_ticks / os.sysconf("SC_CLK_TCK")) * 1000)
+        return started if now - 60_000 < started <= now else now
+    except (OSError, ValueError, IndexError):
+        return now
+
+
+class Store:
+    def __init__(self, state_dir):
+        os.makedirs(state_dir, exist_ok=True)
+        self.db = sqlite3.connect(os.path.join(state_dir, "client.db"), timeout=10, isolation_level=None,
+                                  check_same_thread=False)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA busy_timeout = 10000")
+        self.db.execute("PRAGMA journal_mode = WAL")
+        self.db.execute("PRAGMA synchronous = FULL")
+        with self.tx():
+            for stmt in SCHEMA.split(";"):
+                if stmt.strip():
+                    self.db.execute(stmt)
+
+    @contextmanager
+    def tx(self):
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self.db
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    # ---- CLI verbs -------------------------------------------------------------------------------------------
+
+    def submit(self, req, actor):
+        """'created' | 'same' | 'changed'. Key and trace id are written here, before any create can be sent."""
+        canon = canonical_json(req)
+        op_id = req["operation_id"]
+        with self.tx() as db:
+            row = db.execute("SELECT request FROM ops WHERE operation_id = ?", (op_id,)).fetchone()
+            if row:
+                return "same" if row["request"] == canon else "changed"
+            now, t0 = now_ms(), invoked_ms()
+            fp = fingerprint({"kind": req["kind"], "input": req["input"], "client_ref": op_id})
+            db.execute(
+                "INSERT INTO ops (operation_id, request, kind, input, request_fingerprint, idempotency_key, trace_id,"
+                " submitted_at, create_deadline_at, result_deadline_at, state, next_due)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                (op_id, canon, req["kind"], canonical_json(req["input"]), fp, secrets.token_hex(16),
+                 "tr_" + secrets.token_hex(12), t0, t0 + req["create_deadline_ms"],
+                 t0 + req["result_deadline_ms"], "create_pending", now))
+            self._history(db, op_id, None, "create_pending", actor, "submit", now)
+            return "created"
+
+    def cancel(self, op_id, intent):
+        """'recorded' | 'unknown'. A second intent, or one for a final operation, changes nothing."""
+        with self.tx() as db:
+            row = db.execute("SELECT state, cancel FROM ops WHERE operation_id = ?", (op_id,)).fetchone()
+            if not row:
+                return "unknown"
+            if row["cancel"] is None and row["state"] not in FINAL:
+                db.execute("UPDATE ops SET cancel = ?, cancel_deadline_at = ? WHERE operation_id = ?",
+                           (canonical_json(intent), invoked_ms() + intent["cancel_deadline_ms"], op_id))
+            return "recorded"
+
+    def show(self, op_id):
+        row = self.get(op_id)
+        if not row:
+            return None
+        hist = self.db.execute("SELECT * FROM history WHERE operation_id = ? ORDER BY seq", (op_id,)).fetchall()
+        return {
+            "operation_id": row["operation_id"], "state": row["state"], "remote_job_id": row["remote_job_id"],
+            "idempotency_key": row["idempotency_key"], "request_fingerprint": row["request_fingerprint"],
+            "trace_id": row["trace_id"], "result": json.loads(row["result"]) if row["result"] else None,
+            "history": [{"at": h["at"], "actor": h["actor"], "from": h["from_state"], "to": h["to_state"],
+                         "cause": h["cause"]} for h in hist],
+            "conflicting_job_id": row["conflicting_job_id"], "reason": row["reason"],
+            "cancel": json.loads(row["cancel"]) if row["cancel"] else None,
+        }
+
+    # ---- worker side -----------------------------------------------------------------------------------------
+
+    def get(self, op_id):
+        r = self.db.execute("SELECT * FROM ops WHERE operation_id = ?", (op_id,)).fetchone()
+        return dict(r) if r else None
+
+    def working(self):
+        q = "SELECT * FROM ops WHERE state IN (%s) ORDER BY submitted_at" % ",".join("?" * len(WORKING))
+        return [dict(r) for r in self.db.execute(q, WORKING).fetchall()]
+
+    def acquire(self, op_id, worker, lease_ms):
+        """Take a free or expired lease by compare-and-set on the fencing token; the new token, or None."""
+        with self.tx() as db:
+            r = db.execute("SELECT state, lease_owner, lease_token, lease_expires FROM ops WHERE operation_id = ?",
+                           (op_id,)).fetchone()
+            now = now_ms()
+            if not r or r["state"] in FINAL or (r["lease_owner"] is not None and r["lease_expires"] > now):
+                return None
+            token = r["lease_token"] + 1
+            cur = db.execute("UPDATE ops SET lease_owner = ?, lease_token = ?, lease_expires = ?"
+                             " WHERE operation_id = ? AND lease_token = ?",
+                             (worker, token, now + lease_ms, op_id, r["lease_token"]))
+            return token if cur.rowcount == 1 else None
+
+    def renew(self, op_id, worker, token, lease_ms):
+        """Extend a lease we still hold and that has not run out; False means it is lost for good."""
+        now = now_ms()
+        with self.tx() as db:
+            cur = db.execute("UPDATE ops SET lease_expires = ? WHERE operation_id = ? AND lease_owner = ?"
+                             " AND lease_token = ? AND lease_expires > ?",
+                             (now + lease_ms, op_id, worker, token, now))
+            return cur.rowcount == 1
+
+    def release(self, op_id, worker, token):
+        with self.tx() as db:
+            db.execute("UPDATE ops SET lease_expires = 0 WHERE operation_id = ? AND lease_owner = ? AND lease_token = ?",
+                       (op_id, worker, token))
+
+    def commit(self, op_id, worker, token, moves=(), patch=None, require=None):
+        """One state change: history entries for `moves` [(to, cause)], then `patch`, only while we hold the
+        lease. Returns True, "lease" when the lease was taken over, or "require" when the extra SQL condition
+        `require` no longer holds (e.g. a cancel was recorded meanwhile)."""
+        patch = dict(patch or {})
+        bad = set(patch) - PATCHABLE
+        if bad:
+            raise ValueError("not patchable: %s" % bad)
+        with self.tx() as db:
+            r = db.execute("SELECT state FROM ops WHERE operation_id = ? AND lease_owner = ? AND lease_token = ?",
+                           (op_id, worker, token)).fetchone()
+            if not r or r["state"] in FINAL:
+                return "lease"
+            if require and not db.execute("SELECT 1 FROM ops WHERE operation_id = ? AND (%s)" % require, (op_id,)).fetchone():
+                return "require"
+            state, now = r["state"], now_ms()
+            for to, cause in moves:
+                if not (to in ALLOWED[state]):
+                    raise RuntimeError("transition %s -> %s is not in the protocol" % (state, to))
+                self._history(db, op_id, state, to, worker, cause, now)
+                state = to
+            patch["state"] = state
+            if state in FINAL:
+                patch["lease_expires"] = 0
+            cols = ", ".join("%s = ?" % k for k in patch)
+            db.execute("UPDATE ops SET %s WHERE operation_id = ?" % cols, (*patch.values(), op_id))
+            return True
+
+    def _history(self, db, op_id, frm, to, actor, cause, now):
+        last = db.execute("SELECT seq, at_ms FROM history WHERE operation_id = ? ORDER BY seq DESC LIMIT 1",
+                          (op_id,)).fetchone()
+        seq, at = (last["seq"] + 1, max(now, last["at_ms"])) if last else (0, now)
+        db.execute("INSERT INTO history VALUES (?,?,?,?,?,?,?,?)", (op_id, seq, iso(at), at, actor, frm, to, cause))
+
+    # ---- webhooks --------------------------------------------------------------------------------------------
+
+    def first_delivery(self, event_id):
+        with self.tx() as db:
+            return db.execute("INSERT OR IGNORE INTO webhook_seen VALUES (?, ?)", (event_id, now_ms())).rowcount == 1
+
+    def poke(self, job_id):
+        """A webhook only makes the next status read of its job immediate; it never moves a state."""
+        with self.tx() as db:
+            db.execute("UPDATE ops SET next_due = ? WHERE remote_job_id = ? AND state IN"
+                       " ('accepted', 'observing', 'cancelling')", (now_ms(), job_id))
