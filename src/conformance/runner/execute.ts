@@ -137,6 +137,13 @@ export async function executeScenario(s: Scenario, d: RunDriver, opts: ExecuteOp
     for (const op of laterOps.filter((o) => o.at_ms <= rel)) {
       laterOps.splice(laterOps.indexOf(op), 1);
       await submit(stripAt(op));
+      // Workers that found nothing left to do have exited; new work gets a worker at once, as a deployment would.
+      const killedAll = [...harness].reverse().find((h) => h.type === 'kill' || h.type === 'start')?.type === 'kill';
+      if (d.liveWorkers().length === 0 && !killedAll) {
+        const id = `worker-${++freshWorker}`;
+        await d.startWorker(id);
+        event('start', id);
+      }
     }
     for (const r of resumes.filter((r) => r.at <= d.now())) {
       resumes.splice(resumes.indexOf(r), 1);

@@ -46,13 +46,14 @@ export const i09SingleOwner: InvariantCheck = {
       for (const op of ctx.operations) {
         const takeover = takenOver(ctx, op, p);
         if (takeover === undefined) continue;
-        const stale = op.requests.filter((r) => r.worker_id === p.worker && ms(r.at) > p.pausedAt);
+        // Until someone else takes the operation, a resumed worker may carry on: only what follows the takeover is stale.
+        const stale = op.requests.filter((r) => r.worker_id === p.worker && ms(r.at) > p.pausedAt && ms(r.at) >= takeover);
         if (stale.length > 1) {
           failures.push(failure(op.id, `${p.worker} sent ${stale.length} requests for ${op.id} after it was paused and its lease taken over (${stale.map(describeRequest).join('; ')}); check the lease before every request and every write`, stale.map((r) => r.seq)));
         }
         const history = op.record?.history ?? [];
         const firstNew = history.findIndex((h) => h.actor !== p.worker && ctx.workerIds.has(h.actor) && ms(h.at) > p.expiredAt);
-        const writes = history.filter((h, i) => h.actor === p.worker && ((firstNew >= 0 && i > firstNew) || ms(h.at) >= p.resumedAt));
+        const writes = history.filter((h, i) => h.actor === p.worker && ((firstNew >= 0 && i > firstNew) || ms(h.at) >= Math.max(p.resumedAt, takeover)));
         if (writes.length) {
           failures.push(failure(op.id, `${p.worker} changed ${op.id}'s record after its lease was taken over (${writes.map((h) => `${h.from}→${h.to}`).join(', ')}); a worker that lost its lease must not write`, [], writes));
         }

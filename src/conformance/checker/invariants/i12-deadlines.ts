@@ -2,6 +2,7 @@ import type { InvariantCheck } from '../context.js';
 import { describeRequest, failure, finalEntry, iso, ms, sendTimeKnown } from '../helpers.js';
 import type { OperationView } from '../link.js';
 import type { Failure } from '../verdict.js';
+import { firstRunningAtOrAfter } from '../worker-presence.js';
 
 /**
  * I12: no create after the create deadline; a job not final by the result deadline ends result_timed_out no
@@ -21,21 +22,28 @@ export const i12Deadlines: InvariantCheck = {
         failures.push(failure(op.id, `${op.id} sent create ${describeRequest(late[0]!)} after its create deadline ${iso(createBy)}; give up creating at the deadline (and never create a second job)`, late.map((c) => c.seq)));
       }
       const resultBy = t0 + op.submission.request.result_deadline_ms;
+      // With a cancel asked while the operation was still open, the cancel deadline governs (the protocol has no
+      // way from cancelling to result_timed_out, and carrying out a person's cancel beats abandoning the job); I5
+      // judges that ending.
+      const endedAt = finalEntry(op.record) ? ms(finalEntry(op.record)!.at) : Infinity;
+      if (ctx.evidence.cancels.some((c) => c.operation_id === op.id && ms(c.requested_at) <= endedAt)) continue;
+      // The grace runs from the deadline, or from when a worker next ran if every worker was killed or paused then.
+      const actBy = firstRunningAtOrAfter(ctx.evidence.harness, resultBy) + grace;
       const jobFinalBy = op.jobIds.some((j) => (ctx.jobFacts(j)?.final?.at ?? Infinity) <= resultBy);
       const entry = finalEntry(op.record);
       const history = op.record?.history ?? [];
       if (op.jobIds.length && !jobFinalBy && !(entry && ms(entry.at) < resultBy && entry.to !== 'result_timed_out')) {
         if (!entry) {
-          if (ctx.journal.endAt > resultBy + grace) failures.push(failure(op.id, `${op.id} is still ${op.record?.state ?? 'without record'} after its result deadline ${iso(resultBy)}; end in result_timed_out and stop polling`, [], history));
+          if (ctx.journal.endAt > actBy) failures.push(failure(op.id, `${op.id} is still ${op.record?.state ?? 'without record'} after its result deadline ${iso(resultBy)}; end in result_timed_out and stop polling`, [], history));
         } else if (entry.to === 'result_timed_out' && ms(entry.at) < resultBy - tol) {
           failures.push(failure(op.id, `${op.id} timed out at ${entry.at}, before its result deadline ${iso(resultBy)}`, [], [entry]));
-        } else if (ms(entry.at) > resultBy + grace) {
+        } else if (ms(entry.at) > actBy) {
           failures.push(failure(op.id, `${op.id} ended ${entry.to} at ${entry.at}, more than ${grace} ms after its result deadline ${iso(resultBy)}; wake up for the deadline`, [], [entry]));
         }
       }
       // After result_timed_out (or the deadline plus grace, for a job never final), automatic polling stops.
       const timedOut = history.find((h) => h.to === 'result_timed_out');
-      const stopAt = timedOut ? ms(timedOut.at) + tol : !jobFinalBy && op.jobIds.length ? resultBy + grace : Infinity;
+      const stopAt = timedOut ? ms(timedOut.at) + tol : !jobFinalBy && op.jobIds.length ? actBy : Infinity;
       const polls = op.requests.filter((r) => (r.route === 'status' || r.route === 'results') && ms(r.at) > stopAt);
       if (polls.length) {
         failures.push(failure(op.id, `${op.id} kept polling after its result deadline (${polls.length} request(s), first ${describeRequest(polls[0]!)})`, polls.map((r) => r.seq), timedOut ? [timedOut] : []));
