@@ -9,11 +9,9 @@ import { controlRoutes } from './routes/control-routes.js';
 import { createJob } from './routes/create-job.js';
 import { cancelJob, fetchResults, findJobs, readJob } from './routes/job-routes.js';
 
-const HEADER_ID = /^[\x21-\x7e]{1,200}$/;
-
+/** X-Trace-ID / X-Worker-ID as sent (trimmed): every request that carries one has it journalled and echoed. */
 function headerId(c: Ctx, name: string): string | null {
-  const v = c.req.header(name)?.trim();
-  return v && HEADER_ID.test(v) ? v : null;
+  return c.req.header(name)?.trim() || null;
 }
 
 /** Write the request's journal entry once its answer is known, and stamp the ids every answer carries. */
@@ -22,7 +20,7 @@ function journalRequest(core: ProviderCore, c: Ctx): void {
   const res = c.res;
   const retryAfter = res.headers.get('retry-after');
   core.journal.append({
-    type: 'request', at: isoTime(core.clock.now()), request_id: c.get('requestId'), method: c.req.method, path: new URL(c.req.url).pathname,
+    type: 'request', at: isoTime(core.clock.now()), received_at: isoTime(c.get('receivedAt')), request_id: c.get('requestId'), method: c.req.method, path: new URL(c.req.url).pathname,
     route: d.route, tenant: d.principal?.tenant ?? null, subject: d.principal?.subject ?? null, idempotency_key: d.idempotency_key,
     trace_id: c.get('traceId'), worker_id: c.get('workerId'), fingerprint: d.fingerprint, effect: d.effect, job_id: d.job_id,
     status: res.status, code: d.code, delivery: d.delivery, fault: d.fault, job_state: d.job_state,
@@ -36,6 +34,7 @@ export function buildApp(core: ProviderCore, extendControl?: Parameters<typeof c
 
   app.use('*', async (c, next) => {
     c.set('requestId', core.ids('req'));
+    c.set('receivedAt', core.clock.now());
     c.set('traceId', headerId(c, 'x-trace-id'));
     c.set('workerId', headerId(c, 'x-worker-id'));
     c.set('draft', newDraft());
@@ -46,7 +45,8 @@ export function buildApp(core: ProviderCore, extendControl?: Parameters<typeof c
     if (!isControl) journalRequest(core, c);
     c.res.headers.set('x-request-id', c.get('requestId'));
     const trace = c.get('traceId');
-    if (trace) c.res.headers.set('x-trace-id', trace);
+    // Echoed byte for byte; a value with non-ASCII bytes cannot be (the writer re-encodes it), so it is only journalled.
+    if (trace && /^[\x20-\x7e\t]+$/.test(trace)) c.res.headers.set('x-trace-id', trace);
     const loss = c.get('draft').loss;
     if (loss) c.res.headers.set(LOSS_HEADER, loss);
   });

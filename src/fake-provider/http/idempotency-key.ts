@@ -15,6 +15,8 @@ export function parseIdempotencyKey(raw: string | null | undefined): KeyParse {
     const m = /^"((?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\["\\])*)"$/.exec(v);
     if (!m) return { ok: false, message: 'Idempotency-Key: malformed Structured Field string' };
     key = m[1]!.replace(/\\(["\\])/g, '$1');
+    // The quoted form may carry spaces; the key itself is still 1-255 visible ASCII characters.
+    if (!VISIBLE.test(key)) return { ok: false, message: 'Idempotency-Key must be 1-255 visible ASCII characters' };
   } else {
     if (!VISIBLE.test(v)) return { ok: false, message: 'Idempotency-Key must be 1-255 visible ASCII characters' };
     key = v;

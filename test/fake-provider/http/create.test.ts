@@ -95,6 +95,7 @@ describe('POST /v1/jobs over HTTP', () => {
     ['non-visible characters', 'a b'],
     ['unterminated sf-string', '"abc'],
     ['empty sf-string', '""'],
+    ['sf-string naming a key with a space', '"a b"'],
   ])('refuses a malformed Idempotency-Key (%s) with 400 invalid_request', async (_n, key) => {
     const p = problemOf(await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: createBody() }), 400, 'invalid_request');
     expect(p.errors[0]).toMatchObject({ path: expect.any(String), message: expect.any(String) });
@@ -271,6 +272,21 @@ describe('POST /v1/jobs over HTTP', () => {
     expect(replay.json.job_id).not.toBe(first.json.job_id);
     expect(replay.headers.get('location')).toBe(`/v1/jobs/${replay.json.job_id}`);
     expect(journalEntryFor(ps.provider, replay)).toMatchObject({ effect: 'foreign_replay', job_id: first.json.job_id });
+  });
+
+  it('records and echoes any X-Trace-ID as sent (trimmed), odd characters included', async () => {
+    for (const trace of ['tr with spaces', 't'.repeat(500), '"quoted"; x=1']) {
+      const res = await ps.call('GET', '/v1/jobs/job_nope', { headers: { 'x-trace-id': ` ${trace} `, 'x-worker-id': trace } });
+      expect(res.headers.get('x-trace-id')).toBe(trace);
+      expect(journalEntryFor(ps.provider, res)).toMatchObject({ trace_id: trace, worker_id: trace });
+    }
+    // Non-ASCII bytes cannot be echoed byte for byte; they are journalled (as latin-1) and not echoed.
+    const latin = await ps.call('GET', '/v1/jobs/job_nope', { headers: { 'x-trace-id': 'tr_\u00e9\u00ff' } });
+    expect(latin.headers.get('x-trace-id')).toBeNull();
+    expect(journalEntryFor(ps.provider, latin).trace_id).toBe('tr_\u00e9\u00ff');
+    const none = await ps.call('GET', '/v1/jobs/job_nope', { headers: { 'x-trace-id': '   ' } });
+    expect(none.headers.get('x-trace-id')).toBeNull();
+    expect(journalEntryFor(ps.provider, none).trace_id).toBeNull();
   });
 
   it('records X-Trace-ID and X-Worker-ID in the journal and echoes X-Trace-ID', async () => {

@@ -155,6 +155,9 @@ describe('fuzz over HTTP', () => {
           expect(res.status, ctx).toBeLessThan(500);
           expect(res.status, ctx).toBeGreaterThanOrEqual(200);
           expect(res.headers['x-request-id'], ctx).toMatch(/^req_[0-9a-z]+$/);
+          // A trace id is echoed as sent (trimmed) when it is ASCII; any trace id is journalled (below).
+          const trace = headers['x-trace-id']?.trim() || undefined;
+          expect(res.headers['x-trace-id'], ctx).toBe(trace && /^[\x20-\x7e\t]+$/.test(trace) ? trace : undefined);
           if (res.status >= 400 && r.method !== 'HEAD') {
             expect(res.headers['content-type'], ctx).toMatch(/^application\/problem\+json/);
             const p = JSON.parse(res.body.toString('utf8'));
@@ -163,7 +166,7 @@ describe('fuzz over HTTP', () => {
           // Every answer of the jobs API is in the journal under its X-Request-ID (control requests are not journalled).
           const entry = ps.provider.journal.since(journalMark).find((e) => e.type === 'request' && e.request_id === res.headers['x-request-id']);
           if (!entry) expect(new URL(r.path.replace(/\\/g, '%5C'), 'http://x').pathname, ctx).toMatch(/^\/_control/);
-          else expect(entry, ctx).toMatchObject({ status: res.status, method: r.method });
+          else expect(entry, ctx).toMatchObject({ status: res.status, method: r.method, trace_id: headers['x-trace-id']?.trim() || null });
           if (r.path.includes(protectedRunning) || r.path.includes(protectedDone)) {
             // Nobody but the owner (never fuzzed) gets anything out of initech's jobs... except the control API, which
             // may only list them.
