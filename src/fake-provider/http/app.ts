@@ -20,7 +20,7 @@ function journalRequest(core: ProviderCore, c: Ctx): void {
   const res = c.res;
   const retryAfter = res.headers.get('retry-after');
   core.journal.append({
-    type: 'request', at: isoTime(core.clock.now()), request_id: c.get('requestId'), method: c.req.method, path: new URL(c.req.url).pathname,
+    type: 'request', at: isoTime(core.clock.now()), received_at: isoTime(c.get('receivedAt')), request_id: c.get('requestId'), method: c.req.method, path: new URL(c.req.url).pathname,
     route: d.route, tenant: d.principal?.tenant ?? null, subject: d.principal?.subject ?? null, idempotency_key: d.idempotency_key,
     trace_id: c.get('traceId'), worker_id: c.get('workerId'), fingerprint: d.fingerprint, effect: d.effect, job_id: d.job_id,
     status: res.status, code: d.code, delivery: d.delivery, fault: d.fault, job_state: d.job_state,
@@ -34,6 +34,7 @@ export function buildApp(core: ProviderCore, extendControl?: Parameters<typeof c
 
   app.use('*', async (c, next) => {
     c.set('requestId', core.ids('req'));
+    c.set('receivedAt', core.clock.now());
     c.set('traceId', headerId(c, 'x-trace-id'));
     c.set('workerId', headerId(c, 'x-worker-id'));
     c.set('draft', newDraft());

@@ -21,6 +21,7 @@ export interface JournalDraft {
 
 export type Vars = {
   requestId: string;
+  receivedAt: number;
   traceId: string | null;
   workerId: string | null;
   draft: JournalDraft;

@@ -30,6 +30,8 @@ export const RequestEntrySchema = z.object({
   seq: z.number().int(),
   at: z.string(),
   type: z.literal('request'),
+  /** When the request arrived; `at` is when it was answered (they differ under a `delay` fault). */
+  received_at: z.string(),
   request_id: z.string(),
   method: z.string(),
   path: z.string(),

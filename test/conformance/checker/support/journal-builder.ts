@@ -65,7 +65,8 @@ export class JournalBuilder {
       .sort((a, b) => a.p.t - b.p.t || a.i - b.i)
       .map(({ p }, k) => {
         const { t, ...rest } = p;
-        return { seq: k + 1, at: iso(t), ...rest } as JournalEntry;
+        const times = rest.type === 'request' ? { received_at: iso(t) } : {};
+        return { seq: k + 1, at: iso(t), ...times, ...rest } as JournalEntry;
       });
   }
 }
