@@ -204,6 +204,43 @@ describe('hostile bodies, aimed', () => {
     expect((await ps.call('GET', `/v1/jobs/${protectedRunning}`, { token: 'owner-token' })).status).toBe(200);
   });
 
+  it('an answer given before a large body was read does not break the next request on the same connection', async () => {
+    const big = Buffer.alloc(600 * 1024, 0x20);
+    const cases: Array<[string, string, string | null]> = [
+      ['POST', '/v1/jobs', null], // 401 before the body is read
+      ['POST', '/nowhere', 'dev-token'], // 404
+      ['PUT', '/v1/jobs', 'dev-token'], // 405
+      ['POST', '/_control/reset', 'dev-token'], // control 401
+    ];
+    for (const [method, path, token] of cases) {
+      for (let i = 0; i < 3; i++) {
+        const early = await raw(ps.url, method, path, token ? { authorization: `Bearer ${token}` } : {}, big);
+        expect(early.status).toBeGreaterThanOrEqual(400);
+        expect(early.status).toBeLessThan(500);
+        const next = await raw(ps.url, 'GET', `/v1/jobs/${protectedRunning}`, { authorization: 'Bearer owner-token' });
+        expect(next.status).toBe(200);
+      }
+    }
+  });
+
+  it('odd request targets and Host headers are answered by the app as problems, with X-Request-ID, and journalled', async () => {
+    const cases: Array<[string, Record<string, string>, number]> = [
+      ['/v1/jobs/\\..\\x', {}, 404],
+      ['/\\', {}, 404],
+      ['/v1/jobs/a\\b/cancel', {}, 404],
+      ['/v1/jobs/x', { host: 'bad host!' }, 404],
+      ['/v1/jobs/x', { host: '' }, 404],
+    ];
+    for (const [path, extra, status] of cases) {
+      const res = await raw(ps.url, path.includes('cancel') ? 'POST' : 'GET', path, { authorization: 'Bearer dev-token', ...extra });
+      expect(res.status, path).toBe(status);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      const rid = res.headers['x-request-id'] as string;
+      expect(rid).toMatch(/^req_/);
+      expect(ps.provider.journal.all().some((e) => e.type === 'request' && e.request_id === rid)).toBe(true);
+    }
+  });
+
   it('non-UTF-8 bytes in a create body are answered without a 5xx', async () => {
     const body = Buffer.concat([Buffer.from('{"kind":"report","input":{"s":"'), Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0xed, 0xa0, 0x80]), Buffer.from('"}}')]);
     const res = await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' }, body });
