@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { registerCertify } from './certify-command.js';
+import { registerClientCommands } from '../reference-client/cli.js';
 import { registerScenarios } from './scenarios-command.js';
 import { registerServe } from './serve-command.js';
 import { CliError } from './read-json-file.js';
@@ -23,6 +24,7 @@ const program = new Command()
 registerServe(program);
 registerScenarios(program);
 registerCertify(program, version);
+registerClientCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CliError) {
