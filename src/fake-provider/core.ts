@@ -9,6 +9,7 @@ import type { IdempotencyRepo } from './store/idempotency-repo.js';
 import type { JobsRepo } from './store/jobs-repo.js';
 import type { JournalRepo } from './store/journal-repo.js';
 import type { SettingsRepo } from './store/settings-repo.js';
+import type { TaskService } from './tasks/task-service.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 /** Everything a route handler may touch, wired once by createProvider. */
@@ -31,6 +32,8 @@ export interface ProviderCore {
     pollAdviceSeconds: number;
     control: boolean;
   };
+  /** The tasks API (tasks-api.md), when attached (see tasks/index.ts). */
+  tasks?: TaskService;
   /** Reset hook: forget everything (control API). */
   reset(): void;
 }

@@ -16,6 +16,7 @@ import { IdempotencyRepo } from './store/idempotency-repo.js';
 import { JobsRepo } from './store/jobs-repo.js';
 import { JournalRepo } from './store/journal-repo.js';
 import { SettingsRepo } from './store/settings-repo.js';
+import { attachTasks, type TaskService } from './tasks/index.js';
 import { inProcessFetch } from './transports/in-process-fetch.js';
 import { defaultWebhookOptions, WebhookDispatcher, type WebhookOptions } from './webhooks/dispatcher.js';
 import { WebhookRepo } from './webhooks/webhook-repo.js';
@@ -56,6 +57,8 @@ export interface Provider {
     reset(): void;
   };
   core: ProviderCore;
+  /** The tasks API (tasks-api.md). */
+  tasks: TaskService;
   /** Resolves when no webhook delivery is on the wire. */
   idle(): Promise<void>;
   close(): void;
@@ -108,7 +111,13 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     },
   };
 
-  const app = buildApp(core, opts.scenarioLookup ? scenarioControl(core, opts.scenarioLookup) : undefined);
+  // Tasks API: its service, control additions and reset hook (src/fake-provider/tasks/).
+  const tasks = attachTasks(core);
+  const scenario = opts.scenarioLookup ? scenarioControl(core, opts.scenarioLookup) : undefined;
+  const app = buildApp(core, (a) => {
+    scenario?.(a);
+    tasks.control(a);
+  });
   // Jobs that fell due while the provider was down move on now.
   engine.tick();
 
@@ -127,11 +136,13 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
       reset: () => core.reset(),
     },
     core,
+    tasks: tasks.service,
     idle: () => webhooks.idle(),
     close: () => {
       if (closed) return;
       closed = true;
       engine.close();
+      tasks.service.close();
       db.close();
     },
   };

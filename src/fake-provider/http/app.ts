@@ -8,6 +8,7 @@ import { problem } from './problem.js';
 import { controlRoutes } from './routes/control-routes.js';
 import { createJob } from './routes/create-job.js';
 import { cancelJob, fetchResults, findJobs, readJob } from './routes/job-routes.js';
+import { registerTaskRoutes } from '../tasks/routes.js';
 
 /** X-Trace-ID / X-Worker-ID as sent (trimmed): every request that carries one has it journalled and echoed. */
 function headerId(c: Ctx, name: string): string | null {
@@ -26,6 +27,7 @@ function journalRequest(core: ProviderCore, c: Ctx): void {
     status: res.status, code: d.code, delivery: d.delivery, fault: d.fault, job_state: d.job_state,
     retry_after: retryAfter !== null && retryAfter !== '' && !Number.isNaN(Number(retryAfter)) ? Number(retryAfter) : null,
     client_ref: d.client_ref,
+    ...(d.task_id !== null ? { task_id: d.task_id, task_state: d.task_state } : {}),
   });
 }
 
@@ -40,6 +42,7 @@ export function buildApp(core: ProviderCore, extendControl?: Parameters<typeof c
     c.set('draft', newDraft());
     // Catch up on everything that fell due since the last timer, so an answer never shows a stale job.
     core.engine.tick();
+    core.tasks?.tick();
     await next();
     const isControl = new URL(c.req.url).pathname.startsWith('/_control');
     if (!isControl) journalRequest(core, c);
@@ -65,6 +68,8 @@ export function buildApp(core: ProviderCore, extendControl?: Parameters<typeof c
   app.get('/v1/jobs/:job_id', (c) => readJob(core, c));
   app.post('/v1/jobs/:job_id/cancel', (c) => cancelJob(core, c));
   app.get('/v1/jobs/:job_id/results', (c) => fetchResults(core, c));
+  // Tasks API (tasks-api.md): src/fake-provider/tasks/.
+  if (core.tasks) registerTaskRoutes(app, core, core.tasks);
 
   const allowed: Array<[string, string]> = [
     ['/v1/jobs', 'GET, POST'],

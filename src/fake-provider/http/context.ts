@@ -13,6 +13,9 @@ export interface JournalDraft {
   job_id: string | null;
   job_state: JobState | null;
   client_ref: string | null;
+  /** Tasks API: the task the request is about, and its state in the answer. */
+  task_id: string | null;
+  task_state: string | null;
   code: string | null;
   fault: FiredFault | null;
   delivery: 'delivered' | 'lost' | 'delayed';
@@ -33,7 +36,7 @@ export type Ctx = Context<Env>;
 export function newDraft(): JournalDraft {
   return {
     route: null, principal: null, idempotency_key: null, fingerprint: null, effect: 'none', job_id: null, job_state: null,
-    client_ref: null, code: null, fault: null, delivery: 'delivered', loss: null,
+    client_ref: null, task_id: null, task_state: null, code: null, fault: null, delivery: 'delivered', loss: null,
   };
 }
 

@@ -55,6 +55,9 @@ export const RequestEntrySchema = z.object({
   retry_after: z.number().nullable(),
   /** `client_ref` of a create body. */
   client_ref: z.string().nullable(),
+  /** Tasks API (tasks-api.md): the task a request was about, and its state in the answer; absent on job requests. */
+  task_id: z.string().nullable().optional(),
+  task_state: z.string().nullable().optional(),
 });
 
 export const TransitionEntrySchema = z.object({
