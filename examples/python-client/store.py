@@ -4,6 +4,7 @@ WAL + busy_timeout so several workers and the CLI can use it at once. Every stat
 BEGIN IMMEDIATE transaction that first checks the caller still holds the operation's lease (owner and
 fencing token): a worker whose lease was taken over cannot write, however long it was paused.
 """
+import datetime
 import json
 import os
 import secrets
@@ -13,10 +14,23 @@ from contextlib import contextmanager
 
 from protocol import ALLOWED, FINAL, WORKING, canonical_json, fingerprint, iso
 
+INTAKE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS submitted (
+  operation_id TEXT PRIMARY KEY,
+  request TEXT NOT NULL,                 -- canonical JSON of the submit request: "same request" compares this
+  kind TEXT NOT NULL, input TEXT NOT NULL,
+  request_fingerprint TEXT NOT NULL,
+  idempotency_key TEXT NOT NULL UNIQUE,
+  trace_id TEXT NOT NULL UNIQUE,
+  submitted_at INTEGER NOT NULL, create_deadline_at INTEGER NOT NULL, result_deadline_at INTEGER NOT NULL,
+  at TEXT NOT NULL, actor TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS cancels (operation_id TEXT PRIMARY KEY, intent TEXT NOT NULL, deadline_at INTEGER NOT NULL)
+"""
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS ops (
   operation_id TEXT PRIMARY KEY,
-  request TEXT NOT NULL,                 -- canonical JSON of the submit request: "same request" compares this
   kind TEXT NOT NULL, input TEXT NOT NULL,
   request_fingerprint TEXT NOT NULL,
   idempotency_key TEXT NOT NULL UNIQUE,
@@ -43,7 +57,7 @@ CREATE TABLE IF NOT EXISTS history (
   PRIMARY KEY (operation_id, seq)
 );
 CREATE TABLE IF NOT EXISTS webhook_seen (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS ops_remote ON ops (remote_job_id);
+CREATE INDEX IF NOT EXISTS ops_remote ON ops (remote_job_id)
 """
 
 PATCHABLE = {
@@ -54,6 +68,11 @@ PATCHABLE = {
 
 def now_ms():
     return int(time.time() * 1000)
+
+
+def datetime_ms(at):
+    """Epoch ms of an RFC 3339 UTC time written by iso()."""
+    return datetime.datetime.strptime(at, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc).timestamp() * 1000
 
 
 def invoked_ms():
@@ -71,67 +90,110 @@ def invoked_ms():
         return now
 
 
+def _connect(path):
+    db = sqlite3.connect(path, timeout=10, isolation_level=None, check_same_thread=False)
+    db.row_factory = sqlite3.Row
+    db.execute("PRAGMA busy_timeout = 10000")
+    return db
+
+
+def _has_table(db, name):
+    return db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() is not None
+
+
 class Store:
-    def __init__(self, state_dir):
+    """Two SQLite files. intake.db is written only by the short CLI verbs (submit, cancel) and only read by
+    workers; client.db is written only by workers. A worker frozen by SIGSTOP inside a write transaction keeps
+    SQLite's write lock until it is resumed, so the CLI must never need client.db's lock: `cancel` (or `submit`)
+    called while a worker is paused would otherwise wait for a resume that only its caller can send."""
+
+    def __init__(self, state_dir, worker=False):
         os.makedirs(state_dir, exist_ok=True)
-        self.db = sqlite3.connect(os.path.join(state_dir, "client.db"), timeout=10, isolation_level=None,
-                                  check_same_thread=False)
-        self.db.row_factory = sqlite3.Row
-        self.db.execute("PRAGMA busy_timeout = 10000")
-        self.db.execute("PRAGMA journal_mode = WAL")
-        self.db.execute("PRAGMA synchronous = FULL")
-        with self.tx():
-            for stmt in SCHEMA.split(";"):
-                if stmt.strip():
-                    self.db.execute(stmt)
+        self.dir, self.worker = state_dir, worker
+        self._intake = None
+        self.db = None
+        path = os.path.join(state_dir, "client.db")
+        if worker:
+            self.db = _connect(path)
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = FULL")
+            if not _has_table(self.db, "history"):
+                with self.tx():
+                    for stmt in SCHEMA.split(";"):
+                        self.db.execute(stmt)
+        elif os.path.exists(path):
+            self.db = _connect(path)
+            if not _has_table(self.db, "history"):
+                self.db = None
+
+    def intake(self, create=False):
+        if self._intake is None:
+            path = os.path.join(self.dir, "intake.db")
+            if not create and not os.path.exists(path):
+                return None
+            db = _connect(path)
+            if create:
+                db.execute("PRAGMA journal_mode = WAL")
+                db.execute("PRAGMA synchronous = FULL")
+                if not _has_table(db, "cancels"):
+                    db.execute("BEGIN IMMEDIATE")
+                    for stmt in INTAKE_SCHEMA.split(";"):
+                        db.execute(stmt)
+                    db.execute("COMMIT")
+            elif not _has_table(db, "cancels"):
+                return None
+            self._intake = db
+        return self._intake
 
     @contextmanager
-    def tx(self):
-        self.db.execute("BEGIN IMMEDIATE")
+    def tx(self, db=None):
+        db = db or self.db
+        db.execute("BEGIN IMMEDIATE")
         try:
-            yield self.db
+            yield db
         except BaseException:
-            self.db.execute("ROLLBACK")
+            db.execute("ROLLBACK")
             raise
-        self.db.execute("COMMIT")
+        db.execute("COMMIT")
 
-    # ---- CLI verbs -------------------------------------------------------------------------------------------
+    # ---- CLI verbs (intake.db only) -------------------------------------------------------------------------
 
     def submit(self, req, actor):
         """'created' | 'same' | 'changed'. Key and trace id are written here, before any create can be sent."""
         canon = canonical_json(req)
         op_id = req["operation_id"]
-        with self.tx() as db:
-            row = db.execute("SELECT request FROM ops WHERE operation_id = ?", (op_id,)).fetchone()
+        with self.tx(self.intake(create=True)) as db:
+            row = db.execute("SELECT request FROM submitted WHERE operation_id = ?", (op_id,)).fetchone()
             if row:
                 return "same" if row["request"] == canon else "changed"
             now, t0 = now_ms(), invoked_ms()
             fp = fingerprint({"kind": req["kind"], "input": req["input"], "client_ref": op_id})
-            db.execute(
-                "INSERT INTO ops (operation_id, request, kind, input, request_fingerprint, idempotency_key, trace_id,"
-                " submitted_at, create_deadline_at, result_deadline_at, state, next_due)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-                (op_id, canon, req["kind"], canonical_json(req["input"]), fp, secrets.token_hex(16),
-                 "tr_" + secrets.token_hex(12), t0, t0 + req["create_deadline_ms"],
-                 t0 + req["result_deadline_ms"], "create_pending", now))
-            self._history(db, op_id, None, "create_pending", actor, "submit", now)
+            db.execute("INSERT INTO submitted VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                       (op_id, canon, req["kind"], canonical_json(req["input"]), fp, secrets.token_hex(16),
+                        "tr_" + secrets.token_hex(12), t0, t0 + req["create_deadline_ms"],
+                        t0 + req["result_deadline_ms"], iso(now), actor))
             return "created"
 
     def cancel(self, op_id, intent):
-        """'recorded' | 'unknown'. A second intent, or one for a final operation, changes nothing."""
-        with self.tx() as db:
-            row = db.execute("SELECT state, cancel FROM ops WHERE operation_id = ?", (op_id,)).fetchone()
-            if not row:
+        """'recorded' | 'unknown'. Only the first intent counts; a worker picks it up."""
+        with self.tx(self.intake(create=True)) as db:
+            if not db.execute("SELECT 1 FROM submitted WHERE operation_id = ?", (op_id,)).fetchone():
                 return "unknown"
-            if row["cancel"] is None and row["state"] not in FINAL:
-                db.execute("UPDATE ops SET cancel = ?, cancel_deadline_at = ? WHERE operation_id = ?",
-                           (canonical_json(intent), invoked_ms() + intent["cancel_deadline_ms"], op_id))
+            db.execute("INSERT OR IGNORE INTO cancels VALUES (?, ?, ?)",
+                       (op_id, canonical_json(intent), invoked_ms() + intent["cancel_deadline_ms"]))
             return "recorded"
 
     def show(self, op_id):
         row = self.get(op_id)
-        if not row:
+        intake = self.intake()
+        sub = intake.execute("SELECT * FROM submitted WHERE operation_id = ?", (op_id,)).fetchone() if intake else None
+        if not row and not sub:
             return None
+        if not row:   # submitted, not yet picked up by a worker
+            return {"operation_id": op_id, "state": "create_pending", "remote_job_id": None,
+                    "idempotency_key": sub["idempotency_key"], "request_fingerprint": sub["request_fingerprint"],
+                    "trace_id": sub["trace_id"], "result": None,
+                    "history": [{"at": sub["at"], "actor": sub["actor"], "from": None, "to": "create_pending", "cause": "submit"}]}
         hist = self.db.execute("SELECT * FROM history WHERE operation_id = ? ORDER BY seq", (op_id,)).fetchall()
         return {
             "operation_id": row["operation_id"], "state": row["state"], "remote_job_id": row["remote_job_id"],
@@ -143,11 +205,48 @@ class Store:
             "cancel": json.loads(row["cancel"]) if row["cancel"] else None,
         }
 
+    # ---- worker: pick up what the CLI recorded ----------------------------------------------------------------
+
+    def import_intake(self, seen):
+        """Copy new submissions (with their submit history entry) and cancel intents into client.db.
+        `seen` is the caller's memo of what was already imported. Reads intake.db; writes client.db only."""
+        intake = self.intake()
+        if intake is None:
+            return
+        subs = [dict(r) for r in intake.execute("SELECT * FROM submitted").fetchall() if ("s", r["operation_id"]) not in seen]
+        cans = [dict(r) for r in intake.execute("SELECT * FROM cancels").fetchall() if ("c", r["operation_id"]) not in seen]
+        if not subs and not cans:
+            return
+        with self.tx() as db:
+            for r in subs:
+                cur = db.execute(
+                    "INSERT OR IGNORE INTO ops (operation_id, kind, input, request_fingerprint, idempotency_key, trace_id,"
+                    " submitted_at, create_deadline_at, result_deadline_at, state, next_due) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                    (r["operation_id"], r["kind"], r["input"], r["request_fingerprint"], r["idempotency_key"], r["trace_id"],
+                     r["submitted_at"], r["create_deadline_at"], r["result_deadline_at"], "create_pending", 0))
+                if cur.rowcount == 1:
+                    at_ms = int(datetime_ms(r["at"]))
+                    db.execute("INSERT INTO history VALUES (?,?,?,?,?,?,?,?)",
+                               (r["operation_id"], 0, r["at"], at_ms, r["actor"], None, "create_pending", "submit"))
+            for c in cans:
+                db.execute("UPDATE ops SET cancel = ?, cancel_deadline_at = ? WHERE operation_id = ? AND cancel IS NULL",
+                           (c["intent"], c["deadline_at"], c["operation_id"]))
+        seen.update(("s", r["operation_id"]) for r in subs)
+        seen.update(("c", c["operation_id"]) for c in cans
+                    if db.execute("SELECT 1 FROM ops WHERE operation_id = ?", (c["operation_id"],)).fetchone())
+
     # ---- worker side -----------------------------------------------------------------------------------------
 
     def get(self, op_id):
+        if self.db is None:
+            return None
         r = self.db.execute("SELECT * FROM ops WHERE operation_id = ?", (op_id,)).fetchone()
         return dict(r) if r else None
+
+    def cancel_waiting(self, op_id):
+        """A cancel intent recorded by the CLI that no worker has imported yet."""
+        intake = self.intake()
+        return bool(intake and intake.execute("SELECT 1 FROM cancels WHERE operation_id = ?", (op_id,)).fetchone())
 
     def working(self):
         q = "SELECT * FROM ops WHERE state IN (%s) ORDER BY submitted_at" % ",".join("?" * len(WORKING))

@@ -122,7 +122,7 @@ class Step:
                 b["webhook_url"] = self.w.webhook_url
             body = canonical_json(b)
         # The attempt is durable before the request leaves, and only if no cancel was recorded meanwhile.
-        if not self.commit(pre_moves, require="cancel IS NULL", create_body=body, create_attempts=r["create_attempts"] + 1,
+        if self.w.store.cancel_waiting(self.op) or not self.commit(pre_moves, require="cancel IS NULL", create_body=body, create_attempts=r["create_attempts"] + 1,
                            last_create_at=now_ms(), create_open=1, next_due=now_ms() + 2 * self.w.lease_ms):
             return
         o = self.send("POST", "/v1/jobs", body, r["idempotency_key"])
@@ -323,7 +323,8 @@ class Worker:
     def __init__(self, env):
         self.worker_id = env.get("JOBPROOF_WORKER_ID") or "worker"
         self.lease_ms = int(env.get("JOBPROOF_LEASE_MS") or 1000)
-        self.store = Store(env["JOBPROOF_STATE"])
+        self.store = Store(env["JOBPROOF_STATE"], worker=True)
+        self.seen = set()
         self.state_dir = env["JOBPROOF_STATE"]
         timeout_s = max(0.1, min(self.lease_ms * 0.5, 5000) / 1000)   # per request, well inside the lease
         self.http = Http(env["JOBPROOF_PROVIDER_URL"], env.get("JOBPROOF_TOKEN", ""), self.worker_id, timeout_s)
@@ -331,7 +332,7 @@ class Worker:
         port = env.get("JOBPROOF_WEBHOOK_PORT")
         if port:
             try:
-                start_webhook_listener(int(port), env.get("JOBPROOF_WEBHOOK_SECRET", ""), lambda: Store(self.state_dir))
+                start_webhook_listener(int(port), env.get("JOBPROOF_WEBHOOK_SECRET", ""), lambda: Store(self.state_dir, worker=True))
                 self.webhook_url = "http://127.0.0.1:%s/" % port
             except OSError as e:
                 print("%s: webhooks off, cannot listen on %s: %s" % (self.worker_id, port, e), file=sys.stderr)
@@ -357,9 +358,13 @@ class Worker:
     def run(self):
         signal.signal(signal.SIGTERM, lambda *_: setattr(self, "stopping", True))
         signal.signal(signal.SIGINT, lambda *_: setattr(self, "stopping", True))
-        held, renewed = {}, {}
+        held, renewed, lost = {}, {}, {}
+        # A worker that lost a lease (it was paused or starved past it) keeps its hands off that operation for two
+        # lease periods, so that a live worker takes it over rather than the stale one grabbing it back on resume.
+        cooldown = 2 * self.lease_ms
         tick = max(0.01, min(0.05, self.lease_ms / 10000))
         while not self.stopping:
+            self.store.import_intake(self.seen)
             rows = self.store.working()
             if not rows:
                 return 0   # every operation is final
@@ -372,7 +377,8 @@ class Worker:
                             renewed[op] = now
                         else:
                             del held[op]
-                elif row["lease_owner"] is None or row["lease_expires"] <= now:
+                            lost[op] = now_ms()
+                elif (row["lease_owner"] is None or row["lease_expires"] <= now) and now - lost.get(op, -cooldown) >= cooldown:
                     token = self.store.acquire(op, self.worker_id, self.lease_ms)
                     if token is not None:
                         held[op], renewed[op] = token, now
@@ -390,6 +396,7 @@ class Worker:
                     renewed[op] = now_ms()
                 except LeaseLost:
                     held.pop(op, None)
+                    lost[op] = now_ms()
             time.sleep(tick)
         for op, token in held.items():
             self.store.release(op, self.worker_id, token)
