@@ -1,10 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
-import { registerCertify } from './certify-command.js';
-import { registerClientCommands } from '../reference-client/cli.js';
-import { registerScenarios } from './scenarios-command.js';
-import { registerServe } from './serve-command.js';
 import { CliError } from './read-json-file.js';
 
 const version = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
@@ -21,10 +17,14 @@ const program = new Command()
   .version(version)
   .showHelpAfterError();
 
-registerServe(program);
-registerScenarios(program);
-registerCertify(program, version);
-registerClientCommands(program);
+// `jobproof client …` is started hundreds of times per certification run: load only what it needs.
+const only = process.argv[2] === 'client' ? 'client' : undefined;
+if (!only) {
+  (await import('./serve-command.js')).registerServe(program);
+  (await import('./scenarios-command.js')).registerScenarios(program);
+  (await import('./certify-command.js')).registerCertify(program, version);
+}
+(await import('../reference-client/cli.js')).registerClientCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CliError) {

@@ -7,4 +7,3 @@ export * from './model/job.js';
 export * from './model/journal.js';
 export * from './model/principals.js';
 export { signDelivery } from './webhooks/signing.js';
-export { jobproofHandlers, type MswOptions } from './transports/msw-handlers.js';

@@ -4,7 +4,8 @@
  */
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createProvider, jobproofHandlers, type Provider } from '../../../src/fake-provider/index.js';
+import { createProvider, type Provider } from '../../../src/fake-provider/index.js';
+import { jobproofHandlers } from '../../../src/fake-provider/msw.js';
 import { VirtualClock } from '../../../src/lib/clock.js';
 import { createInit, getInit, outcome, requests, settle, track } from './helpers.js';
 
