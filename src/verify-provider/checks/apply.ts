@@ -1,0 +1,66 @@
+import { brief } from '../http.js';
+import { approve, expectProblem, expectStatus, fail, needControl, objectVersion, taskAwaitingReview, withFaults } from '../helpers.js';
+import type { Check } from '../types.js';
+
+export const applyWithoutApproval: Check = {
+  name: 'task.apply-without-approval',
+  description: 'applying a task that is not approved is 409 approval_required; the object does not change',
+  async run(ctx, ev) {
+    const t = await taskAwaitingReview(ctx, 'no-approval', ev);
+    const a = await ctx.http.call('POST', `/v1/tasks/${t.id}/apply`, { headers: { 'idempotency-key': ctx.key('noappr') } });
+    ev.push(`apply → ${brief(a)}`);
+    expectProblem(a, 409, 'approval_required', 'apply without approval');
+    const v = await objectVersion(ctx, t.ref);
+    if (v !== t.version) fail(`the object changed (v${t.version} → v${v})`);
+    const k = await ctx.http.call('POST', `/v1/tasks/${t.id}/apply`);
+    ev.push(`apply without Idempotency-Key → ${brief(k)}`);
+    expectProblem(k, 400, 'idempotency_key_missing', 'apply without a key');
+    return '409 approval_required; 400 without a key';
+  },
+};
+
+export const applyRetry: Check = {
+  name: 'task.apply-retry',
+  description: 'apply retried: the same key gives the same answer (replayed), another key 409 already_applied with the application; the object version rose once',
+  async run(ctx, ev) {
+    const t = await taskAwaitingReview(ctx, 'apply-retry', ev);
+    await approve(ctx, t.id, t.task.result.proposal.proposal_version);
+    const key = ctx.key('apply');
+    const a = await ctx.http.call('POST', `/v1/tasks/${t.id}/apply`, { headers: { 'idempotency-key': key } });
+    const b = await ctx.http.call('POST', `/v1/tasks/${t.id}/apply`, { headers: { 'idempotency-key': key } });
+    const c = await ctx.http.call('POST', `/v1/tasks/${t.id}/apply`, { headers: { 'idempotency-key': ctx.key('apply-other') } });
+    ev.push(`apply → ${brief(a)} ${a.json?.state} new_version=${a.json?.application?.new_version}`, `same key → ${brief(b)}`, `other key → ${brief(c)}`);
+    expectStatus(a, 200, 'apply');
+    if (a.json?.state !== 'applied' || a.json?.application?.new_version !== t.version + 1) fail(`apply did not leave the task applied at version ${t.version + 1}`);
+    if (b.status !== 200 || b.text !== a.text || b.headers.get('idempotent-replayed') !== 'true') fail('the same key did not replay the same answer with Idempotent-Replayed: true');
+    const p = expectProblem(c, 409, 'already_applied', 'apply with another key');
+    if (p.application?.new_version !== a.json.application.new_version) fail('409 already_applied does not carry the application record');
+    const v = await objectVersion(ctx, t.ref);
+    ev.push(`object v${t.version} → v${v}`);
+    if (v !== t.version + 1) fail(`the object version rose by ${v - t.version}, not once`);
+    return 'applied once; replayed; already_applied with the record';
+  },
+};
+
+export const applyLostAnswer: Check = {
+  name: 'task.lost-apply-answer',
+  description: 'an apply whose answer is lost is applied once; the retry with the same key returns it',
+  async run(ctx, ev) {
+    needControl(ctx);
+    const t = await taskAwaitingReview(ctx, 'apply-lost', ev);
+    await approve(ctx, t.id, t.task.result.proposal.proposal_version);
+    const key = ctx.key('apply-lost');
+    const lost = await withFaults(ctx, [{ on: 'apply', nth: 1, fault: { type: 'lose_response', mode: 'reset' } }], () =>
+      ctx.http.try('POST', `/v1/tasks/${t.id}/apply`, { headers: { 'idempotency-key': key } }),
+    );
+    ev.push(`apply (lose_response) → ${lost.ok ? brief(lost.answer) : `lost: ${lost.error}`}`);
+    if (lost.ok) fail(`the lose_response fault on apply did not lose the answer (got ${lost.answer.status})`);
+    const b = await ctx.http.call('POST', `/v1/tasks/${t.id}/apply`, { headers: { 'idempotency-key': key } });
+    ev.push(`retry → ${brief(b)} ${b.json?.state}`);
+    expectStatus(b, 200, 'retry of the lost apply');
+    if (b.json?.state !== 'applied' || b.headers.get('idempotent-replayed') !== 'true') fail('the retry did not replay the applied answer');
+    const v = await objectVersion(ctx, t.ref);
+    if (v !== t.version + 1) fail(`the object version rose by ${v - t.version}, not once`);
+    return 'applied once; the retry returned the answer';
+  },
+};

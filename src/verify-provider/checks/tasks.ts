@@ -1,0 +1,155 @@
+import { brief } from '../http.js';
+import { approve, control, expectProblem, expectStatus, fail, needControl, needToken, objectVersion, proposalDigest, putObject, taskAwaitingReview, taskBody, waitTask, withFaults } from '../helpers.js';
+import type { Check, CheckContext } from '../types.js';
+
+/** Count journal entries of executed task creates with this key (control API journal), or null when unreadable. */
+async function createdWithKey(ctx: CheckContext, key: string, route: string, effect: string): Promise<number | null> {
+  const a = await ctx.http.call('GET', '/_control/journal?since=0&limit=100000', { token: ctx.opts.controlToken! });
+  if (a.status !== 200 || !Array.isArray(a.json?.data)) return null;
+  return (a.json.data as Array<Record<string, unknown>>).filter((e) => e.type === 'request' && e.route === route && e.idempotency_key === key && e.effect === effect).length;
+}
+
+export const taskCreate: Check = {
+  name: 'task.create',
+  description: 'a correct task request: 202 {task_id, state: queued, status_url}, then awaiting_review with a draft citing the object version and a proposal whose sha256 is its canonical digest',
+  async run(ctx, ev) {
+    needControl(ctx);
+    const ref = `${ctx.runId}-create`;
+    const version = await putObject(ctx, ref, { amount: 1 });
+    const key = ctx.key('task-create');
+    const a = await ctx.http.call('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body: taskBody(ref, version) });
+    ev.push(`POST /v1/tasks → ${brief(a)} ${a.text.slice(0, 200)}`);
+    expectStatus(a, 202, 'POST /v1/tasks');
+    for (const f of ['task_id', 'state', 'status_url']) if (!(f in (a.json ?? {}))) fail(`202 body lacks \`${f}\``);
+    if (a.json.state !== 'queued') fail(`state ${a.json.state}, not queued`);
+    const t = await waitTask(ctx, a.json.task_id, ['awaiting_review']);
+    const p = t.result?.proposal;
+    const d = t.result?.draft;
+    ev.push(`task → ${t.state}; proposal ${JSON.stringify(p)?.slice(0, 300)}`);
+    if (t.initiator === undefined || t.object_ref !== ref || t.object_version !== version) fail('the task does not show initiator, object_ref and object_version as created');
+    if (!p || p.proposal_version !== 1 || p.object_ref !== ref || p.base_version !== version) fail('the proposal is not {proposal_version: 1, object_ref, base_version: current version}');
+    if (p.sha256 !== proposalDigest(p)) fail(`proposal.sha256 ${p.sha256} is not the SHA-256 of its canonical JSON (${proposalDigest(p)})`);
+    if (!d || !Array.isArray(d.sources) || !d.sources.some((s: any) => s.ref === ref && s.version === version)) fail('the draft does not cite the object at the version it read');
+    if (t.review !== null || t.application !== null) fail('a fresh task shows a review or an application');
+    return `task ${t.task_id} reached awaiting_review with a well-formed, correctly hashed proposal`;
+  },
+};
+
+export const taskCreateReplay: Check = {
+  name: 'task.create-replay',
+  description: 'the same task request again replays the first answer with Idempotent-Replayed: true; one task',
+  async run(ctx, ev) {
+    needControl(ctx);
+    const ref = `${ctx.runId}-replay`;
+    const version = await putObject(ctx, ref, { amount: 1 });
+    const key = ctx.key('task-replay');
+    const body = taskBody(ref, version);
+    const a = await ctx.http.call('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body });
+    const b = await ctx.http.call('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body });
+    ev.push(`first → ${brief(a)} ${a.json?.task_id}`, `again → ${brief(b)} ${b.json?.task_id}`);
+    expectStatus(a, 202, 'first task create');
+    if (b.status !== a.status || b.json?.task_id !== a.json?.task_id) fail('the repeat did not replay the first answer: another task or another status');
+    if (b.headers.get('idempotent-replayed') !== 'true') fail('no Idempotent-Replayed: true on the repeat');
+    const n = await createdWithKey(ctx, key, 'task_create', 'created');
+    if (n !== null) {
+      ev.push(`journal: ${n} executed create(s) with the key`);
+      if (n !== 1) fail(`${n} tasks were created with one key`);
+    }
+    return 'the repeat replayed the first answer';
+  },
+};
+
+export const taskKeyConflict: Check = {
+  name: 'task.key-conflict',
+  description: 'the same key with a different task request is 422 idempotency_key_reused',
+  async run(ctx, ev) {
+    needControl(ctx);
+    const ref = `${ctx.runId}-conflict`;
+    const version = await putObject(ctx, ref, { amount: 1 });
+    const key = ctx.key('task-conflict');
+    const a = await ctx.http.call('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body: taskBody(ref, version, { changes: { a: 1 } }) });
+    const b = await ctx.http.call('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body: taskBody(ref, version, { changes: { a: 2 } }) });
+    ev.push(`first → ${brief(a)}`, `other body, same key → ${brief(b)}`);
+    expectStatus(a, 202, 'first task create');
+    expectProblem(b, 422, 'idempotency_key_reused', 'a changed task request');
+    return '422 idempotency_key_reused';
+  },
+};
+
+export const taskLostCreate: Check = {
+  name: 'task.lost-create-answer',
+  description: 'a task create whose answer is lost happened once; the retry with the same key returns it',
+  async run(ctx, ev) {
+    needControl(ctx);
+    const ref = `${ctx.runId}-lost`;
+    const version = await putObject(ctx, ref, { amount: 1 });
+    const key = ctx.key('task-lost');
+    const body = taskBody(ref, version);
+    const lost = await withFaults(ctx, [{ on: 'task_create', nth: 1, fault: { type: 'lose_response', mode: 'reset' } }], () =>
+      ctx.http.try('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body }),
+    );
+    ev.push(`first (lose_response) → ${lost.ok ? brief(lost.answer) : `lost: ${lost.error}`}`);
+    if (lost.ok) fail(`the lose_response fault on task_create did not lose the answer (got ${lost.answer.status})`);
+    const b = await ctx.http.call('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body });
+    ev.push(`retry → ${brief(b)} ${b.json?.task_id}`);
+    expectStatus(b, 202, 'retry after the lost answer');
+    if (b.headers.get('idempotent-replayed') !== 'true') fail('the retry was not a replay: the lost create was executed again or forgotten');
+    const n = await createdWithKey(ctx, key, 'task_create', 'created');
+    if (n !== null) {
+      ev.push(`journal: ${n} executed create(s)`);
+      if (n !== 1) fail(`${n} tasks were created`);
+    }
+    const t = await ctx.http.call('GET', `/v1/tasks/${b.json.task_id}`);
+    expectStatus(t, 200, 'read the task of the replay');
+    return 'the lost create happened once and the retry returned it';
+  },
+};
+
+export const taskStaleVersion: Check = {
+  name: 'task.stale-source-version',
+  description: 'a create against an old object version is 409 stale_object_version with the current version; an object change after approval redrafts the task and its apply is 409 stale_object_version',
+  async run(ctx, ev) {
+    needControl(ctx);
+    const ref = `${ctx.runId}-stale`;
+    let version = await putObject(ctx, ref, { amount: 1 });
+    version = await putObject(ctx, ref, { amount: 2 });
+    const a = await ctx.http.call('POST', '/v1/tasks', { headers: { 'idempotency-key': ctx.key('stale-create') }, body: taskBody(ref, version - 1) });
+    ev.push(`create at v${version - 1} (current v${version}) → ${brief(a)} current_version=${a.json?.current_version}`);
+    const p = expectProblem(a, 409, 'stale_object_version', 'create against an old version');
+    if (p.current_version !== version) fail(`the 409 does not carry the current version as current_version (got ${JSON.stringify(p).slice(0, 200)})`);
+
+    needToken(ctx.opts.reviewerToken, '--reviewer-token');
+    const t = await taskAwaitingReview(ctx, 'stale2', ev);
+    await approve(ctx, t.id, t.task.result.proposal.proposal_version);
+    await control(ctx, 'PUT', `/objects/${encodeURIComponent(t.ref)}`, { tenant: await ctx.tenant(), data: { amount: 999 } });
+    const v2 = await objectVersion(ctx, t.ref);
+    const after = (await ctx.http.call('GET', `/v1/tasks/${t.id}`)).json;
+    ev.push(`approved, then the object changed to v${v2}: task ${after?.state}, proposal ${after?.result?.proposal?.proposal_version} on base ${after?.result?.proposal?.base_version}, review ${JSON.stringify(after?.review)}`);
+    const ap = await ctx.http.call('POST', `/v1/tasks/${t.id}/apply`, { headers: { 'idempotency-key': ctx.key('stale-apply') } });
+    ev.push(`apply → ${brief(ap)}`);
+    expectProblem(ap, 409, 'stale_object_version', 'apply after the object changed');
+    const v3 = await objectVersion(ctx, t.ref);
+    if (v3 !== v2) fail(`the refused apply changed the object (v${v2} → v${v3})`);
+    const re = (await ctx.http.call('GET', `/v1/tasks/${t.id}`)).json;
+    if (re?.state !== 'awaiting_review') fail(`after the object changed the task is ${re?.state}, not awaiting_review`);
+    if (!(re?.result?.proposal?.proposal_version > t.task.result.proposal.proposal_version) || re?.result?.proposal?.base_version !== v2) fail('the task was not redrafted against the new version (proposal_version did not rise or base_version is old)');
+    if (re?.review?.decision === 'approved') fail('the approval did not lapse when the object changed');
+    return 'stale versions refused with the current version; the approved task was redrafted and its approval lapsed';
+  },
+};
+
+export const taskTenantIsolated: Check = {
+  name: 'task.tenant-isolated',
+  description: "another tenant reading a task, its audit or its object gets 404",
+  async run(ctx, ev) {
+    const other = needToken(ctx.opts.otherTenantToken, '--other-tenant-token');
+    const t = await taskAwaitingReview(ctx, 'tenant', ev);
+    for (const path of [`/v1/tasks/${t.id}`, `/v1/tasks/${t.id}/audit`, `/v1/objects/${encodeURIComponent(t.ref)}`]) {
+      const a = await ctx.http.call('GET', path, { token: other });
+      ev.push(`GET ${path} as --other-tenant-token → ${brief(a)}`);
+      if (a.status !== 404) fail(`GET ${path} as another tenant: ${a.status}, not 404`);
+      expectProblem(a, 404, ['task_not_found', 'object_not_found'], `GET ${path} as another tenant`);
+    }
+    return 'another tenant sees 404';
+  },
+};

@@ -1,0 +1,180 @@
+import { canonicalJson, sha256Hex } from '../lib/canonical-json.js';
+import { brief, type Answer } from './http.js';
+import { Failed, NotRun, type CheckContext } from './types.js';
+
+export function fail(message: string): never {
+  throw new Failed(message);
+}
+
+export function notRun(message: string): never {
+  throw new NotRun(message);
+}
+
+export function needControl(ctx: CheckContext): void {
+  if (!ctx.control) notRun(`needs the control API: ${ctx.controlWhy}`);
+}
+
+export function needToken(value: string | undefined, flag: string): string {
+  if (!value) notRun(`needs ${flag}`);
+  return value;
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export function expectStatus(a: Answer, status: number | number[], what: string): void {
+  const ok = Array.isArray(status) ? status.includes(a.status) : a.status === status;
+  if (!ok) fail(`${what}: expected ${Array.isArray(status) ? status.join(' or ') : status}, got ${brief(a)}: ${a.text.slice(0, 300)}`);
+}
+
+/** What is wrong with an answer as an RFC 9457 problem of provider-api.md, or [] when nothing is. */
+export function problemFaults(a: Answer): string[] {
+  const out: string[] = [];
+  const ct = a.headers.get('content-type') ?? '';
+  if (!ct.toLowerCase().startsWith('application/problem+json')) out.push(`Content-Type is '${ct}', not application/problem+json`);
+  const p = a.json;
+  if (!p || typeof p !== 'object' || Array.isArray(p)) return [...out, 'the body is not a JSON object'];
+  if (typeof p.code !== 'string' || p.code === '') out.push('no `code`');
+  else if (p.type !== `https://jobproof.dev/problems/${p.code}`) out.push(`type '${p.type}' does not name the code`);
+  if (typeof p.title !== 'string' || p.title === '') out.push('no `title`');
+  if (p.status !== a.status) out.push(`body status ${p.status} ≠ HTTP status ${a.status}`);
+  if (typeof p.detail !== 'string') out.push('no `detail`');
+  const rid = a.headers.get('x-request-id');
+  if (!rid) out.push('no X-Request-ID header');
+  else if (p.request_id !== rid) out.push(`request_id ${p.request_id} ≠ X-Request-ID ${rid}`);
+  return out;
+}
+
+export function expectProblem(a: Answer, status: number, code: string | string[], what: string): Record<string, any> {
+  const codes = Array.isArray(code) ? code : [code];
+  if (a.status !== status || !codes.includes(a.json?.code)) fail(`${what}: expected ${status} ${codes.join(' or ')}, got ${brief(a)}: ${a.text.slice(0, 300)}`);
+  const faults = problemFaults(a);
+  if (faults.length) fail(`${what}: not an RFC 9457 problem: ${faults.join('; ')}`);
+  return a.json;
+}
+
+export async function control(ctx: CheckContext, method: string, path: string, body?: unknown): Promise<Answer> {
+  const a = await ctx.http.call(method, `/_control${path}`, { token: ctx.opts.controlToken!, body });
+  if (a.status >= 300) fail(`control ${method} ${path}: ${brief(a)} ${a.text.slice(0, 200)}`);
+  return a;
+}
+
+/** Run `fn` under a fault plan; the plan is cleared afterwards whatever happens. */
+export async function withFaults<T>(ctx: CheckContext, rules: unknown[], fn: () => Promise<T>): Promise<T> {
+  await control(ctx, 'PUT', '/faults', { seed: 1, rules });
+  try {
+    return await fn();
+  } finally {
+    await ctx.http.try('DELETE', '/_control/faults', { token: ctx.opts.controlToken! });
+  }
+}
+
+export async function poll<T>(what: string, ctx: CheckContext, fn: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + (ctx.opts.waitMs ?? 20_000);
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) fail(`${what}: not reached within ${ctx.opts.waitMs ?? 20_000} ms`);
+    await sleep(50);
+  }
+}
+
+// ---- jobs ------------------------------------------------------------------------------------------------------
+
+export const TERMINAL = ['succeeded', 'failed', 'cancelled', 'expired'];
+
+export function jobBody(ctx: CheckContext, kind: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { kind, input: { verify: ctx.runId, ...extra } };
+}
+
+export async function createJob(ctx: CheckContext, kind: string, label: string, token?: string): Promise<{ id: string; key: string; answer: Answer }> {
+  const key = ctx.key(label);
+  const a = await ctx.http.call('POST', '/v1/jobs', { token, headers: { 'idempotency-key': key }, body: jobBody(ctx, kind, { label }) });
+  expectStatus(a, [200, 202], 'POST /v1/jobs');
+  if (typeof a.json?.job_id !== 'string') fail(`POST /v1/jobs: no job_id in ${a.text.slice(0, 200)}`);
+  return { id: a.json.job_id, key, answer: a };
+}
+
+export async function waitTerminal(ctx: CheckContext, id: string): Promise<Record<string, any>> {
+  return poll(`job ${id} final`, ctx, async () => {
+    const a = await ctx.http.call('GET', `/v1/jobs/${id}`);
+    expectStatus(a, 200, `GET /v1/jobs/${id}`);
+    return TERMINAL.includes(a.json?.state) ? a.json : undefined;
+  });
+}
+
+// ---- tasks -----------------------------------------------------------------------------------------------------
+
+/** SHA-256 hex of the canonical JSON of a proposal without its sha256 field. */
+export function proposalDigest(p: Record<string, unknown>): string {
+  const { sha256: _s, ...rest } = p;
+  return sha256Hex(canonicalJson(rest));
+}
+
+export async function putObject(ctx: CheckContext, ref: string, data: Record<string, unknown>): Promise<number> {
+  const tenant = await ctx.tenant();
+  if (!tenant) notRun('cannot learn the tenant of --token (no GET /_control/principals and no GET /_control/jobs)');
+  const a = await control(ctx, 'PUT', `/objects/${encodeURIComponent(ref)}`, { tenant, data });
+  const o = await ctx.http.call('GET', `/v1/objects/${encodeURIComponent(ref)}`);
+  expectStatus(o, 200, `GET /v1/objects/${ref}`);
+  void a;
+  return o.json.version as number;
+}
+
+export async function objectVersion(ctx: CheckContext, ref: string): Promise<number> {
+  const o = await ctx.http.call('GET', `/v1/objects/${encodeURIComponent(ref)}`);
+  expectStatus(o, 200, `GET /v1/objects/${ref}`);
+  return o.json.version as number;
+}
+
+export function taskBody(ref: string, version: number, input: Record<string, unknown> = { changes: { status: 'reviewed' } }): Record<string, unknown> {
+  return { type: 'propose_update', object_ref: ref, object_version: version, input };
+}
+
+/** A fresh object (control API) and a task on it; returns once the task awaits review. */
+export async function taskAwaitingReview(ctx: CheckContext, label: string, evidence: string[]): Promise<{ ref: string; version: number; id: string; task: Record<string, any>; key: string }> {
+  needControl(ctx);
+  const ref = `${ctx.runId}-${label}`;
+  const version = await putObject(ctx, ref, { label, amount: 100 });
+  const key = ctx.key(`task-${label}`);
+  const a = await ctx.http.call('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body: taskBody(ref, version) });
+  expectStatus(a, 202, 'POST /v1/tasks');
+  const id = a.json?.task_id;
+  if (typeof id !== 'string') fail(`POST /v1/tasks: no task_id in ${a.text.slice(0, 200)}`);
+  const task = await waitTask(ctx, id, ['awaiting_review']);
+  evidence.push(`object ${ref} v${version}; task ${id} awaiting_review, proposal ${task.result?.proposal?.proposal_version}`);
+  return { ref, version, id, task, key };
+}
+
+export async function waitTask(ctx: CheckContext, id: string, states: string[], token?: string): Promise<Record<string, any>> {
+  return poll(`task ${id} in ${states.join('/')}`, ctx, async () => {
+    const a = await ctx.http.call('GET', `/v1/tasks/${id}`, { token });
+    expectStatus(a, 200, `GET /v1/tasks/${id}`);
+    if (['failed', 'rejected', 'applied', 'apply_failed'].includes(a.json?.state) && !states.includes(a.json.state)) fail(`task ${id} ended ${a.json.state}`);
+    return states.includes(a.json?.state) ? a.json : undefined;
+  });
+}
+
+export async function review(ctx: CheckContext, id: string, token: string, decision: string, proposalVersion: number): Promise<Answer> {
+  return ctx.http.call('POST', `/v1/tasks/${id}/review`, { token, body: { decision, proposal_version: proposalVersion, comment: `verify-provider ${ctx.runId}` } });
+}
+
+export async function approve(ctx: CheckContext, id: string, proposalVersion: number): Promise<Record<string, any>> {
+  const reviewer = needToken(ctx.opts.reviewerToken, '--reviewer-token');
+  const a = await review(ctx, id, reviewer, 'approve', proposalVersion);
+  expectStatus(a, 200, 'approve as --reviewer-token');
+  if (a.json?.state !== 'approved') fail(`approve as --reviewer-token: state ${a.json?.state}, not approved`);
+  return a.json;
+}
+
+/** Run `fn` with `token` holding `roles` (control API principals), then put its principal back. */
+export async function withRoles<T>(ctx: CheckContext, token: string, roles: string[], fn: () => Promise<T>): Promise<T> {
+  const all = await ctx.http.call('GET', '/_control/principals', { token: ctx.opts.controlToken! });
+  const before = all.status === 200 ? all.json?.tokens?.[token] : undefined;
+  if (!before) notRun('needs GET/PUT /_control/principals to change roles at run time');
+  await control(ctx, 'PUT', '/principals', { tokens: { [token]: { ...before, roles } } });
+  try {
+    return await fn();
+  } finally {
+    await ctx.http.try('PUT', '/_control/principals', { token: ctx.opts.controlToken!, body: { tokens: { [token]: before } } });
+  }
+}
