@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { runCatalog, type ClientUnderTest } from '../conformance/catalog-run.js';
 import { propertyRun } from '../conformance/property-run.js';
-import { failureLines, invariantTotals, passed, type Certification } from '../conformance/report/summary.js';
+import { failureLines, invariantTotals, passed, runPassed, type Certification } from '../conformance/report/summary.js';
 import { parseReportSpec, writeReports } from '../conformance/report/write-reports.js';
 import type { ScenarioRun } from '../conformance/runner/run-scenario.js';
 import { catalog, getScenario, parseScenario, type Scenario } from '../scenarios/index.js';
@@ -53,10 +53,10 @@ function int(v: string | undefined, name: string, dflt: number): number {
 }
 
 function progressLine(r: ScenarioRun, i: number, total: number): string {
-  const ok = r.verdict.ok && !r.timedOut;
+  const ok = runPassed(r);
   const broken = r.verdict.invariants.filter((x) => x.status === 'broken').map((x) => x.id);
   const head = `[${String(i).padStart(String(total).length)}/${total}] ${r.scenario.padEnd(24)} ${ok ? 'pass' : 'FAIL'}`;
-  return `${head}  ${(r.runMs / 1000).toFixed(1)} s run, ${(r.wallMs / 1000).toFixed(1)} s wall${broken.length ? `  broken: ${broken.join(' ')}` : ''}${r.timedOut ? '  (time bound hit)' : ''}`;
+  return `${head}  ${(r.runMs / 1000).toFixed(1)} s run, ${(r.wallMs / 1000).toFixed(1)} s wall${broken.length ? `  broken: ${broken.join(' ')}` : ''}${r.timedOut ? '  (time bound hit)' : ''}${r.vacuous ? '  (nothing tested)' : ''}`;
 }
 
 export function registerCertify(program: Command, version: string): void {
@@ -129,7 +129,7 @@ export function registerCertify(program: Command, version: string): void {
       writeReports(cert, reports);
       for (const t of reports) out(`report: ${t.kind} → ${t.path}`);
       const ok = passed(cert);
-      out(`\n${ok ? 'PASSED' : 'FAILED'}: ${results.filter((r) => r.verdict.ok && !r.timedOut).length}/${results.length} scenarios${cert.property ? `, property run ${cert.property.failed ? 'failed' : 'held'}` : ''} in ${(cert.wallMs / 1000).toFixed(1)} s`);
+      out(`\n${ok ? 'PASSED' : 'FAILED'}: ${results.filter(runPassed).length}/${results.length} scenarios${cert.property ? `, property run ${cert.property.failed ? 'failed' : 'held'}` : ''} in ${(cert.wallMs / 1000).toFixed(1)} s`);
       process.exitCode = ok ? 0 : 1;
     });
 }

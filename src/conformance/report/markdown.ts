@@ -1,5 +1,5 @@
 import { INVARIANT_IDS } from '../invariants.js';
-import { cellOf, failureLines, invariantTotals, passed, type Cell, type Certification } from './summary.js';
+import { cellOf, failureLines, invariantTotals, passed, runPassed, type Cell, type Certification } from './summary.js';
 
 const MARK: Record<Cell, string> = { held: '✓', broken: '✗', not_applicable: '·' };
 
@@ -16,7 +16,7 @@ export function toMarkdown(c: Certification): string {
     `| jobproof | ${c.version} |`,
     `| started | ${c.startedAt} |`,
     `| seed | ${c.seed} |`,
-    `| scenarios | ${c.scenarios.length} (${c.scenarios.filter((r) => r.verdict.ok && !r.timedOut).length} passed) |`,
+    `| scenarios | ${c.scenarios.length} (${c.scenarios.filter(runPassed).length} passed) |`,
     c.property ? `| property runs | ${c.property.runs} (${c.property.failed ? 'FAILED' : 'passed'}) |` : `| property runs | none |`,
     `| wall time | ${(c.wallMs / 1000).toFixed(1)} s |`,
     '',
@@ -30,7 +30,7 @@ export function toMarkdown(c: Certification): string {
     '',
     `| scenario | result | ${INVARIANT_IDS.join(' | ')} |`,
     `| --- | --- | ${INVARIANT_IDS.map(() => '---').join(' | ')} |`,
-    ...c.scenarios.map((r) => `| ${r.scenario} | ${r.verdict.ok && !r.timedOut ? 'pass' : 'FAIL'} | ${INVARIANT_IDS.map((id) => MARK[cellOf(r, id)]).join(' | ')} |`),
+    ...c.scenarios.map((r) => `| ${r.scenario} | ${runPassed(r) ? 'pass' : 'FAIL'} | ${INVARIANT_IDS.map((id) => MARK[cellOf(r, id)]).join(' | ')} |`),
     '',
     '✓ held · not applicable ✗ broken',
   ];

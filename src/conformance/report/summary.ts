@@ -20,8 +20,13 @@ export function cellOf(run: ScenarioRun, id: InvariantId): Cell {
   return run.verdict.invariants.find((i) => i.id === id)?.status ?? 'not_applicable';
 }
 
+/** A scenario passes when every invariant held, the run ended in time, and it tested what it exists to test. */
+export function runPassed(r: ScenarioRun): boolean {
+  return r.verdict.ok && !r.timedOut && !r.vacuous;
+}
+
 export function passed(c: Certification): boolean {
-  return c.scenarios.every((r) => r.verdict.ok && !r.timedOut) && !(c.property?.failed ?? false);
+  return c.scenarios.every(runPassed) && !(c.property?.failed ?? false);
 }
 
 /** Per invariant across all runs: broken anywhere → broken; held somewhere → held. */
@@ -41,5 +46,6 @@ export function failureLines(run: ScenarioRun): string[] {
     for (const f of inv.failures) lines.push(`${inv.id} ${inv.name} — ${f.operation_id}: ${f.explanation}`);
   }
   if (run.timedOut) lines.push('the run hit its time bound before every operation was final');
+  if (run.vacuous) lines.push(`none of the invariants this scenario probes could be judged (did any create reach the provider? a slow-starting client may miss its create deadline)`);
   return lines;
 }

@@ -21,7 +21,9 @@ export interface RunDriver {
   show(operationId: string): Promise<OperationRecord | null>;
   startWorker(workerId: string): Promise<void>;
   killWorker(workerId: string): Promise<void>;
-  pauseWorker(workerId: string): Promise<void>;
+  /** Pause now; `resumeAt` (run clock) lets a driver resume on its own timer, so that no harness call that waits on
+   * the paused worker (a lock it holds) can delay the resume. The executor still calls resumeWorker at that time. */
+  pauseWorker(workerId: string, resumeAt?: number): Promise<void>;
   resumeWorker(workerId: string): Promise<void>;
   /** Workers started and neither killed nor exited. */
   liveWorkers(): string[];

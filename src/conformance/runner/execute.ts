@@ -108,7 +108,7 @@ export async function executeScenario(s: Scenario, d: RunDriver, opts: ExecuteOp
         break;
       case 'pause_worker': {
         const at = d.now();
-        await d.pauseWorker(a.worker);
+        await d.pauseWorker(a.worker, at + a.resume_after_ms);
         event('pause', a.worker, at);
         event('lease_expired', a.worker, at + s.lease_ms);
         resumes.push({ worker: a.worker, at: at + a.resume_after_ms });
@@ -156,7 +156,7 @@ export async function executeScenario(s: Scenario, d: RunDriver, opts: ExecuteOp
     for (const r of resumes.filter((r) => r.at <= d.now())) {
       resumes.splice(resumes.indexOf(r), 1);
       await d.resumeWorker(r.worker);
-      event('resume', r.worker);
+      event('resume', r.worker, r.at);
     }
     for (const p of [...pending]) {
       if (p.triggeredAt === undefined) {

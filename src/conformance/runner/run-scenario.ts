@@ -11,6 +11,8 @@ export interface ScenarioRun {
   verdict: Verdict;
   evidence: RunEvidence;
   timedOut: boolean;
+  /** Every invariant the scenario exists to probe was not applicable: the run tested nothing (e.g. no job created). */
+  vacuous: boolean;
   /** Run-clock time (virtual for in-process runs). */
   runMs: number;
   /** Wall time this run took. */
@@ -24,7 +26,8 @@ async function runWith(s: Scenario, driver: RunDriver, opts: ExecuteOptions): Pr
     const result = await executeScenario(s, driver, opts);
     const evidence = RunEvidenceSchema.parse(result.evidence);
     const verdict = check(evidence);
-    return { scenario: s.name, verdict, evidence, timedOut: result.timedOut, runMs: result.durationMs, wallMs: Date.now() - wall, diagnostics: driver.diagnostics() };
+    const vacuous = s.invariants.every((id) => verdict.invariants.find((i) => i.id === id)?.status !== 'held' && verdict.invariants.find((i) => i.id === id)?.status !== 'broken');
+    return { scenario: s.name, verdict, evidence, timedOut: result.timedOut, vacuous, runMs: result.durationMs, wallMs: Date.now() - wall, diagnostics: driver.diagnostics() };
   } finally {
     await driver.close();
   }

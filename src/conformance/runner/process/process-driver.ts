@@ -139,11 +139,13 @@ export class ProcessDriver implements RunDriver {
     w.child.kill('SIGKILL');
   }
 
-  async pauseWorker(workerId: string): Promise<void> {
+  async pauseWorker(workerId: string, resumeAt?: number): Promise<void> {
     const w = this.workers.get(workerId);
     if (!w || w.exited) return;
     w.paused = true;
     w.child.kill('SIGSTOP');
+    // The resume must not wait for the harness loop: a `cancel` call may be blocked on a lock the paused worker holds.
+    if (resumeAt !== undefined) setTimeout(() => void this.resumeWorker(workerId), Math.max(0, resumeAt - Date.now())).unref();
   }
 
   async resumeWorker(workerId: string): Promise<void> {
