@@ -8,7 +8,7 @@ import { propertyRun } from '../conformance/property-run.js';
 import { failureLines, invariantTotals, passed, runPassed, type Certification } from '../conformance/report/summary.js';
 import { parseReportSpec, writeReports } from '../conformance/report/write-reports.js';
 import type { ScenarioRun } from '../conformance/runner/run-scenario.js';
-import { catalog, getScenario, parseScenario, type Scenario } from '../scenarios/index.js';
+import { catalog, getScenario, parseScenario, scaleScenarioTime, type Scenario } from '../scenarios/index.js';
 import { CliError, readJsonFile } from './read-json-file.js';
 
 interface CertifyFlags {
@@ -23,6 +23,7 @@ interface CertifyFlags {
   report?: string;
   parallel?: string;
   minimalOut?: string;
+  timeScale?: string;
 }
 
 const referenceCommand = () => `'${process.execPath}' '${fileURLToPath(new URL('./main.js', import.meta.url))}' client`;
@@ -73,6 +74,7 @@ export function registerCertify(program: Command, version: string): void {
     .option('--webhooks', 'the client listens for webhooks (JOBPROOF_WEBHOOK_PORT)')
     .option('--report <spec>', 'write reports: junit=PATH,json=PATH,md=PATH')
     .option('--parallel <n>', 'scenarios run at once (default: CPU cores)')
+    .option('--time-scale <f>', 'stretch every scenario time by this factor (slow-starting clients, loaded CI)', '1')
     .option('--minimal-out <file>', 'where to write the minimal failing schedule', 'jobproof-minimal-failure.json')
     .addHelpText('after', '\nExamples:\n  npx jobproof certify\n  npx jobproof certify --client "python3 examples/python-client/client.py" --report junit=reports/jobproof.xml,md=reports/certificate.md\n  npx jobproof certify --in-process --runs 1000 --seed 42\n')
     .action(async (flags: CertifyFlags) => {
@@ -89,7 +91,9 @@ export function registerCertify(program: Command, version: string): void {
         label = flags.client ?? 'jobproof reference client';
       }
       // The in-process reference client always listens for webhooks.
-      const scenarios = pickScenarios({ ...flags, webhooks: flags.webhooks || flags.inProcess });
+      const factor = Number(flags.timeScale ?? '1');
+      if (!(factor >= 0.1 && factor <= 20)) throw new CliError(`--time-scale must be between 0.1 and 20, got '${flags.timeScale}'`);
+      const scenarios = pickScenarios({ ...flags, webhooks: flags.webhooks || flags.inProcess }).map((s) => scaleScenarioTime(s, factor));
       const runs = int(flags.runs, '--runs', client.kind === 'in-process' ? 200 : 0);
       const seed = int(flags.seed, '--seed', Date.now() % 2 ** 31);
       const parallel = Math.max(1, int(flags.parallel, '--parallel', client.kind === 'process' ? availableParallelism() : 1));
