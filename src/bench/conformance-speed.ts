@@ -1,0 +1,90 @@
+import { spawn } from 'node:child_process';
+import { propertyRun } from '../conformance/property-run.js';
+import { createReferenceClient } from '../reference-client/index.js';
+import { catalog } from '../scenarios/index.js';
+import { CLI, loadAverage, log, median, ROOT } from './common.js';
+
+export interface ConformanceConfig {
+  /** Schedules per property run. */
+  runs: number;
+  /** One property run per seed; the figure is the median over seeds. */
+  seeds: number[];
+  catalogRuns: number;
+  /** `all`, or scenario names joined by commas (a quick pass uses a few). */
+  scenarios: string;
+}
+
+export interface PropertySample {
+  seed: number;
+  /** Schedules executed, counting any shrink steps. */
+  schedules: number;
+  wallMs: number;
+  perSecond: number;
+  failed: boolean;
+}
+
+export interface CatalogSample {
+  wallMs: number;
+  exitCode: number | null;
+  summary: string;
+}
+
+export interface ConformanceSection {
+  config: ConformanceConfig;
+  scenarios: number;
+  property: PropertySample[];
+  schedulesPerSecond: number;
+  catalog: CatalogSample[];
+  catalogWallS: number;
+  loadavg: { before: number[]; after: number[] };
+}
+
+/** The property run against the reference client, in-process on the virtual clock. */
+async function propertySpeed(runs: number, seed: number): Promise<PropertySample> {
+  let n = 0;
+  const t0 = performance.now();
+  const r = await propertyRun({ kind: 'in-process', factory: createReferenceClient }, { runs, seed, onRun: () => n++ });
+  const wallMs = performance.now() - t0;
+  return { seed, schedules: n, wallMs: Math.round(wallMs), perSecond: Math.round((n / (wallMs / 1000)) * 10) / 10, failed: r.failed };
+}
+
+/** `jobproof certify --webhooks` through the process runner (parallel = cores), timed from spawn to exit. */
+function catalogThroughProcessRunner(scenarios: string): Promise<CatalogSample> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, [CLI, 'certify', '--webhooks', '--scenarios', scenarios], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      const summary = out.trim().split('\n').filter((l) => /^(PASSED|FAILED)/.test(l)).at(-1) ?? out.trim().split('\n').at(-1) ?? '';
+      resolve({ wallMs: Math.round(performance.now() - t0), exitCode: code, summary });
+    });
+  });
+}
+
+export async function conformanceSpeed(cfg: ConformanceConfig): Promise<ConformanceSection> {
+  const before = loadAverage();
+  const property: PropertySample[] = [];
+  for (const seed of cfg.seeds) {
+    const s = await propertySpeed(cfg.runs, seed);
+    property.push(s);
+    log(`conformance: property run seed ${seed}: ${s.schedules} schedules in ${(s.wallMs / 1000).toFixed(1)} s = ${s.perSecond}/s${s.failed ? ' (an invariant broke: shrinking included)' : ''}`);
+  }
+  const catalogSamples: CatalogSample[] = [];
+  for (let i = 0; i < cfg.catalogRuns; i++) {
+    const c = await catalogThroughProcessRunner(cfg.scenarios);
+    catalogSamples.push(c);
+    log(`conformance: catalog via process runner ${i + 1}/${cfg.catalogRuns}: ${(c.wallMs / 1000).toFixed(1)} s wall, exit ${c.exitCode}: ${c.summary}`);
+  }
+  return {
+    config: cfg,
+    scenarios: cfg.scenarios === 'all' ? catalog.length : cfg.scenarios.split(',').length,
+    property,
+    schedulesPerSecond: median(property.map((p) => p.perSecond)),
+    catalog: catalogSamples,
+    catalogWallS: Math.round(median(catalogSamples.map((c) => c.wallMs))) / 1000,
+    loadavg: { before, after: loadAverage() },
+  };
+}
