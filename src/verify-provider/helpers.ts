@@ -113,11 +113,8 @@ export function proposalDigest(p: Record<string, unknown>): string {
 export async function putObject(ctx: CheckContext, ref: string, data: Record<string, unknown>): Promise<number> {
   const tenant = await ctx.tenant();
   if (!tenant) notRun('cannot learn the tenant of --token (no GET /_control/principals and no GET /_control/jobs)');
-  const a = await control(ctx, 'PUT', `/objects/${encodeURIComponent(ref)}`, { tenant, data });
-  const o = await ctx.http.call('GET', `/v1/objects/${encodeURIComponent(ref)}`);
-  expectStatus(o, 200, `GET /v1/objects/${ref}`);
-  void a;
-  return o.json.version as number;
+  await control(ctx, 'PUT', `/objects/${encodeURIComponent(ref)}`, { tenant, data });
+  return objectVersion(ctx, ref);
 }
 
 export async function objectVersion(ctx: CheckContext, ref: string): Promise<number> {
