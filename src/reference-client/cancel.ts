@@ -1,4 +1,5 @@
 import { nextDelay, POLL_POLICY, RETRY_POLICY, RETRY_AFTER_MARGIN_MS } from './backoff.js';
+import { giveUpAt, retryAt } from './deadlines.js';
 import { describe, isBackOff, jobOf, problemJob, remoteFacts, terminalMove } from './job-answer.js';
 import { problemCode } from './http.js';
 import type { OpStep } from './op-step.js';
@@ -54,7 +55,7 @@ export async function cancelStep(s: OpStep): Promise<void> {
   const notBefore = isBackOff(o) ? now + o.retryAfterMs! + RETRY_AFTER_MARGIN_MS : r.not_before;
   const delay = nextDelay(RETRY_POLICY, r.attempt, r.operation_id, o.kind === 'answer' ? o.retryAfterMs : null);
   s.commit({
-    patch: { cancel_attempt: refused ? 'refused' : 'ambiguous', attempt: r.attempt + 1, not_before: notBefore, next_poll_at: Math.max(Math.min(now + delay, intent.deadline_at), notBefore) },
+    patch: { cancel_attempt: refused ? 'refused' : 'ambiguous', attempt: r.attempt + 1, not_before: notBefore, next_poll_at: retryAt(now, delay, intent.deadline_at, notBefore) },
     audit: [{ at: now, actor: s.env.workerId, kind: 'call', operation_id: r.operation_id, detail: { note: `cancel attempt not confirmed: ${describe(o)}` } }],
   });
 }
@@ -71,12 +72,12 @@ async function previousCancelLanded(s: OpStep, rules: PollRules): Promise<boolea
     // Could not tell. Try again later rather than risk a second cancel.
     const now = s.now();
     const notBefore = isBackOff(o) ? now + o.retryAfterMs! + RETRY_AFTER_MARGIN_MS : r.not_before;
-    if (now >= rules.deadlineAt) {
+    if (now >= giveUpAt(rules.deadlineAt)) {
       s.commit({ moves: [{ ...rules.onDeadline, call: o, detail: `could not confirm the cancel: ${describe(o)}` }] });
       return true;
     }
     const delay = nextDelay(RETRY_POLICY, r.attempt, r.operation_id, o.kind === 'answer' ? o.retryAfterMs : null);
-    s.commit({ patch: { attempt: r.attempt + 1, not_before: notBefore, next_poll_at: Math.max(Math.min(now + delay, rules.deadlineAt), notBefore) } });
+    s.commit({ patch: { attempt: r.attempt + 1, not_before: notBefore, next_poll_at: retryAt(now, delay, rules.deadlineAt, notBefore) } });
     return true;
   }
   const t = terminalMove(job, 'status_answer', o, `job ${job.state} after cancel was asked`);

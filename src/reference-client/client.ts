@@ -12,16 +12,13 @@ import {
 } from '../lib/client-protocol.js';
 import { isoTime } from '../lib/clock.js';
 import { requestFingerprint } from './create.js';
+import { MAX_REQUEST_MS } from './deadlines.js';
 import type { OperationStore } from './store/operation-store.js';
 import { SqliteOperationStore } from './store/sqlite-store.js';
 import type { OperationRow } from './types.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 import { Worker } from './worker.js';
 
-/** A hung answer is given up on well inside the lease, so a request never outlives the lease it was sent under. */
-export function requestTimeoutFor(leaseMs: number): number {
-  return Math.max(50, Math.min(10_000, Math.floor(leaseMs / 2)));
-}
 
 export class ReferenceClient implements InProcessClient {
   readonly store: OperationStore;
@@ -49,7 +46,7 @@ export class ReferenceClient implements InProcessClient {
       trace_id: `tr_${randomBytes(12).toString('hex')}`,
       submitted_at: now, create_deadline_at: now + op.create_deadline_ms, result_deadline_at: now + op.result_deadline_ms,
       cancel: null, remote_job_id: null, webhook_url: null, conflicting_job_id: null, next_poll_at: now, not_before: 0,
-      attempt: 0, poll_count: 0, create_attempts: 0, last_create_at: null, cancel_sends: 0, cancel_attempt: null,
+      attempt: 0, poll_count: 0, read_failures: 0, create_attempts: 0, last_create_at: null, cancel_sends: 0, cancel_attempt: null,
       collect_attempts: 0, expected_result: null, result_sha256: null, result_location: null, items_total: null,
       items_failed: null, remote_progress: null, reason: null, lease_owner: null, lease_expires_at: null, fencing_token: 0,
     };
@@ -87,7 +84,7 @@ export class ReferenceClient implements InProcessClient {
     const o = this.opts;
     this.worker = new Worker({
       store: this.store, clock: o.clock, workerId: o.workerId, leaseMs: o.leaseMs, webhookUrl: o.webhook?.url ?? null,
-      http: { fetch: o.fetch, clock: o.clock, providerUrl: o.providerUrl, token: o.token, workerId: o.workerId, timeoutMs: requestTimeoutFor(o.leaseMs) },
+      http: { fetch: o.fetch, clock: o.clock, providerUrl: o.providerUrl, token: o.token, workerId: o.workerId, timeoutMs: MAX_REQUEST_MS },
     });
     try {
       await this.worker.run(signal);

@@ -1,5 +1,6 @@
 import { fingerprint } from '../lib/canonical-json.js';
 import { CreateAcceptedSchema } from '../fake-provider/model/job.js';
+import { requestTimeout } from './deadlines.js';
 import { nextDelay, POLL_POLICY, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
 import { isAmbiguous, problemCode, type CallOutcome } from './http.js';
 import { describe, jobOf, remoteFacts } from './job-answer.js';
@@ -20,15 +21,24 @@ export function requestFingerprint(kind: string, input: Record<string, unknown>,
   return fingerprint(createBody({ kind, input, operation_id: operationId }, null));
 }
 
+/**
+ * Creating stops at the create deadline, or at the result deadline when that comes first: a job created after its
+ * result deadline could only ever be abandoned.
+ */
+export function createBy(r: Pick<OperationRow, 'create_deadline_at' | 'result_deadline_at'>): number {
+  return Math.min(r.create_deadline_at, r.result_deadline_at);
+}
+
 export async function createStep(s: OpStep): Promise<void> {
   const r = s.rec;
   if (r.cancel && r.create_attempts === 0) {
     s.commit({ moves: [{ to: 'cancelled', evidence: 'cancel_intent', cause: `cancelled by ${r.cancel.actor} before any create was sent` }], patch: { reason: r.cancel.reason } });
     return;
   }
-  if (r.cancel || (s.now() >= r.create_deadline_at && r.create_attempts > 0)) return reconcileStep(s);
-  if (s.now() >= r.create_deadline_at) {
-    s.commit({ moves: [{ to: 'failed', evidence: 'create_deadline', cause: 'create deadline passed before any create was sent' }], patch: { reason: 'create deadline passed' } });
+  if (r.cancel || (s.now() >= createBy(r) && r.create_attempts > 0)) return reconcileStep(s);
+  if (s.now() >= createBy(r)) {
+    const which = r.create_deadline_at <= r.result_deadline_at ? 'create' : 'result';
+    s.commit({ moves: [{ to: 'failed', evidence: 'create_deadline', cause: `${which} deadline passed before any create was sent` }], patch: { reason: `${which} deadline passed before any create was sent` } });
     return;
   }
   await sendCreate(s, null, []);
@@ -40,7 +50,7 @@ export async function sendCreate(s: OpStep, knownJobId: string | null, preMoves:
   const webhookUrl = r.webhook_url ?? s.env.webhookUrl;
   s.commit({
     moves: preMoves,
-    patch: { create_attempts: r.create_attempts + 1, last_create_at: s.now(), webhook_url: webhookUrl, next_poll_at: s.now() + s.env.http.timeoutMs + s.env.leaseMs },
+    patch: { create_attempts: r.create_attempts + 1, last_create_at: s.now(), webhook_url: webhookUrl, next_poll_at: s.now() + requestTimeout(r, 'create', s.now()) + s.env.leaseMs },
     requireNoCancel: true,
     audit: [{ at: s.now(), actor: s.env.workerId, kind: 'intent', operation_id: r.operation_id, detail: { action: 'create', attempt: r.create_attempts + 1, idempotency_key: r.idempotency_key } }],
   });

@@ -14,6 +14,8 @@ export interface CallSpec {
   body?: unknown;
   idempotencyKey?: string;
   traceId: string;
+  /** Overrides the default timeout for this request. */
+  timeoutMs?: number;
 }
 
 export interface Answer {
@@ -48,7 +50,7 @@ export async function call(opts: HttpOptions, spec: CallSpec, signal?: AbortSign
   const timer = opts.clock.setTimeout(() => {
     timedOut = true;
     controller.abort(new Error('request timed out'));
-  }, opts.timeoutMs);
+  }, spec.timeoutMs ?? opts.timeoutMs);
   const onOuterAbort = () => controller.abort(new Error('worker stopping'));
   signal?.addEventListener('abort', onOuterAbort, { once: true });
   // The transport may ignore the signal (an in-process fake that holds the answer); the race makes sure we don't.

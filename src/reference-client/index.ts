@@ -3,7 +3,7 @@ import { verifyChain, type AuditVerdict } from './audit.js';
 import { ReferenceClient } from './client.js';
 import { SqliteOperationStore } from './store/sqlite-store.js';
 
-export { ReferenceClient, toRecord, requestTimeoutFor } from './client.js';
+export { ReferenceClient, toRecord } from './client.js';
 export { SqliteOperationStore } from './store/sqlite-store.js';
 export type { OperationStore, Lease } from './store/operation-store.js';
 export { TRANSITIONS, EVIDENCE_CLASS, EVIDENCE_KINDS, canTransition, transition } from './state-machine.js';

@@ -2,6 +2,7 @@ import type { OperationState } from '../lib/client-protocol.js';
 import type { Clock } from '../lib/clock.js';
 import { isoTime } from '../lib/clock.js';
 import type { JobState } from '../fake-provider/model/job.js';
+import { requestTimeout } from './deadlines.js';
 import { call, summarize, type CallOutcome, type CallSpec, type HttpOptions } from './http.js';
 import { transition, type EvidenceKind } from './state-machine.js';
 import { CancelRecordedError, LeaseLostError, type Lease, type OperationStore } from './store/operation-store.js';
@@ -50,7 +51,8 @@ export class OpStep {
     if (this.env.signal.aborted) throw new LeaseLostError(this.rec.operation_id);
     if (!this.env.store.renew(this.lease, this.now(), this.env.leaseMs)) throw new LeaseLostError(this.rec.operation_id);
     const sentAt = this.now();
-    const outcome = await call(this.env.http, { ...spec, traceId: this.rec.trace_id }, this.env.signal);
+    const timeoutMs = requestTimeout(this.rec, spec.route, sentAt);
+    const outcome = await call(this.env.http, { ...spec, traceId: this.rec.trace_id, timeoutMs }, this.env.signal);
     this.calls.push({
       at: this.now(),
       actor: this.env.workerId,

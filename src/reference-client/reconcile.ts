@@ -4,7 +4,8 @@ import { nextDelay, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
 import type { CallOutcome } from './http.js';
 import { jobOf, remoteFacts } from './job-answer.js';
 import type { Move, OpStep } from './op-step.js';
-import { sendCreate } from './create.js';
+import { createBy, sendCreate } from './create.js';
+import { giveUpAt, governingDeadline, MIN_REQUEST_MS, retryAt } from './deadlines.js';
 
 /**
  * After an ambiguous create the client does not guess: it asks the provider what our key (and, failing that, our
@@ -19,7 +20,7 @@ export type Lookup =
 
 const ListSchema = z.object({ data: z.array(z.unknown()) });
 
-async function list(s: OpStep, query: string): Promise<{ jobs: Job[] | null; call: CallOutcome }> {
+export async function listJobs(s: OpStep, query: string): Promise<{ jobs: Job[] | null; call: CallOutcome }> {
   const o = await s.send({ route: 'list', method: 'GET', path: `/v1/jobs?${query}` });
   if (o.kind !== 'answer' || o.status !== 200) return { jobs: null, call: o };
   const parsed = ListSchema.safeParse(o.json);
@@ -35,11 +36,11 @@ function judge(jobs: Job[], call: CallOutcome): Lookup | null {
 }
 
 export async function lookupJob(s: OpStep): Promise<Lookup> {
-  const byKey = await list(s, `idempotency_key=${encodeURIComponent(s.rec.idempotency_key)}`);
+  const byKey = await listJobs(s, `idempotency_key=${encodeURIComponent(s.rec.idempotency_key)}`);
   if (!byKey.jobs) return { kind: 'unclear', call: byKey.call };
   const k = judge(byKey.jobs, byKey.call);
   if (k) return k;
-  const byRef = await list(s, `client_ref=${encodeURIComponent(s.rec.operation_id)}`);
+  const byRef = await listJobs(s, `client_ref=${encodeURIComponent(s.rec.operation_id)}`);
   if (!byRef.jobs) return { kind: 'unclear', call: byRef.call };
   return judge(byRef.jobs, byRef.call) ?? { kind: 'none', call: byRef.call };
 }
@@ -48,10 +49,12 @@ export async function reconcileStep(s: OpStep): Promise<void> {
   const r = s.rec;
   const l = await lookupJob(s);
   const now = s.now();
+  const deadline = governingDeadline(r)!;
   if (l.kind === 'unclear') {
+    if (now >= giveUpAt(deadline)) return r.cancel ? giveUpCancel(s, l.call) : giveUpResult(s, l.call);
     const o = l.call;
     const notBefore = o.kind === 'answer' && o.retryAfterMs !== null ? now + o.retryAfterMs + RETRY_AFTER_MARGIN_MS : r.not_before;
-    s.commit({ patch: { attempt: r.attempt + 1, not_before: notBefore, next_poll_at: Math.max(now + nextDelay(RETRY_POLICY, r.attempt, r.operation_id, null), notBefore) } });
+    s.commit({ patch: { attempt: r.attempt + 1, not_before: notBefore, next_poll_at: retryAt(now, nextDelay(RETRY_POLICY, r.attempt, r.operation_id, null), deadline, notBefore) } });
     return;
   }
   if (l.kind === 'conflict') {
@@ -74,7 +77,7 @@ export async function reconcileStep(s: OpStep): Promise<void> {
       s.commit({ moves, patch: facts });
       return;
     }
-    if (r.state === 'create_pending' || now >= r.create_deadline_at) {
+    if (r.state === 'create_pending' || now >= createBy(r)) {
       moves.push({ to: 'accepted', evidence: 'lookup_answer', cause: `${what}; adopting it without another create`, call: l.call, jobId: found.job_id, jobState: found.state });
       s.commit({ moves, patch: facts });
       return;
@@ -82,21 +85,49 @@ export async function reconcileStep(s: OpStep): Promise<void> {
     await sendCreate(s, found.job_id, moves);
     return;
   }
-  // A create of ours may still be on its way (held or delayed): "no job" is only conclusive once it has ended.
-  const settledAt = (r.last_create_at ?? 0) + s.env.http.timeoutMs + 1000;
-  if ((r.cancel || now >= r.create_deadline_at) && now < settledAt) {
-    s.commit({ moves, patch: { next_poll_at: settledAt } });
+  // No job (yet). While we may still create, replay the same key. Otherwise "no job" becomes conclusive only at the
+  // governing deadline: a create of ours may still be held or delayed at the provider and execute late, and ending
+  // `cancelled`/`failed` before that could leave a job running that we swore does not exist.
+  if (!r.cancel && now < createBy(r)) {
+    await sendCreate(s, null, moves);
+    return;
+  }
+  const conclusiveAt = Math.max((r.last_create_at ?? 0) + 2 * MIN_REQUEST_MS, deadline);
+  if (now < conclusiveAt) {
+    const next = Math.min(now + nextDelay(RETRY_POLICY, r.attempt, r.operation_id, null), conclusiveAt);
+    s.commit({ moves, patch: { attempt: r.attempt + 1, next_poll_at: Math.max(next, r.not_before) } });
     return;
   }
   if (r.cancel) {
-    moves.push({ to: 'cancelled', evidence: 'lookup_answer', cause: `cancel asked by ${r.cancel.actor}; provider shows no job, none will be created`, call: l.call });
+    moves.push({ to: 'cancelled', evidence: 'lookup_answer', cause: `cancel asked by ${r.cancel.actor}; by the cancel deadline the provider shows no job, and none will be created`, call: l.call });
     s.commit({ moves, patch: { reason: r.cancel.reason } });
     return;
   }
-  if (now >= r.create_deadline_at) {
-    moves.push({ to: 'failed', evidence: 'lookup_answer', cause: 'create deadline passed and the provider shows no job', call: l.call });
-    s.commit({ moves, patch: { reason: 'create deadline passed without a job' } });
-    return;
-  }
-  await sendCreate(s, null, moves);
+  moves.push({ to: 'failed', evidence: 'lookup_answer', cause: 'create gave up at its deadline and by the result deadline the provider shows no job', call: l.call });
+  s.commit({ moves, patch: { reason: 'no job by the result deadline' } });
+}
+
+/**
+ * The cancel deadline passed while we still could not learn whether a job exists (lookups refused or a create
+ * possibly still in flight): say so — cancellation_unconfirmed — rather than wait on past the deadline.
+ */
+export function giveUpCancel(s: OpStep, call?: CallOutcome): void {
+  const r = s.rec;
+  const moves: Move[] = [];
+  // A create attempt whose answer we never processed (crash, or still executing) is an unknown outcome.
+  if (r.state === 'create_pending') moves.push({ to: 'create_unknown', evidence: 'create_ambiguous', cause: 'an earlier create attempt was never answered', call });
+  moves.push({ to: 'cancel_requested', evidence: 'cancel_intent', cause: `cancel asked by ${r.cancel!.actor}; whether a job exists is still unknown` });
+  moves.push({ to: 'cancellation_unconfirmed', evidence: 'cancel_deadline', cause: 'cancel deadline passed before the provider showed whether a job exists', call });
+  s.commit({ moves, patch: { reason: 'cancel deadline passed with the job unknown' } });
+}
+
+/** The result deadline passed with the job still unknown (lookups refused): time out honestly, stop polling. */
+export function giveUpResult(s: OpStep, call?: CallOutcome): void {
+  s.commit({
+    moves: [
+      { to: 'observing', evidence: 'result_deadline', cause: 'result deadline reached while the provider would not say whether a job exists', call },
+      { to: 'result_timed_out', evidence: 'result_deadline', cause: 'result deadline passed before the job was known, let alone final' },
+    ],
+    patch: { reason: 'result deadline passed with the job unknown' },
+  });
 }

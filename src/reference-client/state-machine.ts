@@ -54,20 +54,26 @@ export const TRANSITIONS: Table = {
     failed: ['create_refused', 'lookup_answer', 'create_deadline'],
     create_unknown: ['create_ambiguous'],
     cancelled: ['cancel_intent', 'lookup_answer'],
+    // The result deadline came while the provider would not say whether our create made a job: stop, and say so
+    // through observing → result_timed_out (the protocol's only way to a timed-out end).
+    observing: ['result_deadline'],
   },
   create_unknown: {
     reconciliation: ['lookup_answer'],
     accepted: ['create_accepted'],
     result_collecting: ['create_sync_result'],
     failed: ['create_refused', 'lookup_answer'],
-    cancel_requested: ['lookup_answer'],
+    // cancel_intent alone: the cancel deadline came while the provider would not say whether a job exists.
+    cancel_requested: ['lookup_answer', 'cancel_intent'],
+    observing: ['result_deadline'],
     needs_attention: ['replay_conflict', 'contract_violation'],
   },
   reconciliation: {
     ...CREATE_ANSWERS,
     create_unknown: ['create_ambiguous'],
-    cancel_requested: ['lookup_answer'],
+    cancel_requested: ['lookup_answer', 'cancel_intent'],
     cancelled: ['lookup_answer'],
+    observing: ['result_deadline'],
   },
   accepted: {
     observing: ['status_answer'],

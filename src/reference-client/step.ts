@@ -1,19 +1,23 @@
 import { isFinalState } from '../lib/client-protocol.js';
 import { cancelStep } from './cancel.js';
+import { giveUpAt, governingDeadline } from './deadlines.js';
 import { collectStep } from './collect.js';
 import { createStep } from './create.js';
 import { observeStep } from './observe.js';
 import type { OpStep } from './op-step.js';
-import { reconcileStep } from './reconcile.js';
+import { giveUpCancel, giveUpResult, reconcileStep } from './reconcile.js';
 
 /** One turn on one operation: route by local state. Nothing is sent while a Retry-After hold is in force. */
 export async function runStep(s: OpStep): Promise<void> {
   const r = s.rec;
   if (isFinalState(r.state)) return;
-  if (s.now() < r.not_before) {
-    s.commit({ patch: { next_poll_at: r.not_before } });
+  const deadline = governingDeadline(r);
+  // Nothing is sent during a Retry-After hold; but a deadline's give-up time still wakes us (to end without sending).
+  if (s.now() < r.not_before && (deadline === null || s.now() < giveUpAt(deadline))) {
+    s.commit({ patch: { next_poll_at: deadline === null ? r.not_before : Math.min(r.not_before, giveUpAt(deadline)) } });
     return;
   }
+  if (s.now() < r.not_before) return endWithoutRequest(s);
   switch (r.state) {
     case 'create_pending':
       return createStep(s);
@@ -28,5 +32,21 @@ export async function runStep(s: OpStep): Promise<void> {
       return cancelStep(s);
     case 'result_collecting':
       return collectStep(s);
+  }
+}
+
+/** Past a deadline's grace while the provider still holds us off: end as the deadline says, sending nothing. */
+function endWithoutRequest(s: OpStep): void {
+  const r = s.rec;
+  const detail = 'deadline passed during a Retry-After hold';
+  switch (r.state) {
+    case 'accepted':
+    case 'observing':
+      return s.commit({ moves: [{ to: 'result_timed_out', evidence: 'result_deadline', cause: 'result deadline passed before the job was final', detail }] });
+    case 'cancel_requested':
+    case 'cancelling':
+      return s.commit({ moves: [{ to: 'cancellation_unconfirmed', evidence: 'cancel_deadline', cause: 'cancel deadline passed without the provider confirming', detail }] });
+    default:
+      return r.cancel ? giveUpCancel(s) : giveUpResult(s);
   }
 }

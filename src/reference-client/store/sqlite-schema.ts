@@ -26,6 +26,7 @@ CREATE TABLE IF NOT EXISTS operations (
   not_before INTEGER NOT NULL,
   attempt INTEGER NOT NULL,
   poll_count INTEGER NOT NULL,
+  read_failures INTEGER NOT NULL DEFAULT 0,
   create_attempts INTEGER NOT NULL,
   last_create_at INTEGER,
   cancel_sends INTEGER NOT NULL,
@@ -86,7 +87,7 @@ export const JSON_COLUMNS = new Set<keyof OperationRow>(['input', 'cancel', 'exp
 export const COLUMNS: (keyof OperationRow)[] = [
   'operation_id', 'state', 'remote_state', 'kind', 'input', 'request_fingerprint', 'idempotency_key', 'trace_id',
   'submitted_at', 'create_deadline_at', 'result_deadline_at', 'cancel', 'remote_job_id', 'webhook_url', 'conflicting_job_id',
-  'next_poll_at', 'not_before', 'attempt', 'poll_count', 'create_attempts', 'last_create_at', 'cancel_sends',
+  'next_poll_at', 'not_before', 'attempt', 'poll_count', 'read_failures', 'create_attempts', 'last_create_at', 'cancel_sends',
   'cancel_attempt', 'collect_attempts', 'expected_result', 'result_sha256', 'result_location', 'items_total',
   'items_failed', 'remote_progress', 'reason', 'lease_owner', 'lease_expires_at', 'fencing_token',
 ];

@@ -1,0 +1,58 @@
+import type { Route } from './http.js';
+import type { OperationRow } from './types.js';
+
+/**
+ * At a deadline the client does not give up blind: for a short grace it keeps trying to *read* what happened (never
+ * to create or cancel), so a job that ended just in time — or while the provider was briefly unreachable — is
+ * reported as what it was. After the grace it stops and says the deadline passed.
+ */
+export const DEADLINE_GRACE_MS = 500;
+/** Retry interval for those last reads. */
+export const DEADLINE_RETRY_MS = 100;
+
+/** The deadline that governs the operation in its current state, or null when none does (collecting results). */
+export function governingDeadline(r: OperationRow): number | null {
+  switch (r.state) {
+    case 'accepted':
+    case 'observing':
+      return r.result_deadline_at;
+    case 'cancel_requested':
+    case 'cancelling':
+      return r.cancel?.deadline_at ?? null;
+    case 'create_pending':
+    case 'create_unknown':
+    case 'reconciliation':
+      // A cancel asked meanwhile governs (its deadline ends the wait); else the result deadline does.
+      return r.cancel ? r.cancel.deadline_at : r.result_deadline_at;
+    default:
+      return null;
+  }
+}
+
+export function giveUpAt(deadline: number): number {
+  return deadline + DEADLINE_GRACE_MS;
+}
+
+/** When to try again after a read that taught us nothing, given the deadline and any Retry-After hold. */
+export function retryAt(now: number, backoffMs: number, deadline: number, notBefore: number): number {
+  const wanted = now >= deadline ? now + DEADLINE_RETRY_MS : Math.min(now + backoffMs, deadline);
+  // Never before the hold, but never past the give-up time either: at that time the step ends without a request.
+  return Math.min(Math.max(wanted, notBefore), Math.max(giveUpAt(deadline), now + 1));
+}
+
+/** A request is given up on after at most this long (a hung answer), and never sooner than the minimum. */
+export const MAX_REQUEST_MS = 10_000;
+export const MIN_REQUEST_MS = 250;
+
+/**
+ * How long to wait for one answer. Not tied to the lease: the heartbeat keeps renewing it while we are alive, and a
+ * stalled worker's one request under way is allowed. Bounded instead by what the answer is still good for — a
+ * create by the create deadline, a read by the governing deadline's give-up time — so a held answer cannot make us
+ * miss a deadline, while a merely slow one is still waited for.
+ */
+export function requestTimeout(r: OperationRow, route: Route, now: number): number {
+  const createBy = Math.min(r.create_deadline_at, r.result_deadline_at);
+  const d = route === 'create' ? createBy : governingDeadline(r);
+  const bound = d === null ? Infinity : route === 'create' ? d : giveUpAt(d);
+  return Math.min(MAX_REQUEST_MS, Math.max(MIN_REQUEST_MS, bound - now));
+}
