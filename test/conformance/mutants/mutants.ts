@@ -1,0 +1,267 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Clock, TimerHandle } from '../../../src/lib/clock.js';
+import type { InProcessClientFactory, InProcessClientOptions } from '../../../src/lib/client-protocol.js';
+import type { InvariantId } from '../../../src/conformance/invariants.js';
+import { ReferenceClient, SqliteOperationStore, type OperationStore } from '../../../src/reference-client/index.js';
+
+/**
+ * Deliberately broken clients: the reference client with one classic mistake each, injected at a seam (its fetch,
+ * its clock or its store) so the mistake is exactly the one named and the rest of the client stays correct.
+ * The judge must name `caughtBy` on `scenario`, and nothing must be flagged on the correct client.
+ */
+export interface Mutant {
+  name: string;
+  mistake: string;
+  scenario: string;
+  caughtBy: InvariantId;
+  factory: InProcessClientFactory;
+}
+
+type FetchMw = (req: Request, next: (r: Request) => Promise<Response>, ctx: { opts: InProcessClientOptions }) => Promise<Response>;
+
+function withFetch(mw: FetchMw): InProcessClientFactory {
+  return (opts) => {
+    const inner = opts.fetch;
+    const next = (r: Request) => inner(r);
+    const fetch: typeof globalThis.fetch = (input, init) => mw(new Request(input as RequestInfo, init), next, { opts });
+    return new ReferenceClient({ ...opts, fetch });
+  };
+}
+
+function withStore(wrap: (s: OperationStore) => Partial<OperationStore>): InProcessClientFactory {
+  return (opts) => {
+    const store = SqliteOperationStore.open(opts.state);
+    const over = wrap(store);
+    const proxy = new Proxy(store, {
+      get: (target, prop, recv) => (prop in over ? (over as Record<string | symbol, unknown>)[prop] : Reflect.get(target, prop, recv)),
+    }) as OperationStore;
+    return new ReferenceClient(opts, proxy);
+  };
+}
+
+function withClock(wrap: (c: Clock) => Clock): InProcessClientFactory {
+  return (opts) => new ReferenceClient({ ...opts, clock: wrap(opts.clock) });
+}
+
+const path = (r: Request) => new URL(r.url).pathname;
+const isCreate = (r: Request) => r.method === 'POST' && path(r) === '/v1/jobs';
+const jobPath = /^\/v1\/jobs\/([^/]+)$/;
+
+async function rewriteJson(res: Response, f: (body: any) => any, headers?: Record<string, string | null>): Promise<Response> {
+  const body = f(await res.json());
+  const h = new Headers(res.headers);
+  for (const [k, v] of Object.entries(headers ?? {})) (v === null ? h.delete(k) : h.set(k, v));
+  return new Response(JSON.stringify(body), { status: res.status, headers: h });
+}
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest();
+
+/**
+ * A client that believes whatever results body it is served (after `transform`): every digest and count it will
+ * compare is re-stamped from that body, as if it checked nothing.
+ */
+function trusting(transform: (body: string) => string): FetchMw {
+  const bodies = new Map<string, string>();
+  return async (req, next, { opts }) => {
+    const m = jobPath.exec(path(req));
+    const res = await next(req);
+    const served = async (jobId: string) => {
+      if (!bodies.has(jobId)) {
+        const r = await opts.fetch(new Request(new URL(`/v1/jobs/${jobId}/results`, req.url), { headers: req.headers }));
+        bodies.set(jobId, transform(await r.text()));
+      }
+      return bodies.get(jobId)!;
+    };
+    const counts = (body: string) => ({
+      total: body.split('\n').filter((l) => l.includes('"item_id"')).length,
+      failed: body.split('\n').filter((l) => l.includes('"status":"failed"')).length,
+    });
+    if (req.method === 'GET' && m && res.status === 200) {
+      const job = await res.clone().json();
+      if (job.state !== 'succeeded' || !job.result) return res;
+      const body = await served(job.job_id);
+      const c = counts(body);
+      return rewriteJson(res, (j) => ({ ...j, result: { ...j.result, sha256: sha256(body).toString('hex'), size: Buffer.byteLength(body), items_total: c.total, items_failed: c.failed } }));
+    }
+    if (req.method === 'GET' && path(req).endsWith('/results') && res.status === 200) {
+      const body = await served(path(req).split('/')[3]!);
+      const c = counts(body);
+      const h = new Headers(res.headers);
+      h.set('content-digest', `sha-256=:${sha256(body).toString('base64')}:`);
+      h.set('x-items-total', String(c.total));
+      h.set('x-items-failed', String(c.failed));
+      return new Response(body, { status: 200, headers: h });
+    }
+    return res;
+  };
+}
+
+export const mutants: Mutant[] = [
+  {
+    name: 'new-key-on-retry',
+    mistake: 'a fresh Idempotency-Key on every create attempt',
+    scenario: 'lost-create-response',
+    caughtBy: 'I2',
+    factory: withFetch(async (req, next) => {
+      if (!isCreate(req)) return next(req);
+      const h = new Headers(req.headers);
+      h.set('idempotency-key', `idem_${randomBytes(8).toString('hex')}`);
+      return next(new Request(req, { headers: h }));
+    }),
+  },
+  {
+    name: 'fresh-trace-per-request',
+    mistake: 'a new trace id on every request instead of one per operation',
+    scenario: 'partial-batch',
+    caughtBy: 'I14',
+    factory: withFetch(async (req, next) => {
+      const h = new Headers(req.headers);
+      h.set('x-trace-id', `tr_${randomBytes(6).toString('hex')}`);
+      return next(new Request(req, { headers: h }));
+    }),
+  },
+  {
+    name: 'trace-is-the-key',
+    mistake: 'the idempotency key doubles as the trace id',
+    scenario: 'partial-batch',
+    caughtBy: 'I14',
+    factory: withFetch(async (req, next) => {
+      const key = req.headers.get('idempotency-key');
+      if (!key || !isCreate(req)) return next(req);
+      const h = new Headers(req.headers);
+      h.set('x-trace-id', key);
+      return next(new Request(req, { headers: h }));
+    }),
+  },
+  {
+    name: 'ignores-retry-after',
+    mistake: 'never reads Retry-After: polls again on its own short schedule after a 429',
+    scenario: 'rate-limited',
+    caughtBy: 'I7',
+    factory: withFetch(async (req, next) => {
+      const res = await next(req);
+      if (!res.headers.has('retry-after')) return res;
+      const h = new Headers(res.headers);
+      h.delete('retry-after');
+      return new Response(res.body, { status: res.status, headers: h });
+    }),
+  },
+  {
+    name: 'cancel-ack-is-confirmation',
+    mistake: 'takes the acknowledged cancel request for a cancelled job',
+    scenario: 'cancel-race',
+    caughtBy: 'I4',
+    factory: withFetch(
+      (() => {
+        const asked = new Set<string>();
+        return async (req, next) => {
+          const res = await next(req);
+          if (req.method === 'POST' && path(req).endsWith('/cancel') && res.status === 202) asked.add(path(req).split('/')[3]!);
+          const m = jobPath.exec(path(req));
+          const cancelledHere = (req.method === 'POST' && path(req).endsWith('/cancel') && res.status === 202) || (m && req.method === 'GET' && asked.has(m[1]!) && res.status === 200);
+          return cancelledHere ? rewriteJson(res, (job) => ({ ...job, state: 'cancelled' }), { 'retry-after': null }) : res;
+        };
+      })(),
+    ),
+  },
+  {
+    name: 'cancel-per-poll',
+    mistake: 'sends the cancel again with every status poll',
+    scenario: 'cancel-unconfirmed',
+    caughtBy: 'I6',
+    factory: withFetch(
+      (() => {
+        const cancelled = new Map<string, Request>();
+        return async (req, next) => {
+          if (req.method === 'POST' && path(req).endsWith('/cancel')) cancelled.set(path(req).split('/')[3]!, req.clone());
+          const m = jobPath.exec(path(req));
+          const prior = m && req.method === 'GET' ? cancelled.get(m[1]!) : undefined;
+          if (prior) await next(prior.clone()).catch(() => undefined);
+          return next(req);
+        };
+      })(),
+    ),
+  },
+  {
+    name: 'hot-loop-polling',
+    mistake: 'polls again at once, without backoff',
+    scenario: 'never-finishes',
+    caughtBy: 'I8',
+    factory: (opts) => {
+      const store = SqliteOperationStore.open(opts.state);
+      const hot = new Proxy(store, {
+        get: (t, prop, recv) =>
+          prop === 'commit'
+            ? (lease: Parameters<OperationStore['commit']>[0], change: Parameters<OperationStore['commit']>[1]) =>
+                t.commit(lease, 'next_poll_at' in change.patch ? { ...change, patch: { ...change.patch, next_poll_at: opts.clock.now() + 5 } } : change)
+            : Reflect.get(t, prop, recv),
+      }) as OperationStore;
+      return new ReferenceClient(opts, hot);
+    },
+  },
+  {
+    name: 'hides-failed-items',
+    mistake: 'drops failed items from a partial batch and reports it whole',
+    scenario: 'partial-batch',
+    caughtBy: 'I11',
+    factory: withFetch(trusting((body) => body.split('\n').filter((l) => !l.includes('"status":"failed"')).join('\n'))),
+  },
+  {
+    name: 'no-digest-check',
+    mistake: 'accepts a results body whatever its digest',
+    scenario: 'corrupt-result',
+    caughtBy: 'I11',
+    factory: withFetch(trusting((body) => body)),
+  },
+  {
+    name: 'progress-100-is-success',
+    mistake: 'takes progress 100 % for success and makes up the result',
+    scenario: 'progress-lies',
+    caughtBy: 'I4',
+    factory: withFetch(async (req, next) => {
+      const m = jobPath.exec(path(req));
+      if (req.method === 'GET' && path(req).endsWith('/results')) {
+        const res = await next(req);
+        if (res.status !== 409) return res;
+        return new Response('', { status: 200, headers: { 'content-type': 'application/x-ndjson', 'content-digest': `sha-256=:${sha256('').toString('base64')}:`, 'x-items-total': '0', 'x-items-failed': '0' } });
+      }
+      const res = await next(req);
+      if (!(req.method === 'GET' && m && res.status === 200)) return res;
+      return rewriteJson(res, (j) =>
+        j.state === 'running' && j.progress.completed >= j.progress.total
+          ? { ...j, state: 'succeeded', result: { url: `/v1/jobs/${j.job_id}/results`, sha256: sha256('').toString('hex'), content_type: 'application/x-ndjson', size: 0, items_total: 0, items_failed: 0 } }
+          : j,
+      );
+    }),
+  },
+  {
+    name: 'key-from-kind',
+    mistake: 'derives the idempotency key from the job kind, so different requests share it',
+    scenario: 'changed-parameters',
+    caughtBy: 'I2',
+    factory: withFetch(async (req, next) => {
+      if (!isCreate(req)) return next(req);
+      const body = await req.clone().json();
+      const h = new Headers(req.headers);
+      h.set('idempotency-key', `idem_${body.kind}`);
+      return next(new Request(req, { headers: h }));
+    }),
+  },
+  {
+    name: 'no-lease-fencing',
+    mistake: 'never checks that it still holds the lease before writing',
+    scenario: 'stale-lease',
+    caughtBy: 'I9',
+    factory: withStore((s) => ({
+      renew: () => true,
+      commit: (lease, change) => {
+        const out = s.commit(lease, change);
+        if (out !== 'lease_lost') return out;
+        // Write anyway, under whatever token is there now: the lost-lease check is gone.
+        const current = s.claimDue(lease.owner, Number.MAX_SAFE_INTEGER / 2, 1, 1000, new Map()).find((l) => l.operation_id === lease.operation_id);
+        return current ? s.commit(current, change) : out;
+      },
+    })),
+  },
+];
+
