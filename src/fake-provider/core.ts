@@ -36,4 +36,6 @@ export interface ProviderCore {
   tasks?: TaskService;
   /** Reset hook: forget everything (control API). */
   reset(): void;
+  /** True once close() ran: a request still in flight then (held by a delay) dies with the process. */
+  isClosed(): boolean;
 }

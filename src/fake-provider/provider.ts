@@ -91,6 +91,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     reschedule: () => engine.reschedule(),
   });
 
+  let closed = false;
   const core: ProviderCore = {
     db, clock, ids, jobs, journal, settings, faults, engine, webhooks, tokens,
     idempotency: new IdempotencyRepo(db),
@@ -102,6 +103,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
       },
     },
     options: { idempotencyTtlMs: opts.idempotencyTtlMs ?? 24 * 3600 * 1000, pollAdviceSeconds: opts.pollAdviceSeconds ?? 1, control: opts.control ?? true },
+    isClosed: () => closed,
     reset: () => {
       db.transaction(() => {
         for (const t of ['jobs', 'idempotency', 'journal', 'webhook_events']) db.prepare(`DELETE FROM ${t}`).run();
@@ -121,7 +123,6 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   // Jobs that fell due while the provider was down move on now.
   engine.tick();
 
-  let closed = false;
   return {
     app,
     fetch: inProcessFetch(app),

@@ -5,6 +5,7 @@ import type { ProviderCore } from '../core.js';
 import { MAX_BODY_BYTES } from './body.js';
 import { LOSS_HEADER, newDraft, type Ctx, type Env } from './context.js';
 import { problem } from './problem.js';
+import { ProviderClosedError } from './apply-faults.js';
 import { controlRoutes } from './routes/control-routes.js';
 import { createJob } from './routes/create-job.js';
 import { cancelJob, fetchResults, findJobs, readJob } from './routes/job-routes.js';
@@ -45,6 +46,11 @@ export function buildApp(core: ProviderCore, extendControl?: Parameters<typeof c
     core.tasks?.tick();
     await next();
     const isControl = new URL(c.req.url).pathname.startsWith('/_control');
+    if (core.isClosed()) {
+      // Nothing can be recorded any more; the connection dies with the provider.
+      c.res.headers.set(LOSS_HEADER, 'reset');
+      return;
+    }
     if (!isControl) journalRequest(core, c);
     c.res.headers.set('x-request-id', c.get('requestId'));
     const trace = c.get('traceId');
@@ -85,6 +91,8 @@ export function buildApp(core: ProviderCore, extendControl?: Parameters<typeof c
 
   app.notFound((c) => problem(c, 404, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
   app.onError((err, c) => {
+    // Stopped mid-request (the harness restarts providers): whatever failed, the connection just dies.
+    if (err instanceof ProviderClosedError || core.isClosed()) return new Response(null, { status: 503, headers: { [LOSS_HEADER]: 'reset' } });
     // Never a stack trace on the wire; the message goes to the operator's console.
     console.error(`[jobproof] ${c.req.method} ${c.req.url}: ${(err as Error)?.stack ?? err}`);
     return problem(c, 500, 'internal_error', 'the provider failed unexpectedly; see its console');

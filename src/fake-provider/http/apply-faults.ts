@@ -31,6 +31,7 @@ export async function delayIfAsked(core: ProviderCore, c: Ctx, fired: FiredRule 
   if (fired?.fault.type !== 'delay') return;
   c.get('draft').delivery = 'delayed';
   await core.clock.sleep(fired.fault.ms);
+  if (core.isClosed()) throw new ProviderClosedError();
   core.engine.tick();
 }
 
@@ -45,4 +46,11 @@ export function afterExecution(c: Ctx, fired: FiredRule | null, res: Response): 
     draft.loss = f.mode;
   }
   return res;
+}
+
+/** The provider stopped while this request was held: like a process that died, it never answers. */
+export class ProviderClosedError extends Error {
+  constructor() {
+    super('the provider stopped while the request was in flight');
+  }
 }
