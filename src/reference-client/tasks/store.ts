@@ -1,0 +1,107 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { isFinalTaskOp, type TaskHistoryEntry, type TaskOpRow, type TaskOpState } from './types.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS task_ops (
+  task_op_id TEXT PRIMARY KEY,
+  state TEXT NOT NULL,
+  row TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS task_ops_create_key ON task_ops(json_extract(row, '$.create_key'));
+CREATE TABLE IF NOT EXISTS task_history (
+  task_op_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  at TEXT NOT NULL,
+  from_state TEXT,
+  to_state TEXT NOT NULL,
+  cause TEXT NOT NULL,
+  evidence TEXT NOT NULL,
+  PRIMARY KEY (task_op_id, seq)
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS task_history_no_update BEFORE UPDATE ON task_history BEGIN SELECT RAISE(ABORT, 'history is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS task_history_no_delete BEFORE DELETE ON task_history BEGIN SELECT RAISE(ABORT, 'history is append-only'); END;
+`;
+
+export type HistoryInput = { at: string; to: TaskOpState; cause: string; evidence?: Record<string, unknown> };
+
+/**
+ * The task workflow's own store: `${state}/tasks.db`, WAL, each change (row + its history entry) one transaction.
+ * The row is kept as one JSON column: the workflow reads and writes whole records, and nothing queries inside them
+ * except the create key's uniqueness.
+ */
+export class SqliteTaskStore {
+  private readonly db: Database.Database;
+
+  constructor(file: string) {
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('busy_timeout = 10000');
+    this.db.pragma('synchronous = FULL');
+    this.db.exec(SCHEMA);
+  }
+
+  static open(stateDir: string): SqliteTaskStore {
+    mkdirSync(stateDir, { recursive: true });
+    return new SqliteTaskStore(join(stateDir, 'tasks.db'));
+  }
+
+  private appendHistory(id: string, from: TaskOpState | null, h: HistoryInput): void {
+    const last = this.db.prepare<[string], { seq: number }>('SELECT MAX(seq) AS seq FROM task_history WHERE task_op_id = ?').get(id);
+    this.db
+      .prepare('INSERT INTO task_history (task_op_id, seq, at, from_state, to_state, cause, evidence) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(id, (last?.seq ?? 0) + 1, h.at, from, h.to, h.cause, JSON.stringify(h.evidence ?? {}));
+  }
+
+  /** Record a new operation with its first history entry; `exists` (and no change) when the id is taken. */
+  insert(row: TaskOpRow, first: HistoryInput): 'inserted' | 'exists' {
+    return this.db.transaction(() => {
+      if (this.get(row.task_op_id)) return 'exists' as const;
+      this.db.prepare('INSERT INTO task_ops (task_op_id, state, row) VALUES (?, ?, ?)').run(row.task_op_id, row.state, JSON.stringify(row));
+      this.appendHistory(row.task_op_id, null, first);
+      return 'inserted' as const;
+    })();
+  }
+
+  get(id: string): TaskOpRow | undefined {
+    const r = this.db.prepare<[string], { row: string }>('SELECT row FROM task_ops WHERE task_op_id = ?').get(id);
+    return r ? (JSON.parse(r.row) as TaskOpRow) : undefined;
+  }
+
+  list(): TaskOpRow[] {
+    return this.db.prepare<[], { row: string }>('SELECT row FROM task_ops ORDER BY rowid').all().map((r) => JSON.parse(r.row) as TaskOpRow);
+  }
+
+  history(id: string): TaskHistoryEntry[] {
+    return this.db
+      .prepare<[string], { task_op_id: string; seq: number; at: string; from_state: string | null; to_state: string; cause: string; evidence: string }>(
+        'SELECT * FROM task_history WHERE task_op_id = ? ORDER BY seq',
+      )
+      .all(id)
+      .map((r) => ({ task_op_id: r.task_op_id, seq: r.seq, at: r.at, from: r.from_state as TaskOpState | null, to: r.to_state as TaskOpState, cause: r.cause, evidence: JSON.parse(r.evidence) }));
+  }
+
+  /**
+   * One change in one transaction: patch the row and, when given, append a history entry whose `from` is the stored
+   * state. A final operation is never changed again.
+   */
+  change(id: string, patch: Partial<TaskOpRow>, history?: HistoryInput): TaskOpRow {
+    return this.db.transaction(() => {
+      const cur = this.get(id);
+      if (!cur) throw new Error(`unknown task operation ${id}`);
+      if (isFinalTaskOp(cur.state)) throw new Error(`task operation ${id} is final (${cur.state})`);
+      const next: TaskOpRow = { ...cur, ...patch, task_op_id: id, create_key: cur.create_key };
+      // The apply key is written once; nothing may replace it.
+      if (cur.apply_key !== null) next.apply_key = cur.apply_key;
+      if (history) next.state = history.to;
+      this.db.prepare('UPDATE task_ops SET state = ?, row = ? WHERE task_op_id = ?').run(next.state, JSON.stringify(next), id);
+      if (history) this.appendHistory(id, cur.state, history);
+      return next;
+    })();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
