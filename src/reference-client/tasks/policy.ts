@@ -20,6 +20,8 @@ export interface TaskPolicy {
   usableApproval(task: RemoteTask, row: TaskOpRow): ReliedApproval | null;
   /** The Idempotency-Key of this apply attempt. */
   applyKey(row: TaskOpRow, attempt: number): string;
+  /** What an apply without an answer (lost, timed out, 5xx) means. The reference: ambiguous, retry with the same key. */
+  onAmbiguousApply(row: TaskOpRow): 'retry' | 'assume_failed';
 }
 
 /**
@@ -39,5 +41,8 @@ export const REFERENCE_POLICY: TaskPolicy = {
   applyKey(row) {
     if (!row.apply_key) throw new Error(`no stored apply key for ${row.task_op_id}`);
     return row.apply_key;
+  },
+  onAmbiguousApply() {
+    return 'retry';
   },
 };

@@ -210,6 +210,10 @@ export class TaskWorker {
     if (signal?.aborted) throw new Stopped();
     const ev = { apply_key: key, attempt, status: a.kind === 'answer' ? a.status : null, code: codeOf(a) };
     if (a.kind === 'no_answer' || a.status >= 500 || a.status === 429 || codeOf(a) === 'idempotency_request_in_progress') {
+      if (this.policy.onAmbiguousApply(row) === 'assume_failed') {
+        this.store.change(row.task_op_id, { reason: 'apply answer lost (assumed failed)' }, this.h('apply_failed', 'apply answer lost: assumed failed', ev));
+        return 0;
+      }
       // Ambiguous: the change may have happened. Retry with the same key; a replay returns the application.
       this.store.change(row.task_op_id, { updated_at: this.now() }, this.h('applying', 'apply answer lost or ambiguous: retry with the same apply key', ev));
       return Math.max(backoff(attempt - 1), a.kind === 'answer' ? a.retryAfterMs ?? 0 : 0);
