@@ -13,8 +13,8 @@ export const TaskStepActionSchema = z.discriminatedUnion('type', [
     op: z.string(),
     /** `current`: the proposal version the task shows now; a number: that version (may be stale on purpose). */
     proposal: z.union([z.literal('current'), z.number().int().min(1)]).default('current'),
-    /** The status the harness expects (e.g. 403 for a refused self-approval); checked by the runner. */
-    expect_status: z.number().int().optional(),
+    /** The status the harness expects (default 200; e.g. 403 for a refused self-approval; `any` in generated schedules). */
+    expect_status: z.union([z.number().int(), z.literal('any')]).optional(),
   }).strict(),
   z.object({ type: z.literal('edit_object'), ref: z.string(), tenant: z.string().default('acme'), data: z.record(z.string(), z.unknown()) }).strict(),
   z.object({ type: z.literal('set_principals'), tokens: z.record(z.string(), PrincipalSchema.nullable()) }).strict(),

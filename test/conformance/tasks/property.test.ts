@@ -1,0 +1,49 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { runTaskScenario, type TaskScenarioInput } from '../../../src/conformance/tasks/index.js';
+import { referenceFactory } from './helpers.js';
+
+type Step = NonNullable<TaskScenarioInput['steps']>[number];
+
+const step: fc.Arbitrary<Step> = fc.tuple(fc.integer({ min: 0, max: 40 }), fc.constantFrom('approve', 'approve', 'approve', 'revoke', 'edit', 'reject', 'unrole')).map(([t, kind]): Step => {
+  const at_ms = 300 + t * 500;
+  if (kind === 'edit') return { at_ms, action: { type: 'edit_object', ref: 'invoice-1', data: { amount: t, status: 'open' } } };
+  // The approver loses the reviewer role (and gets it back a little later).
+  if (kind === 'unrole') return { at_ms, action: { type: 'set_principals', tokens: { 'reviewer-token': { tenant: 'acme', subject: 'reviewer-1', roles: [] } } } };
+  return { at_ms, action: { type: 'review', decision: kind as 'approve' | 'revoke' | 'reject', op: 'op-1', expect_status: 'any' } };
+});
+
+const lost = fc.constantFrom(
+  [] as TaskScenarioInput['faults'],
+  [{ on: 'apply' as const, nth: 1, fault: { type: 'lose_response' as const } }],
+  [{ on: 'apply' as const, nth: [1, 2], fault: { type: 'lose_response' as const } }],
+  [{ on: 'apply' as const, nth: 1, fault: { type: 'error_after_commit' as const } }],
+  [{ on: 'apply' as const, nth: 1, fault: { type: 'delay' as const, ms: 1500 } }],
+  [{ on: 'task_create' as const, nth: 1, fault: { type: 'lose_response' as const } }, { on: 'apply' as const, nth: 2, fault: { type: 'lose_response' as const } }],
+  [{ on: 'task_read' as const, probability: 0.3, fault: { type: 'fail_before_commit' as const, status: 503 as const } }],
+);
+
+describe('property: random review / revoke / edit / role / lost-answer schedules', () => {
+  it('the reference task client never breaks T1–T5, and ends where the provider says', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { maxLength: 8 }), lost, fc.integer({ min: 1, max: 1000 }), async (steps, faults, seed) => {
+        const restore: Step = { at_ms: 24_000, action: { type: 'set_principals', tokens: { 'reviewer-token': { tenant: 'acme', subject: 'reviewer-1', roles: ['reviewer'] } } } };
+        const late: Step[] = [restore, 25_000, 32_000, 40_000].map((x) => (typeof x === 'number' ? { at_ms: x, action: { type: 'review', decision: 'approve', op: 'op-1', expect_status: 'any' } } : x));
+        const sc: TaskScenarioInput = {
+          name: 'random-schedule', description: 'generated', seed,
+          objects: [{ ref: 'invoice-1', data: { amount: 1, status: 'open' } }],
+          ops: [{ task_op_id: 'op-1', object_ref: 'invoice-1', input: { changes: { status: 'paid' } } }],
+          faults, steps: [...steps, ...late], limit_ms: 60_000,
+        };
+        const run = await runTaskScenario(sc, referenceFactory());
+        expect(run.verdict.failed, JSON.stringify({ steps, faults, v: run.verdict.failed.map((f) => run.verdict.results[f].violations) })).toEqual([]);
+        expect(run.finished).toBe(true);
+        const [r] = run.reports;
+        const t = run.evidence.provider.tasks[0]!;
+        // Not rejected: the late approvals get it applied; rejected: it says so.
+        expect(r!.state).toBe(t.state === 'applied' ? 'applied' : t.state);
+      }),
+      { numRuns: 30, seed: 20260601 },
+    );
+  });
+});
