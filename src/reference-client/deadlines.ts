@@ -6,7 +6,7 @@ import type { OperationRow } from './types.js';
  * to create or cancel), so a job that ended just in time — or while the provider was briefly unreachable — is
  * reported as what it was. After the grace it stops and says the deadline passed.
  */
-export const DEADLINE_GRACE_MS = 500;
+export const DEADLINE_GRACE_MS = 800;
 /** Retry interval for those last reads. */
 export const DEADLINE_RETRY_MS = 100;
 

@@ -5,15 +5,16 @@ import type { OpStep } from './op-step.js';
 import { listJobs } from './reconcile.js';
 
 /**
- * Read our job's state. Normally `GET /v1/jobs/{id}`; after a read that taught us nothing, every other read goes
- * through `GET /v1/jobs?client_ref=` instead — the same Job object by another route, so one broken endpoint cannot
- * hide a finished job from us until a deadline passes.
+ * Read our job's state: `GET /v1/jobs/{id}`, or `GET /v1/jobs?client_ref=` when `viaList` — the same Job object by
+ * another route, so one broken endpoint cannot hide a finished job from us past a deadline. The status route stays
+ * the normal one: the provider's journal records the job state of a status answer, not of a list answer, so a judge
+ * can only see what a status read showed.
  */
 export type JobRead = { kind: 'job'; job: Job; call: CallOutcome } | { kind: 'gone'; call: CallOutcome } | { kind: 'unclear'; call: CallOutcome };
 
-export async function readJob(s: OpStep): Promise<JobRead> {
+export async function readJob(s: OpStep, viaList: boolean): Promise<JobRead> {
   const r = s.rec;
-  if ((r.read_failures ?? 0) % 2 === 1) {
+  if (viaList) {
     const l = await listJobs(s, `client_ref=${encodeURIComponent(r.operation_id)}`);
     const job = l.jobs?.find((j) => j.job_id === r.remote_job_id);
     return job ? { kind: 'job', job, call: l.call } : { kind: 'unclear', call: l.call };
