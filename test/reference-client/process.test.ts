@@ -180,6 +180,33 @@ describe('process form over loopback', () => {
     }
   }, 60_000);
 
+  it('listens for webhooks on JOBPROOF_WEBHOOK_PORT and gives that URL on creates', async () => {
+    const r = await rig({ behavior: { default: { duration_ms: 1500 } } });
+    try {
+      const { createServer } = await import('node:net');
+      const port = await new Promise<number>((resolve) => {
+        const srv = createServer().listen(0, '127.0.0.1', () => {
+          const p = (srv.address() as { port: number }).port;
+          srv.close(() => resolve(p));
+        });
+      });
+      await r.submitter.submit(op('op_h'));
+      const child = spawn(process.execPath, [BIN, 'client', 'work'], {
+        env: { ...process.env, JOBPROOF_PROVIDER_URL: r.server.url, JOBPROOF_TOKEN: 'dev-token', JOBPROOF_STATE: r.dir, JOBPROOF_WORKER_ID: 'worker-H', JOBPROOF_LEASE_MS: '2000', JOBPROOF_WEBHOOK_PORT: String(port), JOBPROOF_WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+        stdio: 'ignore',
+      });
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      expect(code).toBe(0);
+      expect((await r.submitter.show('op_h')).state).toBe('succeeded');
+      const hooks = r.provider.journal.all().filter((e) => e.type === 'webhook');
+      expect(hooks.length).toBeGreaterThan(0);
+      expect(hooks.every((h) => h.type === 'webhook' && h.url === `http://127.0.0.1:${port}/`)).toBe(true);
+      expect(hooks.some((h) => h.type === 'webhook' && h.outcome === 'delivered')).toBe(true);
+    } finally {
+      r.cleanup();
+    }
+  }, 30_000);
+
   it('SIGTERM stops work cleanly and hands the leases back', async () => {
     const r = await rig({ behavior: { default: { duration_ms: 60_000 } } });
     try {
