@@ -8,9 +8,11 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
+import { writeFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
+import { join } from 'node:path';
 import { clientScale } from './client-scale.js';
-import { loadAverage, log, machine, ROOT } from './common.js';
+import { loadAverage, log, machine, ROOT, TMP } from './common.js';
 import { conformanceSpeed } from './conformance-speed.js';
 import { httpBench, TARGET_NAMES } from './http-bench.js';
 import { javaVersion } from './http-targets.js';
@@ -90,6 +92,8 @@ async function main(): Promise<void> {
       soakTargets,
     });
   }
+  const savePartial = () => writeFileSync(join(TMP, 'partial.json'), JSON.stringify(partial, null, 2));
+  savePartial();
   if (only.includes('conformance')) {
     partial.conformance = await conformanceSpeed(
       quick
@@ -97,9 +101,11 @@ async function main(): Promise<void> {
         : { runs: 50, seeds: [1, 2, 3], catalogRuns: 3, scenarios: 'all' },
     );
   }
+  savePartial();
   if (only.includes('client')) {
     partial.client = await clientScale(quick ? { sizes: [1000, 10_000], decisions: 20, reps: 1 } : { sizes: [1000, 10_000, 100_000], decisions: 60, reps: 3 });
   }
+  savePartial();
   if (only.includes('provider')) {
     partial.provider = await providerScale(
       quick
