@@ -1,18 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { VerifyReport } from './run.js';
+import { parseReportSpec, type ReportKind } from '../conformance/report/write-reports.js';
 
-export type ReportKind = 'junit' | 'json' | 'md';
-
-/** Parse `junit=PATH,json=PATH,md=PATH` (the same form as `certify --report`). */
-export function parseReportSpec(spec: string): Array<{ kind: ReportKind; path: string }> {
-  return spec.split(',').filter(Boolean).map((part) => {
-    const [kind, ...rest] = part.split('=');
-    const path = rest.join('=');
-    if (!['junit', 'json', 'md'].includes(kind ?? '') || !path) throw new Error(`--report expects junit=PATH,json=PATH,md=PATH; got '${part}'`);
-    return { kind: kind as ReportKind, path };
-  });
-}
+export { parseReportSpec, type ReportKind };
 
 const esc = (s: string) => s.replace(/[<>&"']/g, (ch) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[ch]!).replace(/[\x00-\x08\x0b\x0c\x0e-\x1f]/g, '');
 

@@ -6,7 +6,7 @@ export class SettingsRepo {
   private readonly putStmt;
   private readonly delStmt;
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
     this.getStmt = db.prepare<[string], { value: string }>('SELECT value FROM settings WHERE name = ?');
     this.putStmt = db.prepare('INSERT INTO settings(name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value');
     this.delStmt = db.prepare('DELETE FROM settings WHERE name = ?');

@@ -8,20 +8,13 @@ import { readJson } from '../http/body.js';
 import type { Ctx, Env } from '../http/context.js';
 import { parseIdempotencyKey } from '../http/idempotency-key.js';
 import { json, problem, type ProblemExtras } from '../http/problem.js';
-import type { RequestRoute } from '../model/faults.js';
-import type { Principal } from '../model/principals.js';
 import type { KeyScope, StoredAnswer } from '../store/idempotency-repo.js';
 import { ApplyBodySchema, CreateTaskBodySchema, ObjectRefSchema, ReviewBodySchema, type TaskRow } from './model.js';
 import type { TaskService } from './task-service.js';
+import { guarded, storedResponse } from '../http/guarded.js';
 
 const CREATE_SCOPE = 'POST /v1/tasks';
 const APPLY_SCOPE = 'POST /v1/tasks/{task_id}/apply';
-
-function toResponse(a: StoredAnswer, replayed: boolean): Response {
-  const headers = new Headers(a.headers);
-  if (replayed) headers.set('idempotent-replayed', 'true');
-  return new Response(a.body, { status: a.status, headers });
-}
 
 /** A problem as a storable answer (same shape as `problem()`), for answers an idempotency key must replay. */
 function problemAnswer(c: Ctx, status: number, code: string, detail: string, extras: ProblemExtras = {}): StoredAnswer {
@@ -44,20 +37,6 @@ function inProgress(core: ProviderCore, c: Ctx): Response {
   return problem(c, 409, 'idempotency_request_in_progress', 'the first request with this Idempotency-Key is still being processed', {}, {
     'retry-after': String(core.options.pollAdviceSeconds),
   });
-}
-
-type Handler = (p: Principal) => Promise<Response> | Response;
-
-/** Auth and the fault seam around a request without an idempotency key (the same seam as job requests). */
-async function guarded(core: ProviderCore, c: Ctx, route: RequestRoute, run: Handler): Promise<Response> {
-  c.get('draft').route = route;
-  const principal = authenticate(core, c);
-  if (principal instanceof Response) return principal;
-  const fired = decideFault(core, c, route);
-  const refused = beforeExecution(core, c, fired);
-  if (refused) return refused;
-  await delayIfAsked(core, c, fired);
-  return afterExecution(c, fired, await run(principal));
 }
 
 function taskNotFound(c: Ctx, id: string): Response {
@@ -109,7 +88,7 @@ async function createTask(core: ProviderCore, svc: TaskService, c: Ctx): Promise
     draft.effect = 'replayed';
     const t = known.job_id ? svc.tasks.get(known.job_id) : undefined;
     if (t) noteTask(c, { task_id: t.task_id, state: (JSON.parse(known.answer.body) as { state: TaskRow['state'] }).state });
-    return afterExecution(c, fired, toResponse(known.answer, true));
+    return afterExecution(c, fired, storedResponse(known.answer, true));
   }
 
   const pre = svc.checkCreate(principal, body.value);
@@ -140,7 +119,7 @@ async function createTask(core: ProviderCore, svc: TaskService, c: Ctx): Promise
     noteTask(c, t);
     return a;
   })();
-  return afterExecution(c, fired, toResponse(answer, false));
+  return afterExecution(c, fired, storedResponse(answer, false));
 }
 
 function readTask(core: ProviderCore, svc: TaskService, c: Ctx): Promise<Response> {
@@ -210,7 +189,7 @@ async function applyTask(core: ProviderCore, svc: TaskService, c: Ctx): Promise<
   if (known?.state === 'in_flight') return inProgress(core, c);
   if (known?.state === 'done') {
     draft.effect = 'replayed';
-    return afterExecution(c, fired, toResponse(known.answer, true));
+    return afterExecution(c, fired, storedResponse(known.answer, true));
   }
 
   core.idempotency.reserve(scope, fp, core.clock.now(), core.options.idempotencyTtlMs);
@@ -245,7 +224,7 @@ async function applyTask(core: ProviderCore, svc: TaskService, c: Ctx): Promise<
       { task };
     return { stored: null, answer: problem(c, 409, g.code, g.detail, extras) };
   })();
-  const res = result.answer instanceof Response ? result.answer : toResponse(result.answer, false);
+  const res = result.answer instanceof Response ? result.answer : storedResponse(result.answer, false);
   return afterExecution(c, fired, res);
 }
 

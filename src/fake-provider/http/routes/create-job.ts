@@ -10,14 +10,9 @@ import { readJson } from '../body.js';
 import type { Ctx } from '../context.js';
 import { parseIdempotencyKey } from '../idempotency-key.js';
 import { problem } from '../problem.js';
+import { storedResponse } from '../guarded.js';
 
 const SCOPE = 'POST /v1/jobs';
-
-function toResponse(a: StoredAnswer, replayed: boolean): Response {
-  const headers = new Headers(a.headers);
-  if (replayed) headers.set('idempotent-replayed', 'true');
-  return new Response(a.body, { status: a.status, headers });
-}
 
 /** A replay that names a job the key never created: the contract violation of the `foreign_job_id` fault. */
 function foreignReplay(core: ProviderCore, a: StoredAnswer, realId: string): StoredAnswer {
@@ -69,11 +64,11 @@ export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
     draft.job_id = known.job_id;
     if (fired?.fault.type === 'foreign_job_id' && known.job_id) {
       draft.effect = 'foreign_replay';
-      return afterExecution(c, fired, toResponse(foreignReplay(core, known.answer, known.job_id), true));
+      return afterExecution(c, fired, storedResponse(foreignReplay(core, known.answer, known.job_id), true));
     }
     draft.effect = 'replayed';
     draft.job_state = (JSON.parse(known.answer.body) as { state?: typeof draft.job_state }).state ?? null;
-    return afterExecution(c, fired, toResponse(known.answer, true));
+    return afterExecution(c, fired, storedResponse(known.answer, true));
   }
 
   core.idempotency.reserve(scope, fp, core.clock.now(), core.options.idempotencyTtlMs);
@@ -103,5 +98,5 @@ export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
     return a;
   })();
   core.engine.reschedule();
-  return afterExecution(c, fired, toResponse(answer, false));
+  return afterExecution(c, fired, storedResponse(answer, false));
 }

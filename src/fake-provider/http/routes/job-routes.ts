@@ -1,30 +1,13 @@
 import { z } from 'zod';
 import type { ProviderCore } from '../../core.js';
 import { CancelBodySchema, isTerminal } from '../../model/job.js';
-import type { RequestRoute } from '../../model/faults.js';
 import type { JobRow } from '../../store/jobs-repo.js';
-import { afterExecution, beforeExecution, decideFault, delayIfAsked } from '../apply-faults.js';
-import { authenticate } from '../auth.js';
+import { guarded } from '../guarded.js';
 import { readJson, zodErrors } from '../body.js';
 import type { Ctx } from '../context.js';
 import { parseIdempotencyKey } from '../idempotency-key.js';
 import { json, problem } from '../problem.js';
 import { servedResults } from '../../engine/results.js';
-import type { Principal } from '../../model/principals.js';
-
-type Handler = (p: Principal) => Promise<Response> | Response;
-
-/** Auth, fault decision and the before/after fault seam around one executed request. */
-async function guarded(core: ProviderCore, c: Ctx, route: RequestRoute, run: Handler): Promise<Response> {
-  c.get('draft').route = route;
-  const principal = authenticate(core, c);
-  if (principal instanceof Response) return principal;
-  const fired = decideFault(core, c, route);
-  const refused = beforeExecution(core, c, fired);
-  if (refused) return refused;
-  await delayIfAsked(core, c, fired);
-  return afterExecution(c, fired, await run(principal));
-}
 
 function notFound(c: Ctx, jobId: string): Response {
   return problem(c, 404, 'job_not_found', `no job ${jobId} in your tenant`);
