@@ -9,3 +9,6 @@ export { runScenarioInProcess, runScenarioProcess, type ScenarioRun } from './co
 export { propertyRun } from './conformance/property-run.js';
 export { certifyInProcess, expectCertified, type CertifyInProcessOptions } from './conformance/testing.js';
 export { createReferenceClient, verifyAudit } from './reference-client/index.js';
+export { checkTasks, runTaskScenario, TASK_SCENARIOS, TASK_INVARIANTS } from './conformance/tasks/index.js';
+export { createTaskClient } from './reference-client/tasks/index.js';
+export { verifyProvider } from './verify-provider/index.js';
