@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Clock, TimerHandle } from '../lib/clock.js';
 import type { HttpOptions } from './http.js';
 import { OpStep, type StepEnv } from './op-step.js';
@@ -50,6 +51,8 @@ export class Worker {
     const concurrency = this.o.concurrency ?? 16;
     const idlePollMs = this.o.idlePollMs ?? 1000;
     const env: StepEnv = { store, clock, http: this.o.http, workerId, leaseMs, signal, webhookUrl: this.o.webhookUrl };
+    // Each in-flight request listens on the stop signal; up to `concurrency` of them at once is expected.
+    setMaxListeners(concurrency + 8, signal);
     const onAbort = () => this.wake();
     signal.addEventListener('abort', onAbort, { once: true });
     let beat: TimerHandle | null = null;

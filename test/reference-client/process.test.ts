@@ -171,7 +171,11 @@ describe('process form over loopback', () => {
         const bAfter = mine.some((e) => e.worker_id === 'worker-B' && Date.parse(e.at) > pausedAt);
         if (!(aBefore && bAfter)) continue;
         takenOver++;
-        expect(mine.filter((e) => e.worker_id === 'worker-A' && Date.parse(e.at) >= resumedAt)).toEqual([]);
+        // Unless worker-A legitimately took the lease back later (B's lease ran out under load), it sends nothing.
+        const retaken = r.submitter.store
+          .auditRows()
+          .some((a) => a.kind === 'lease' && a.actor === 'worker-A' && a.operation_id === `op_${k}` && Date.parse(a.at) >= resumedAt);
+        if (!retaken) expect(mine.filter((e) => e.worker_id === 'worker-A' && Date.parse(e.at) >= resumedAt)).toEqual([]);
         expect(mine.filter((e) => e.worker_id === 'worker-A' && Date.parse(e.at) >= pausedAt).length).toBeLessThanOrEqual(1);
       }
       expect(takenOver).toBeGreaterThan(0);
