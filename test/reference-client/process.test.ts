@@ -130,7 +130,9 @@ describe('process form over loopback', () => {
         expect(created.length, id).toBeLessThanOrEqual(1);
         expect(new Set(reqs.filter((e) => e.route === 'create' && e.client_ref === id).map((e) => e.idempotency_key)).size).toBeLessThanOrEqual(1);
         if (created.length === 0) {
-          expect(rec.state, id).toBe('cancelled');
+          // No job exists: cancelled, or — when the lookup that proves it could not finish by the cancel deadline on a
+          // loaded machine — the honest cancellation_unconfirmed. Never a success or a failure.
+          expect(['cancelled', 'cancellation_unconfirmed'], id).toContain(rec.state);
           continue;
         }
         const job = await lookup(created[0]!.job_id!);
@@ -154,7 +156,9 @@ describe('process form over loopback', () => {
       const b = r.worker('worker-B', 1000);
       a.kill('SIGSTOP');
       const pausedAt = Date.now();
-      await sleep(3500);
+      // Resume only once worker-B has really taken work over (its start-up can be slow on a loaded machine).
+      await until(() => r.requests().some((e) => e.worker_id === 'worker-B' && Date.parse(e.at) > pausedAt + 1000), 30_000);
+      await sleep(500);
       a.kill('SIGCONT');
       const resumedAt = Date.now();
       const codes = await Promise.race([Promise.all([a.exited, b.exited]), sleep(40_000).then(() => 'timeout')]);

@@ -22,7 +22,8 @@ export const CancelIntentSchema = CancelInputSchema.extend({ operation_id: z.str
 
 export const HarnessEventSchema = z.object({
   at: isoTime,
-  type: z.enum(['kill', 'start', 'pause', 'resume', 'lease_expired', 'provider_restart']),
+  /** `exit`: a worker ended by itself (`work` returns when everything it saw was final). */
+  type: z.enum(['kill', 'start', 'pause', 'resume', 'lease_expired', 'provider_restart', 'exit']),
   worker_id: z.string().optional(),
 });
 

@@ -10,6 +10,8 @@ export interface ExecuteOptions {
   marginMs?: number;
   /** Fresh workers the harness may start when none is left while operations are still open. */
   maxRescueWorkers?: number;
+  /** Judge tolerances for this kind of run (real processes on a loaded machine need more slack than a virtual clock). */
+  tolerances?: { deadline_grace_ms?: number; retry_after_tolerance_ms?: number; clock_tolerance_ms?: number };
   /** Called on notable steps (progress lines for people). */
   log?: (line: string) => void;
 }
@@ -99,6 +101,7 @@ export async function executeScenario(s: Scenario, d: RunDriver, opts: ExecuteOp
         break;
       }
       case 'kill_worker':
+        killedByHarness.add(a.worker);
         await d.killWorker(a.worker);
         event('kill', a.worker);
         break;
@@ -139,8 +142,14 @@ export async function executeScenario(s: Scenario, d: RunDriver, opts: ExecuteOp
   }
 
   let timedOut = false;
+  let seenLive = new Set(d.liveWorkers());
+  const killedByHarness = new Set<string>();
   for (;;) {
     pumpJournal();
+    // A worker that ended by itself is no longer there to act on deadlines: the judge must know.
+    const live = new Set(d.liveWorkers());
+    for (const id of seenLive) if (!live.has(id) && !killedByHarness.has(id)) event('exit', id);
+    seenLive = live;
     const rel = d.now() - t0;
     for (const op of laterOps.filter((o) => o.at_ms <= rel)) {
       laterOps.splice(laterOps.indexOf(op), 1);
@@ -210,7 +219,7 @@ export async function executeScenario(s: Scenario, d: RunDriver, opts: ExecuteOp
   return {
     evidence: {
       scenario: s.name, principal: d.principal, journal: d.journalSince(0), records, submissions, cancels, harness, jobs: d.providerJobs(),
-      options: { clock_tolerance_ms: 50 + submitSpread },
+      options: { ...opts.tolerances, clock_tolerance_ms: (opts.tolerances?.clock_tolerance_ms ?? 50) + submitSpread },
     },
     timedOut,
     durationMs: d.now() - t0,

@@ -35,7 +35,9 @@ async function runWith(s: Scenario, driver: RunDriver, opts: ExecuteOptions): Pr
 
 /** One scenario against a client command, as real processes over loopback. */
 export async function runScenarioProcess(s: Scenario, command: string, opts: ExecuteOptions & { token?: string } = {}): Promise<ScenarioRun> {
-  return runWith(s, await ProcessDriver.start({ command, scenario: s, token: opts.token }), opts);
+  // Real processes are scheduled by a kernel shared with other work: a worker may wake late by a second or so.
+  const tolerances = { deadline_grace_ms: 2500, retry_after_tolerance_ms: 250, clock_tolerance_ms: 100, ...opts.tolerances };
+  return runWith(s, await ProcessDriver.start({ command, scenario: s, token: opts.token }), { ...opts, tolerances });
 }
 
 /** One scenario against a TypeScript client object, in-process on a virtual clock. */

@@ -8,7 +8,8 @@ import type { Failure } from '../verdict.js';
  * never had them), and operations that saw a foreign replay (I10 wants them in needs_attention). Validity needs
  * the provider's job snapshot; without one, only the state is judged. Also excused: an operation told to cancel that did
  * not end succeeded (I5 judges whether that was honest), and a job
- * whose end the client could not read in time because a Retry-After held it off past the grace.
+ * whose end the client could not read in time because a Retry-After held it off past the grace, and
+ * `result_unavailable` when no results fetch of the job ever got through (every attempt refused, failed or lost).
  */
 export const i03NoLostResult: InvariantCheck = {
   id: 'I3',
@@ -40,6 +41,9 @@ export const i03NoLostResult: InvariantCheck = {
       const entry = finalEntry(op.record);
       const toldToCancel = op.cancelIntents.some((c) => !entry || ms(c.requested_at) <= ms(entry.at) + ctx.options.clock_tolerance_ms);
       if (state !== 'succeeded' && toldToCancel) continue;
+      // result_unavailable is the honest ending when no results fetch of the job ever got through to the client.
+      const resultsReached = op.requests.some((r) => r.job_id === job && r.route === 'results' && r.status === 200 && delivered(r));
+      if (state === 'result_unavailable' && !resultsReached) continue;
       if (state !== 'succeeded') {
         failures.push(
           failure(op.id, `${op.id}: job ${job} succeeded at ${iso(ctx.jobFacts(job)!.final!.at)}, before the result deadline ${iso(deadline)}, with valid results, but the operation is ${state}; keep observing until the job is final and fetch its results`, seqs, history),
