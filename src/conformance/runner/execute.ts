@@ -62,7 +62,8 @@ export async function executeScenario(s: Scenario, d: RunDriver, opts: ExecuteOp
   let journalSeq = 0;
   let submitSpread = 0;
   let rescues = 0;
-  let freshWorker = s.workers;
+  // Harness-started workers get ids of their own, never one a scenario action uses.
+  let freshWorker = 0;
 
   const event = (type: HarnessEvent['type'], worker_id?: string, at = d.now()) => harness.push({ at: isoTime(at), type, worker_id });
   const pumpJournal = () => {
@@ -157,7 +158,7 @@ export async function executeScenario(s: Scenario, d: RunDriver, opts: ExecuteOp
       // Workers that found nothing left to do have exited; new work gets a worker at once, as a deployment would.
       const killedAll = [...harness].reverse().find((h) => h.type === 'kill' || h.type === 'start')?.type === 'kill';
       if (d.liveWorkers().length === 0 && !killedAll) {
-        const id = `worker-${++freshWorker}`;
+        const id = `rescue-${++freshWorker}`;
         await d.startWorker(id);
         event('start', id);
       }
@@ -188,7 +189,7 @@ export async function executeScenario(s: Scenario, d: RunDriver, opts: ExecuteOp
       if (open.length === 0 && laterOps.length === 0) break;
       if (!waitingForStart && open.length > 0 && rescues < (opts.maxRescueWorkers ?? 3)) {
         rescues++;
-        const id = `worker-${++freshWorker}`;
+        const id = `rescue-${++freshWorker}`;
         log(`  no worker left with ${open.length} open operation(s): starting ${id}`);
         await d.startWorker(id);
         event('start', id);
