@@ -19,7 +19,12 @@ export function delivered(r: RequestEntry): boolean {
  * when it is answered, after an unknown wait, so "sent after X" cannot be told from its time.
  */
 export function sendTimeKnown(r: RequestEntry): boolean {
-  return r.delivery !== 'delayed' && r.fault?.type !== 'delay';
+  return Boolean(r.received_at) || (r.delivery !== 'delayed' && r.fault?.type !== 'delay');
+}
+
+/** When the client sent the request: its arrival at the provider (`at` is when it was answered, later under a delay). */
+export function sentAt(r: RequestEntry): number {
+  return ms(r.received_at ?? r.at);
 }
 
 /** `"abc"` (Structured Field string) and `abc` name the same key (provider-api.md). */

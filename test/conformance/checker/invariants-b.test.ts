@@ -186,7 +186,7 @@ describe('I7 and delayed requests', () => {
   it('does not count a request held by a delay fault (journaled when answered, sent before the 429 came back)', () => {
     const e = run({ polls429: 1 });
     const limited = requests(e, (r) => r.status === 429)[0]!;
-    addRequest(e, limited, ms(limited.at) + 30, { status: 200, effect: 'read', code: null, job_state: 'running', delivery: 'delayed', fault: { rule_id: 'slow', type: 'delay' } });
+    addRequest(e, limited, ms(limited.at) + 30, { received_at: new Date(ms(limited.at) - 500).toISOString(), status: 200, effect: 'read', code: null, job_state: 'running', delivery: 'delayed', fault: { rule_id: 'slow', type: 'delay' } });
     expect(status(judge(e), 'I7')).toBe('held');
   });
 });

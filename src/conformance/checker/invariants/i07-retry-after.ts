@@ -1,5 +1,5 @@
 import type { InvariantCheck } from '../context.js';
-import { delivered, describeRequest, failure, iso, ms, sendTimeKnown } from '../helpers.js';
+import { delivered, describeRequest, failure, iso, ms, sendTimeKnown, sentAt } from '../helpers.js';
 import type { Failure } from '../verdict.js';
 
 const BINDING = new Set([429, 503, 409]);
@@ -21,7 +21,7 @@ export const i07RetryAfter: InvariantCheck = {
         applicable = true;
         const until = ms(r.at) + r.retry_after * 1000;
         const early = op.requests.find(
-          (q) => q.seq > r.seq && q.worker_id === r.worker_id && sendTimeKnown(q) && ms(q.at) < until - ctx.options.retry_after_tolerance_ms,
+          (q) => q.seq > r.seq && q.worker_id === r.worker_id && sendTimeKnown(q) && sentAt(q) >= ms(r.at) && sentAt(q) < until - ctx.options.retry_after_tolerance_ms,
         );
         if (early) {
           failures.push(

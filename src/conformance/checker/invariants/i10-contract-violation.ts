@@ -1,5 +1,5 @@
 import type { InvariantCheck } from '../context.js';
-import { delivered, describeRequest, failure, ms, sendTimeKnown } from '../helpers.js';
+import { delivered, describeRequest, failure, ms, sendTimeKnown, sentAt } from '../helpers.js';
 import type { Failure } from '../verdict.js';
 
 /**
@@ -25,7 +25,7 @@ export const i10ContractViolation: InvariantCheck = {
       if (missing.length) {
         failures.push(failure(op.id, `${op.id} is in needs_attention but its history does not name ${missing.join(' and ')}; keep both answers in the history`, [foreign.seq], [entry]));
       }
-      const after = op.requests.filter((r) => sendTimeKnown(r) && ms(r.at) > ms(entry.at) + ctx.options.clock_tolerance_ms);
+      const after = op.requests.filter((r) => sendTimeKnown(r) && sentAt(r) > ms(entry.at) + ctx.options.clock_tolerance_ms);
       if (after.length) {
         failures.push(failure(op.id, `${op.id} made ${after.length} call(s) after needs_attention (first: ${describeRequest(after[0]!)}); make no further calls for it`, after.map((r) => r.seq), [entry]));
       }

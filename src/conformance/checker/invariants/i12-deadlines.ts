@@ -1,5 +1,5 @@
 import type { InvariantCheck } from '../context.js';
-import { describeRequest, failure, finalEntry, iso, ms, sendTimeKnown } from '../helpers.js';
+import { describeRequest, failure, finalEntry, iso, ms, sendTimeKnown, sentAt } from '../helpers.js';
 import type { OperationView } from '../link.js';
 import type { Failure } from '../verdict.js';
 import { firstRunningAtOrAfter } from '../worker-presence.js';
@@ -17,7 +17,7 @@ export const i12Deadlines: InvariantCheck = {
     for (const op of ops) {
       const t0 = ms(op.submission.submitted_at);
       const createBy = t0 + op.submission.request.create_deadline_ms;
-      const late = op.creates.filter((c) => sendTimeKnown(c) && ms(c.at) > createBy + tol);
+      const late = op.creates.filter((c) => sendTimeKnown(c) && sentAt(c) > createBy + tol);
       if (late.length) {
         failures.push(failure(op.id, `${op.id} sent create ${describeRequest(late[0]!)} after its create deadline ${iso(createBy)}; give up creating at the deadline (and never create a second job)`, late.map((c) => c.seq)));
       }
@@ -44,7 +44,7 @@ export const i12Deadlines: InvariantCheck = {
       // After result_timed_out (or the deadline plus grace, for a job never final), automatic polling stops.
       const timedOut = history.find((h) => h.to === 'result_timed_out');
       const stopAt = timedOut ? ms(timedOut.at) + tol : !jobFinalBy && op.jobIds.length ? actBy : Infinity;
-      const polls = op.requests.filter((r) => (r.route === 'status' || r.route === 'results') && ms(r.at) > stopAt);
+      const polls = op.requests.filter((r) => (r.route === 'status' || r.route === 'results') && sentAt(r) > stopAt);
       if (polls.length) {
         failures.push(failure(op.id, `${op.id} kept polling after its result deadline (${polls.length} request(s), first ${describeRequest(polls[0]!)})`, polls.map((r) => r.seq), timedOut ? [timedOut] : []));
       }

@@ -20,7 +20,7 @@ function renumber(e: Evidence): void {
 
 /** Add a request like `like` (same operation headers), at `t` ms epoch, with `fields` changed. */
 export function addRequest(e: Evidence, like: RequestEntry, t: number, fields: Partial<RequestEntry> = {}): void {
-  e.journal.push({ ...like, request_id: `req_x${e.journal.length}`, seq: 1e9, at: iso(t), ...fields });
+  e.journal.push({ ...like, request_id: `req_x${e.journal.length}`, seq: 1e9, at: iso(t), received_at: iso(t), ...fields });
   renumber(e);
 }
 
