@@ -60,8 +60,8 @@ function row(i: number, nextPollAt: number, now: number): OperationRow {
     webhook_url: null, conflicting_job_id: null, next_poll_at: nextPollAt, not_before: 0, attempt: 1, poll_count: 1,
     create_attempts: 1, last_create_at: now - 60_000, cancel_sends: 0, cancel_attempt: null, collect_attempts: 0,
     expected_result: null, result_sha256: null, result_location: null, items_total: null, items_failed: null,
-    remote_progress: null, reason: null, lease_owner: null, lease_expires_at: null, fencing_token: 0,
-  };
+    remote_progress: null, reason: null, lease_owner: null, lease_expires_at: null, fencing_token: 0, read_failures: 0,
+  } as OperationRow;
 }
 
 function cpuUs(): number {
@@ -82,14 +82,16 @@ function measure(n: number, cfg: ClientScaleConfig, file: string): ClientScalePo
   // Setup (not measured): one transaction of plain INSERTs with the columns insertOperation writes, plus each
   // operation's first history entry. insertOperation itself (one synchronous=FULL transaction each) would take
   // minutes at 100,000.
-  const insert = db.prepare(`INSERT INTO operations (${COLUMNS.join(', ')}, is_open) VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')}, 1)`);
+  // Only the columns this row sets: a column added to the schema later takes its default instead of a NULL.
+  const cols = COLUMNS.filter((c) => c in row(0, 0, t0));
+  const insert = db.prepare(`INSERT INTO operations (${cols.join(', ')}, is_open) VALUES (${cols.map((c) => `@${c}`).join(', ')}, 1)`);
   const hist = db.prepare(`INSERT INTO history (operation_id, seq, at, actor, from_state, to_state, cause, evidence, remote_state) VALUES (?, 1, ?, 'bench', NULL, 'create_pending', 'submitted', '{"kind":"submit"}', NULL)`);
   db.transaction(() => {
     for (let i = 0; i < n; i++) {
       // The due pool first; every other operation is open but not due during the measurement.
       const r = row(i, i < pool ? t0 - 1000 - i : t0 + FAR + i, t0);
       const v: Record<string, unknown> = {};
-      for (const c of COLUMNS) v[c] = toDb(c, r[c]);
+      for (const c of cols) v[c] = toDb(c, r[c]);
       insert.run(v);
       hist.run(r.operation_id, new Date(t0).toISOString());
     }

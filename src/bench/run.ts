@@ -5,10 +5,11 @@
  *   --requests N            length of the long memory run (default 1,000,000; quick 20,000)
  *   --rounds N              HTTP rounds (default 3)
  *   --soak a,b              targets of the long memory run (default jobproof,wiremock-journal)
+ *   --resume                keep the sections in bench/tmp/partial.json (a run that stopped) and measure the others
+ *   --rewrite-report        no measuring: re-evaluate the targets of bench/results.json and rewrite docs/benchmarks.md
  */
 import { execFileSync } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import { clientScale } from './client-scale.js';
@@ -37,11 +38,11 @@ function positiveInt(v: string | undefined, name: string, dflt: number): number 
 }
 
 function versions(): Record<string, string> {
-  const req = createRequire(import.meta.url);
   const out: Record<string, string> = {};
   for (const p of ['autocannon', 'mockttp', 'wiremock', 'hono', '@hono/node-server', 'better-sqlite3']) {
     try {
-      out[p] = (req(`${p}/package.json`) as { version: string }).version;
+      // Read from node_modules directly: packages with an `exports` map do not export their package.json.
+      out[p] = (JSON.parse(readFileSync(join(ROOT, 'node_modules', p, 'package.json'), 'utf8')) as { version: string }).version;
     } catch {
       out[p] = 'not installed';
     }
@@ -61,6 +62,16 @@ function git(): { commit: string; dirtyFiles: number } {
 
 async function main(): Promise<void> {
   const quick = process.argv.includes('--quick');
+  if (process.argv.includes('--rewrite-report')) {
+    // Re-evaluate the targets and rewrite docs/benchmarks.md from the figures already in bench/results.json.
+    const file = join(ROOT, quick ? 'bench/tmp/results-quick.json' : 'bench/results.json');
+    const prev = JSON.parse(readFileSync(file, 'utf8')) as Results;
+    const { targets: _old, ...rest } = prev;
+    rest.meta.versions = versions();
+    const out = writeReport({ ...rest, targets: evaluate(rest) }, quick);
+    log(`rewrote ${out.json} and ${out.md} from ${file}`);
+    return;
+  }
   const only = (flag('only') ?? SECTIONS.join(',')).split(',').map((s) => s.trim());
   for (const s of only) if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`--only: unknown section '${s}' (known: ${SECTIONS.join(', ')})`);
   const soakTargets = (flag('soak') ?? 'jobproof,wiremock-journal').split(',').map((s) => s.trim()).filter(Boolean);
@@ -75,13 +86,15 @@ async function main(): Promise<void> {
     java = null;
   }
   log(`${quick ? 'quick pass' : 'full run'}: ${only.join(', ')}; ${m.cores} cores, Node ${m.node}; load average ${start.join(' ')}`);
-  const partial: Omit<Results, 'targets'> = {
+  // --resume: keep the sections bench/tmp/partial.json already has (from a run that stopped) and measure the rest.
+  const resumed = process.argv.includes('--resume') ? (JSON.parse(readFileSync(join(TMP, 'partial.json'), 'utf8')) as Omit<Results, 'targets'>) : undefined;
+  const partial: Omit<Results, 'targets'> = resumed ?? {
     meta: {
       date: new Date().toISOString(), quick, machine: { ...m, memGb: Math.round(totalmem() / 2 ** 30) }, java, versions: versions(), git: git(),
       loadavg: { start, end: [] }, wallS: 0, argv: process.argv.slice(2),
     },
   };
-  if (only.includes('http')) {
+  if (only.includes('http') && !partial.http) {
     partial.http = await httpBench({
       rounds: positiveInt(flag('rounds'), 'rounds', quick ? 1 : 3),
       durationS: quick ? 2 : 5,
@@ -92,9 +105,12 @@ async function main(): Promise<void> {
       soakTargets,
     });
   }
-  const savePartial = () => writeFileSync(join(TMP, 'partial.json'), JSON.stringify(partial, null, 2));
+  const savePartial = () => {
+    partial.meta.wallS = Math.round((Date.now() - started) / 1000) + (resumed ? resumed.meta.wallS : 0);
+    writeFileSync(join(TMP, 'partial.json'), JSON.stringify(partial, null, 2));
+  };
   savePartial();
-  if (only.includes('conformance')) {
+  if (only.includes('conformance') && !partial.conformance) {
     partial.conformance = await conformanceSpeed(
       quick
         ? { runs: 5, seeds: [1], catalogRuns: 1, scenarios: catalog.slice(0, 2).map((s) => s.name).join(',') }
@@ -102,11 +118,11 @@ async function main(): Promise<void> {
     );
   }
   savePartial();
-  if (only.includes('client')) {
+  if (only.includes('client') && !partial.client) {
     partial.client = await clientScale(quick ? { sizes: [1000, 10_000], decisions: 20, reps: 1 } : { sizes: [1000, 10_000, 100_000], decisions: 60, reps: 3 });
   }
   savePartial();
-  if (only.includes('provider')) {
+  if (only.includes('provider') && !partial.provider) {
     partial.provider = await providerScale(
       quick
         ? { sizes: [1000, 10_000], reps: 1, durationS: 2, warmS: 1, connections: 50 }
@@ -114,7 +130,8 @@ async function main(): Promise<void> {
     );
   }
   partial.meta.loadavg.end = loadAverage();
-  partial.meta.wallS = Math.round((Date.now() - started) / 1000);
+  partial.meta.wallS = Math.round((Date.now() - started) / 1000) + (resumed ? resumed.meta.wallS : 0);
+  if (resumed) partial.meta.resumedAt = { date: new Date(started).toISOString(), loadavg: start, git: git() };
   const results: Results = { ...partial, targets: evaluate(partial) };
   const out = writeReport(results, quick);
   log(`targets:`);
