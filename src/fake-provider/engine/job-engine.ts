@@ -32,6 +32,8 @@ export type CancelResult = { kind: 'terminal' | 'repeated' | 'accepted'; job: Jo
 export class JobEngine {
   private timer: { handle: TimerHandle; at: number } | null = null;
   private closed = false;
+  /** Earliest due job step or webhook attempt as of the last reschedule; undefined until first computed. */
+  private nextDue: number | null | undefined = undefined;
 
   constructor(private readonly d: JobEngineDeps) {}
 
@@ -52,6 +54,8 @@ export class JobEngine {
     this.d.journal.append({ type: 'transition', at: isoTime(now), job_id: jobId, tenant: p.tenant, from: null, to: 'queued', cause: 'created' });
     // A sync job is finished inside the request that created it.
     if (behavior.mode === 'sync') this.advanceJob(jobId, now);
+    // A new job brings a new due time: the next tick must look (the caller reschedules the timer after commit).
+    this.nextDue = undefined;
     return this.d.jobs.get(jobId)!;
   }
 
@@ -77,9 +81,12 @@ export class JobEngine {
   }
 
   /** Bring every job and webhook up to `now`. Cheap when nothing is due (one indexed MIN query). */
-  tick(): void {
+  tick(fromTimer = false): void {
     if (this.closed) return;
     const now = this.d.clock.now();
+    // Every request ticks: when nothing can be due yet (the earliest due time is known), skip the queries. The timer
+    // itself always looks (a real timer may fire a millisecond before Date.now() reaches its due time).
+    if (!fromTimer && this.nextDue !== undefined && (this.nextDue === null || now < this.nextDue)) return;
     for (const jobId of this.d.jobs.dueJobIds(now)) this.advanceJob(jobId, now);
     this.d.webhooks().run(now);
     this.reschedule();
@@ -114,6 +121,7 @@ export class JobEngine {
     if (this.closed) return;
     const candidates = [this.d.jobs.nextDueAt(), this.d.webhookRepo.nextDueAt()].filter((x): x is number => x !== null);
     const at = candidates.length ? Math.min(...candidates) : null;
+    this.nextDue = at;
     if (this.timer && (at === null || this.timer.at !== at)) {
       this.d.clock.clearTimeout(this.timer.handle);
       this.timer = null;
@@ -121,7 +129,7 @@ export class JobEngine {
     if (at !== null && !this.timer) {
       const handle = this.d.clock.setTimeout(() => {
         this.timer = null;
-        this.tick();
+        this.tick(true);
       }, at - this.d.clock.now());
       this.timer = { handle, at };
     }
