@@ -81,6 +81,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   settings.put(BEHAVIOR, behaviors);
   if (opts.faults) faults.install(opts.faults);
 
+  let closed = false;
   let webhooks!: WebhookDispatcher;
   const engine = new JobEngine({ db, jobs, journal, webhookRepo, clock, ids, webhooks: () => webhooks });
   webhooks = new WebhookDispatcher({
@@ -89,9 +90,9 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     fetch: opts.webhookFetch ?? ((...a) => globalThis.fetch(...a)),
     options: { ...defaultWebhookOptions, ...opts.webhooks },
     reschedule: () => engine.reschedule(),
+    isClosed: () => closed,
   });
 
-  let closed = false;
   const core: ProviderCore = {
     db, clock, ids, jobs, journal, settings, faults, engine, webhooks, tokens,
     idempotency: new IdempotencyRepo(db),

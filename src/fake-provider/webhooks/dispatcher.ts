@@ -30,6 +30,7 @@ export interface DispatcherDeps {
   options: WebhookOptions;
   /** Called whenever the earliest due time may have changed. */
   reschedule: () => void;
+  isClosed: () => boolean;
 }
 
 /** Queues signed job events, applies webhook faults, delivers with retries, and journals every attempt. */
@@ -81,7 +82,13 @@ export class WebhookDispatcher {
   run(now: number): void {
     for (const w of this.d.repo.due(now)) {
       this.d.repo.update(w.event_id, { status: 'sending', next_attempt_at: null });
-      const p = this.deliver(w).finally(() => this.inflight.delete(p));
+      const p = this.deliver(w)
+        // A provider closed while a delivery was on the wire (a harness restart) has nowhere to record it; anything
+        // else is a bug worth a line on the console, never an unhandled rejection that ends the process.
+        .catch((err: unknown) => {
+          if (!this.d.isClosed()) console.error(`[jobproof] webhook delivery ${w.event_id} failed: ${(err as Error)?.stack ?? err}`);
+        })
+        .finally(() => this.inflight.delete(p));
       this.inflight.add(p);
     }
   }
