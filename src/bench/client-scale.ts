@@ -1,6 +1,6 @@
 /**
  * Reference client at scale, against the OperationStore the worker uses: N open operations in a fresh SQLite store,
- * then the worker's poll decision (countOpen + claimDue of up to 16, as Worker.run does, plus nextWakeAt, which it
+ * then the worker's poll decision (hasOpen + claimDue of up to 16, as Worker.run does, plus nextWakeAt, which it
  * calls when nothing was claimed) and the fenced commit that follows each poll. Each size runs in its own process so
  * its RSS is that of one worker's store and heap.
  */
@@ -25,7 +25,7 @@ export interface ClientScalePoint {
   open: number;
   duePool: number;
   insertS: number;
-  /** Per decision (countOpen + claimDue(16) + nextWakeAt), median over all decisions of all repetitions. */
+  /** Per decision (hasOpen + claimDue(16) + nextWakeAt), median over all decisions of all repetitions. */
   decisionCpuUs: number;
   decisionWallUs: number;
   parts: { countOpenCpuUs: number; claimDueCpuUs: number; nextWakeAtCpuUs: number };
@@ -101,7 +101,7 @@ function measure(n: number, cfg: ClientScaleConfig, file: string): ClientScalePo
 
   const plan = (sql: string, ...p: unknown[]) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...p) as { detail: string }[]).map((r) => r.detail);
   const plans = {
-    countOpen: plan('SELECT COUNT(*) AS n FROM operations WHERE is_open = 1'),
+    countOpen: plan('SELECT EXISTS(SELECT 1 FROM operations WHERE is_open = 1) AS x'),
     claimDue: plan(
       `SELECT operation_id, lease_owner, fencing_token FROM operations WHERE is_open = 1 AND next_poll_at <= @now AND (lease_owner IS NULL OR lease_expires_at <= @now OR lease_owner = @owner) ORDER BY next_poll_at LIMIT @limit`,
       { now: t0, owner: OWNER, limit: LIMIT },
@@ -124,7 +124,7 @@ function measure(n: number, cfg: ClientScaleConfig, file: string): ClientScalePo
     for (let d = 0; d < cfg.decisions; d++) {
       const w0 = performance.now();
       const c0 = cpuUs();
-      store.countOpen();
+      store.hasOpen();
       const c1 = cpuUs();
       const got = store.claimDue(OWNER, now, LEASE_MS, LIMIT, new Map());
       const c2 = cpuUs();

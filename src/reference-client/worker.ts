@@ -71,7 +71,7 @@ export class Worker {
     try {
       while (!signal.aborted && this.failure === null) {
         this.woken = false;
-        if (this.running.size === 0 && store.countOpen() === 0) break;
+        if (this.running.size === 0 && !store.hasOpen()) break;
         const free = concurrency - this.running.size;
         let claimed = 0;
         if (free > 0) {

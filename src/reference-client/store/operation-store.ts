@@ -48,6 +48,8 @@ export interface OperationStore {
   pollSoon(operationId: string, at: number): void;
 
   countOpen(): number;
+  /** Whether any operation is still open: the worker's exit test on every turn, so it must not count them all. */
+  hasOpen(): boolean;
   /** Earliest time something may become claimable by `owner`, or null when nothing is open. */
   nextWakeAt(owner: string, now: number): number | null;
 

@@ -163,6 +163,10 @@ export class SqliteOperationStore implements OperationStore {
       .run(at, operationId, at);
   }
 
+  hasOpen(): boolean {
+    return (this.q('SELECT EXISTS(SELECT 1 FROM operations WHERE is_open = 1) AS x').get() as { x: number }).x === 1;
+  }
+
   countOpen(): number {
     return (this.q('SELECT COUNT(*) AS n FROM operations WHERE is_open = 1').get() as { n: number }).n;
   }
