@@ -60,14 +60,13 @@ export function buildApp(core: ProviderCore, extendControl?: Parameters<typeof c
     if (loss) c.res.headers.set(LOSS_HEADER, loss);
   });
 
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      // The rest of the body is never read: `Connection: close` keeps a client from reusing a connection the server drops.
-      onError: (c) => problem(c as Ctx, 413, 'payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`, {}, { connection: 'close' }),
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    // The rest of the body is never read: `Connection: close` keeps a client from reusing a connection the server drops.
+    onError: (c) => problem(c as Ctx, 413, 'payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`, {}, { connection: 'close' }),
+  });
+  // Only the routes that read a body need the guard; wrapping every GET's stream cost 8 % of a status read.
+  app.use('*', (c, next) => (c.req.method === 'POST' || c.req.method === 'PUT' || c.req.method === 'PATCH' ? limitBody(c, next) : next()));
 
   app.post('/v1/jobs', (c) => createJob(core, c));
   app.get('/v1/jobs', (c) => findJobs(core, c));
