@@ -75,3 +75,11 @@ export function failure(
 ): Failure {
   return { operation_id, explanation, evidence: { journal_seqs: [...new Set(seqs)].sort((a, b) => a - b), history: [...history] } };
 }
+
+/** The job states an answer showed the client: the job of a read, cancel or create, and every job a find listed. */
+export function shownStates(r: RequestEntry, jobId: string): string[] {
+  const states: string[] = [];
+  if (r.job_id === jobId && r.job_state !== null) states.push(r.job_state);
+  if (r.route === 'list' && r.status === 200) for (const l of r.listed ?? []) if (l.job_id === jobId) states.push(l.state);
+  return states;
+}

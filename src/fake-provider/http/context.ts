@@ -20,6 +20,7 @@ export interface JournalDraft {
   fault: FiredFault | null;
   delivery: 'delivered' | 'lost' | 'delayed';
   loss: 'reset' | 'hang' | null;
+  listed?: Array<{ job_id: string; state: JobState }>;
 }
 
 export type Vars = {

@@ -55,6 +55,8 @@ export const RequestEntrySchema = z.object({
   retry_after: z.number().nullable(),
   /** `client_ref` of a create body. */
   client_ref: z.string().nullable(),
+  /** For a find (`GET /v1/jobs?…`): the jobs the answer listed, with their states, so a list read counts as a read. */
+  listed: z.array(z.object({ job_id: z.string(), state: JobStateSchema })).optional(),
   /** Tasks API (tasks-api.md): the task a request was about, and its state in the answer; absent on job requests. */
   task_id: z.string().nullable().optional(),
   task_state: z.string().nullable().optional(),

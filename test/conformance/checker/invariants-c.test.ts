@@ -91,6 +91,13 @@ describe('I13 webhook-safety', () => {
     expect(judge(e).broken).toEqual(['I13']);
   });
 
+  it('holds when an earlier results fetch was answered 500 and the client fetched again', () => {
+    const e = run({ webhooks: 'duplicate' });
+    const fetch = requests(e, (r) => r.route === 'results')[0]!;
+    addRequest(e, fetch, ms(fetch.at) - 5, { status: 500, code: 'internal_error', fault: { rule_id: 'r1', type: 'error_after_commit' } });
+    expect(judge(e).broken).toEqual([]);
+  });
+
   it('breaks when the client acts on a webhook without reading the status', () => {
     const e = run({ webhooks: 'duplicate' });
     dropRequests(e, (r) => r.route === 'status' && r.job_state === 'succeeded');

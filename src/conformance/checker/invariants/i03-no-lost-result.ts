@@ -28,7 +28,7 @@ export const i03NoLostResult: InvariantCheck = {
       });
       const collectable = succeeded.filter((j) => {
         const b = ctx.providerJob(j)?.behavior;
-        const resultsLost = op.requests.some((r) => r.job_id === j && r.effect === 'results_served' && !delivered(r)) && b?.one_shot_results !== false;
+        const resultsLost = op.requests.some((r) => r.job_id === j && r.effect === 'results_served' && (!delivered(r) || r.status !== 200)) && b?.one_shot_results !== false;
         return !b?.corrupt_digest && !b?.error_row && !resultsLost;
       });
       if (collectable.length === 0) continue;

@@ -1,6 +1,6 @@
 import type { RequestEntry } from '../../../fake-provider/model/journal.js';
 import { jobKnownAt, type CheckContext, type InvariantCheck } from '../context.js';
-import { delivered, failure, finalEntry, iso, ms } from '../helpers.js';
+import { delivered, failure, finalEntry, iso, ms, shownStates } from '../helpers.js';
 import type { OperationView } from '../link.js';
 
 /**
@@ -38,7 +38,7 @@ function unbacked(ctx: CheckContext, op: OperationView, at: number): { why: stri
     case 'failed': {
       if (!jobs.length) return null; // no job exists: saying the operation failed claims nothing false about one
       const said =
-        op.requests.find((r) => delivered(r) && byThen(r) && r.job_id !== null && jobs.includes(r.job_id) && (r.job_state === 'failed' || r.job_state === 'expired')) ??
+        op.requests.find((r) => delivered(r) && byThen(r) && jobs.some((j) => shownStates(r, j).some((st) => st === 'failed' || st === 'expired'))) ??
         jobs.flatMap((j) => ctx.jobFacts(j)?.webhooks ?? []).find((w) => w.outcome === 'delivered' && ms(w.at) <= at + tol && /^job\.(failed|expired)$/.test(w.event_type));
       return said ? null : { why: `ended failed but the provider never told it job ${jobs.join(', ')} failed`, seqs: jobs.flatMap((j) => (ctx.jobFacts(j)?.final ? [ctx.jobFacts(j)!.final!.seq] : [])) };
     }

@@ -1,5 +1,5 @@
 import type { InvariantCheck } from '../context.js';
-import { delivered, failure, iso, isFinal, ms, statesReporting, TERMINAL_ANSWER_STATES } from '../helpers.js';
+import { delivered, failure, iso, isFinal, ms, statesReporting, TERMINAL_ANSWER_STATES, shownStates } from '../helpers.js';
 import type { Failure } from '../verdict.js';
 
 /** Record states reached only once the client believes the job is over. */
@@ -22,7 +22,7 @@ export const i13WebhookSafety: InvariantCheck = {
         if (!facts?.webhooks.length) continue;
         applicable = true;
         const hooks = facts.webhooks.map((w) => w.seq);
-        const fetches = op.requests.filter((r) => r.job_id === job && r.effect === 'results_served' && delivered(r));
+        const fetches = op.requests.filter((r) => r.job_id === job && r.effect === 'results_served' && r.status === 200 && delivered(r));
         if (fetches.length > 1) {
           failures.push(failure(op.id, `${op.id} fetched job ${job}'s results ${fetches.length} times; fetch once, whatever the webhooks say`, [...fetches.map((r) => r.seq), ...hooks]));
         }
@@ -30,7 +30,11 @@ export const i13WebhookSafety: InvariantCheck = {
         const acted = history.find((h) => AFTER_JOB_END.has(h.to));
         if (acted) {
           const read = op.requests.find(
-            (r) => r.job_id === job && ['status', 'cancel', 'create'].includes(r.route ?? '') && delivered(r) && r.job_state !== null && TERMINAL_ANSWER_STATES.includes(r.job_state) && ms(r.at) <= ms(acted.at) + tol,
+            (r) =>
+              ['status', 'cancel', 'create', 'list'].includes(r.route ?? '') &&
+              delivered(r) &&
+              shownStates(r, job).some((st) => TERMINAL_ANSWER_STATES.includes(st as (typeof TERMINAL_ANSWER_STATES)[number])) &&
+              ms(r.at) <= ms(acted.at) + tol,
           );
           if (!read) failures.push(failure(op.id, `${op.id} moved to ${acted.to} at ${acted.at} without a status read showing job ${job} final; a webhook is a hint, confirm it with GET /v1/jobs/${job}`, hooks, [acted]));
         }

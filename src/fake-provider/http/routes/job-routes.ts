@@ -62,6 +62,7 @@ export function findJobs(core: ProviderCore, c: Ctx): Promise<Response> {
     const page = rows.slice(0, q.data.limit);
     const next = rows.length > q.data.limit ? `c${page[page.length - 1]!.seq}` : null;
     c.get('draft').effect = 'read';
+    c.get('draft').listed = page.map((j) => ({ job_id: j.job_id, state: j.state }));
     return json({ data: page.map((j) => core.engine.view(j)), next_cursor: next });
   });
 }
