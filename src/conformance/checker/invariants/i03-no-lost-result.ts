@@ -1,5 +1,5 @@
 import { heldOffUntil, mainJob, type InvariantCheck } from '../context.js';
-import { delivered, failure, finalEntry, iso, ms } from '../helpers.js';
+import { delivered, failure, finalEntry, iso, ms, sentAt } from '../helpers.js';
 import type { Failure } from '../verdict.js';
 
 /**
@@ -29,7 +29,12 @@ export const i03NoLostResult: InvariantCheck = {
       const collectable = succeeded.filter((j) => {
         const b = ctx.providerJob(j)?.behavior;
         const resultsLost = op.requests.some((r) => r.job_id === j && r.effect === 'results_served' && (!delivered(r) || r.status !== 200)) && b?.one_shot_results !== false;
-        return !b?.corrupt_digest && !b?.error_row && !resultsLost;
+        // The client tried to read the job's end in time but not one read got an answer through (all lost or
+        // refused): it could not know. A client that never tried is not excused.
+        const finalAt = ctx.jobFacts(j)!.final!.at;
+        const reads = op.requests.filter((r) => (r.route === 'list' || (r.route === 'status' && r.job_id === j)) && sentAt(r) <= deadline && ms(r.at) >= finalAt);
+        const blind = reads.length > 0 && !reads.some((r) => delivered(r) && r.status === 200);
+        return !b?.corrupt_digest && !b?.error_row && !resultsLost && !blind;
       });
       if (collectable.length === 0) continue;
       applicable = true;
