@@ -159,8 +159,11 @@ export class SqliteOperationStore implements OperationStore {
   }
 
   pollSoon(operationId: string, at: number): void {
-    this.q('UPDATE operations SET next_poll_at = MAX(?, not_before) WHERE operation_id = ? AND is_open = 1 AND (next_poll_at IS NULL OR next_poll_at > ?)')
-      .run(at, operationId, at);
+    // Only ever earlier: a webhook must not push back a step already planned (such as giving up at a deadline
+    // inside a Retry-After hold, which sends nothing).
+    this.q(
+      'UPDATE operations SET next_poll_at = CASE WHEN next_poll_at IS NULL THEN MAX(?, not_before) ELSE MIN(next_poll_at, MAX(?, not_before)) END WHERE operation_id = ? AND is_open = 1 AND (next_poll_at IS NULL OR next_poll_at > ?)',
+    ).run(at, at, operationId, at);
   }
 
   hasOpen(): boolean {
