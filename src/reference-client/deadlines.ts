@@ -52,7 +52,9 @@ export const MIN_REQUEST_MS = 250;
  */
 export function requestTimeout(r: OperationRow, route: Route, now: number): number {
   const createBy = Math.min(r.create_deadline_at, r.result_deadline_at);
-  const d = route === 'create' ? createBy : governingDeadline(r);
+  // Collecting has no deadline of its own for the state machine, but a hung results fetch must not outlive the
+  // result deadline's grace by more than the minimum either: the result deadline bounds it.
+  const d = route === 'create' ? createBy : (governingDeadline(r) ?? (r.state === 'result_collecting' ? r.result_deadline_at : null));
   const bound = d === null ? Infinity : route === 'create' ? d : giveUpAt(d);
   return Math.min(MAX_REQUEST_MS, Math.max(MIN_REQUEST_MS, bound - now));
 }
