@@ -83,3 +83,16 @@ export function shownStates(r: RequestEntry, jobId: string): string[] {
   if (r.route === 'list' && r.status === 200) for (const l of r.listed ?? []) if (l.job_id === jobId) states.push(l.state);
   return states;
 }
+
+/**
+ * Whether the worker that got this answer lived to act on it. An answer delivered to a worker the harness killed
+ * before that worker sent anything else is like Jepsen's `:info`: the bytes arrived, the process may never have read
+ * them, so the client as a whole cannot be held to know it.
+ */
+export function reachedALiveWorker(r: RequestEntry, requests: readonly RequestEntry[], harness: ReadonlyArray<{ at: string; type: string; worker_id?: string }>): boolean {
+  if (!r.worker_id) return true;
+  const answered = ms(r.at);
+  const kill = harness.find((h) => h.type === 'kill' && h.worker_id === r.worker_id && ms(h.at) >= answered && ms(h.at) - answered <= 100);
+  if (!kill) return true;
+  return requests.some((q) => q.worker_id === r.worker_id && q.seq > r.seq && ms(q.received_at ?? q.at) <= ms(kill.at));
+}

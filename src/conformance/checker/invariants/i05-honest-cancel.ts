@@ -1,5 +1,5 @@
 import { mainJob, type InvariantCheck } from '../context.js';
-import { delivered, describeRequest, failure, finalEntry, iso, ms, statesReporting, TERMINAL_ANSWER_STATES } from '../helpers.js';
+import { delivered, describeRequest, failure, finalEntry, iso, ms, statesReporting, TERMINAL_ANSWER_STATES, reachedALiveWorker } from '../helpers.js';
 import type { Failure } from '../verdict.js';
 
 /**
@@ -36,7 +36,15 @@ export const i05HonestCancel: InvariantCheck = {
       const state = op.record!.state;
       if (state === 'cancellation_unconfirmed' || state === 'result_timed_out') {
         // Honest if the client was never told the job had ended, and waited for the deadline.
-        const told = op.requests.find((r) => r.job_id === job && delivered(r) && r.job_state !== null && TERMINAL_ANSWER_STATES.includes(r.job_state) && ms(r.at) <= at + tol);
+        const told = op.requests.find(
+          (r) =>
+            r.job_id === job &&
+            delivered(r) &&
+            r.job_state !== null &&
+            TERMINAL_ANSWER_STATES.includes(r.job_state) &&
+            ms(r.at) <= at + tol &&
+            reachedALiveWorker(r, ctx.journal.requests, ctx.evidence.harness),
+        );
         if (told) {
           failures.push(failure(op.id, `${op.id} ended ${state} although ${describeRequest(told)} had told it job ${job} was ${told.job_state}; report what happened`, [...seqs, told.seq], [entry]));
         } else if (at < giveUpFrom - tol) {
