@@ -1,6 +1,7 @@
 import { heldOffUntil, mainJob, type InvariantCheck } from '../context.js';
 import { delivered, failure, finalEntry, iso, ms, sentAt } from '../helpers.js';
 import type { Failure } from '../verdict.js';
+import { firstRunningAtOrAfter } from '../worker-presence.js';
 
 /**
  * I3: a job that succeeded with valid results early enough (grace before the result deadline) must end
@@ -34,6 +35,8 @@ export const i03NoLostResult: InvariantCheck = {
         const finalAt = ctx.jobFacts(j)!.final!.at;
         const reads = op.requests.filter((r) => (r.route === 'list' || (r.route === 'status' && r.job_id === j)) && sentAt(r) <= deadline && ms(r.at) >= finalAt);
         const blind = reads.length > 0 && !reads.some((r) => delivered(r) && r.status === 200);
+        // No worker ran (all killed or paused) from the job's end until too close to the deadline: nobody could collect.
+        if (firstRunningAtOrAfter(ctx.evidence.harness, finalAt) > deadline - ctx.options.deadline_grace_ms) return false;
         return !b?.corrupt_digest && !b?.error_row && !resultsLost && !blind;
       });
       if (collectable.length === 0) continue;
