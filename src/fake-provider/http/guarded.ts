@@ -1,7 +1,9 @@
 import type { ProviderCore } from '../core.js';
 import type { RequestRoute } from '../model/faults.js';
 import type { Principal } from '../model/principals.js';
-import type { StoredAnswer } from '../store/idempotency-repo.js';
+import type { KeyScope, StoredAnswer } from '../store/idempotency-repo.js';
+import type { FiredRule } from '../faults/decide.js';
+import { problem } from './problem.js';
 import { afterExecution, beforeExecution, decideFault, delayIfAsked } from './apply-faults.js';
 import { authenticate } from './auth.js';
 import type { Ctx } from './context.js';
@@ -25,4 +27,25 @@ export function storedResponse(a: StoredAnswer, replayed: boolean): Response {
   const headers = new Headers(a.headers);
   if (replayed) headers.set('idempotent-replayed', 'true');
   return new Response(a.body, { status: a.status, headers });
+}
+
+/**
+ * Reserve an idempotency key, then hold the request if a `delay` fault asks for it: the key stays in flight meanwhile,
+ * which is how a concurrent duplicate meets 409. A request that dies while held frees its key.
+ */
+export async function reserveThenDelay(core: ProviderCore, c: Ctx, scope: KeyScope, fp: string, fired: FiredRule | null): Promise<void> {
+  core.idempotency.reserve(scope, fp, core.clock.now(), core.options.idempotencyTtlMs);
+  try {
+    await delayIfAsked(core, c, fired);
+  } catch (err) {
+    core.idempotency.release(scope);
+    throw err;
+  }
+}
+
+/** 409 while the first request with this key is still being processed. */
+export function inProgress(core: ProviderCore, c: Ctx): Response {
+  return problem(c, 409, 'idempotency_request_in_progress', 'the first request with this Idempotency-Key is still being processed', {}, {
+    'retry-after': String(core.options.pollAdviceSeconds),
+  });
 }

@@ -2,7 +2,7 @@ import type { Hono } from 'hono';
 import { fingerprint } from '../../lib/canonical-json.js';
 import { isoTime } from '../../lib/clock.js';
 import type { ProviderCore } from '../core.js';
-import { afterExecution, beforeExecution, decideFault, delayIfAsked } from '../http/apply-faults.js';
+import { afterExecution, beforeExecution, decideFault } from '../http/apply-faults.js';
 import { authenticate } from '../http/auth.js';
 import { readJson } from '../http/body.js';
 import type { Ctx, Env } from '../http/context.js';
@@ -11,7 +11,7 @@ import { json, problem, type ProblemExtras } from '../http/problem.js';
 import type { KeyScope, StoredAnswer } from '../store/idempotency-repo.js';
 import { ApplyBodySchema, CreateTaskBodySchema, ObjectRefSchema, ReviewBodySchema, type TaskRow } from './model.js';
 import type { TaskService } from './task-service.js';
-import { guarded, storedResponse } from '../http/guarded.js';
+import { guarded, inProgress, reserveThenDelay, storedResponse } from '../http/guarded.js';
 
 const CREATE_SCOPE = 'POST /v1/tasks';
 const APPLY_SCOPE = 'POST /v1/tasks/{task_id}/apply';
@@ -31,12 +31,6 @@ function noteTask(c: Ctx, t: Pick<TaskRow, 'task_id' | 'state'>): void {
 
 function badKey(c: Ctx, message: string): Response {
   return problem(c, 400, 'invalid_request', message, { errors: [{ path: 'headers.idempotency-key', message }] });
-}
-
-function inProgress(core: ProviderCore, c: Ctx): Response {
-  return problem(c, 409, 'idempotency_request_in_progress', 'the first request with this Idempotency-Key is still being processed', {}, {
-    'retry-after': String(core.options.pollAdviceSeconds),
-  });
 }
 
 function taskNotFound(c: Ctx, id: string): Response {
@@ -93,13 +87,7 @@ async function createTask(core: ProviderCore, svc: TaskService, c: Ctx): Promise
 
   const pre = svc.checkCreate(principal, body.value);
   if (!pre.ok) return problem(c, pre.status, pre.code, pre.detail, pre.extras ?? {});
-  core.idempotency.reserve(scope, fp, core.clock.now(), core.options.idempotencyTtlMs);
-  try {
-    await delayIfAsked(core, c, fired);
-  } catch (err) {
-    core.idempotency.release(scope);
-    throw err;
-  }
+  await reserveThenDelay(core, c, scope, fp, fired);
   // Checked again after a delay: the object may have changed meanwhile.
   const check = svc.checkCreate(principal, body.value);
   if (!check.ok) {
@@ -192,13 +180,7 @@ async function applyTask(core: ProviderCore, svc: TaskService, c: Ctx): Promise<
     return afterExecution(c, fired, storedResponse(known.answer, true));
   }
 
-  core.idempotency.reserve(scope, fp, core.clock.now(), core.options.idempotencyTtlMs);
-  try {
-    await delayIfAsked(core, c, fired);
-  } catch (err) {
-    core.idempotency.release(scope);
-    throw err;
-  }
+  await reserveThenDelay(core, c, scope, fp, fired);
   const result = core.db.transaction((): { stored: StoredAnswer | null; answer: Response | StoredAnswer } => {
     const out = svc.apply(principal, id, keyParse.key);
     noteTask(c, out.task);

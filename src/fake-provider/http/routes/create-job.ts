@@ -4,13 +4,13 @@ import type { ProviderCore } from '../../core.js';
 import { behaviorFor } from '../../model/behavior.js';
 import { CreateJobBodySchema } from '../../model/job.js';
 import type { StoredAnswer } from '../../store/idempotency-repo.js';
-import { afterExecution, beforeExecution, decideFault, delayIfAsked } from '../apply-faults.js';
+import { afterExecution, beforeExecution, decideFault } from '../apply-faults.js';
 import { authenticate } from '../auth.js';
 import { readJson } from '../body.js';
 import type { Ctx } from '../context.js';
 import { parseIdempotencyKey } from '../idempotency-key.js';
 import { problem } from '../problem.js';
-import { storedResponse } from '../guarded.js';
+import { inProgress, reserveThenDelay, storedResponse } from '../guarded.js';
 
 const SCOPE = 'POST /v1/jobs';
 
@@ -56,9 +56,7 @@ export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
     return problem(c, 422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body; nothing was created');
   }
   if (known?.state === 'in_flight') {
-    return problem(c, 409, 'idempotency_request_in_progress', 'the first request with this Idempotency-Key is still being processed', {}, {
-      'retry-after': String(core.options.pollAdviceSeconds),
-    });
+    return inProgress(core, c);
   }
   if (known?.state === 'done') {
     draft.job_id = known.job_id;
@@ -71,14 +69,7 @@ export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
     return afterExecution(c, fired, storedResponse(known.answer, true));
   }
 
-  core.idempotency.reserve(scope, fp, core.clock.now(), core.options.idempotencyTtlMs);
-  try {
-    // A delay holds the key in flight, which is how a concurrent duplicate meets 409.
-    await delayIfAsked(core, c, fired);
-  } catch (err) {
-    core.idempotency.release(scope);
-    throw err;
-  }
+  await reserveThenDelay(core, c, scope, fp, fired);
   const answer = core.db.transaction((): StoredAnswer => {
     const behavior = behaviorFor(core.behaviors.get(), body.value.kind);
     const job = core.engine.create(principal, body.value, behavior, { key, trace_id: c.get('traceId') });
