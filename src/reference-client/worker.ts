@@ -60,6 +60,11 @@ export class Worker {
       try {
         this.renewHeld();
       } catch (err) {
+        if (isBusy(err)) {
+          // Another process holds the store's write lock (it may be paused mid-transaction): try again next beat.
+          beat = clock.setTimeout(heartbeat, Math.max(10, Math.floor(leaseMs / 3)));
+          return;
+        }
         // The store is gone (closing, or a crash being simulated): stop the loop rather than throw from a timer.
         this.failure ??= err;
         this.wake();
@@ -71,18 +76,25 @@ export class Worker {
     try {
       while (!signal.aborted && this.failure === null) {
         this.woken = false;
-        if (this.running.size === 0 && !store.hasOpen()) break;
-        const free = concurrency - this.running.size;
         let claimed = 0;
-        if (free > 0) {
-          const tokens = new Map([...this.held].map(([id, l]) => [id, l.token]));
-          const leases = store.claimDue(workerId, clock.now(), leaseMs, free, tokens).filter((l) => !this.running.has(l.operation_id));
-          claimed = leases.length;
-          for (const lease of leases) this.start(env, lease);
-        }
-        if (claimed > 0 || this.woken) continue;
+        let wakeAt: number | null;
         const now = clock.now();
-        const wakeAt = store.nextWakeAt(workerId, now);
+        try {
+          if (this.running.size === 0 && !store.hasOpen()) break;
+          const free = concurrency - this.running.size;
+          if (free > 0) {
+            const tokens = new Map([...this.held].map(([id, l]) => [id, l.token]));
+            const leases = store.claimDue(workerId, clock.now(), leaseMs, free, tokens).filter((l) => !this.running.has(l.operation_id));
+            claimed = leases.length;
+            for (const lease of leases) this.start(env, lease);
+          }
+          if (claimed > 0 || this.woken) continue;
+          wakeAt = store.nextWakeAt(workerId, now);
+        } catch (err) {
+          // Lock contention (a paused worker may hold the write lock) is a reason to wait, not to stop.
+          if (!isBusy(err)) throw err;
+          wakeAt = now + idlePollMs;
+        }
         const ms = wakeAt === null || wakeAt <= now ? idlePollMs : Math.min(idlePollMs, wakeAt - now);
         this.wakeCtl = new AbortController();
         if (this.woken) continue;
@@ -128,7 +140,8 @@ export class Worker {
       if (!after || after.lease_owner !== lease.owner || after.fencing_token !== lease.token) this.held.delete(id);
     } catch (err) {
       this.held.delete(id);
-      if (err instanceof LeaseLostError) return;
+      // Lost lease, or the store was locked by another process: the operation is simply claimed again later.
+      if (err instanceof LeaseLostError || isBusy(err)) return;
       // Anything else is a bug in the client (e.g. a transition the table refuses): stop loudly, not silently.
       this.failure ??= err;
       this.wake();
@@ -142,4 +155,10 @@ export class Worker {
       if (!this.o.store.renew(lease, now, this.o.leaseMs)) this.held.delete(id);
     }
   }
+}
+
+/** SQLite's "database is locked" after busy_timeout: contention, not a fault of ours. */
+function isBusy(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === 'SQLITE_LOCKED';
 }

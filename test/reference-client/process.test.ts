@@ -162,7 +162,8 @@ describe('process form over loopback', () => {
       a.kill('SIGCONT');
       const resumedAt = Date.now();
       const codes = await Promise.race([Promise.all([a.exited, b.exited]), sleep(40_000).then(() => 'timeout')]);
-      expect(codes).toEqual([0, 0]);
+      const stderr = (w: unknown) => (w as { stderrText?: string }).stderrText ?? '';
+      expect(codes, `worker-A: ${stderr(a)}\nworker-B: ${stderr(b)}`).toEqual([0, 0]);
 
       const reqs = r.requests();
       let takenOver = 0;
