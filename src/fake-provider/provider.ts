@@ -38,6 +38,8 @@ export interface ProviderOptions {
   /** How webhooks reach receivers: global fetch by default; the in-process harness routes them itself. */
   webhookFetch?: typeof fetch;
   webhooks?: Partial<WebhookOptions>;
+  /** Keep only the newest N journal entries (long soaks, `serve --journal-max`); the judge needs them all. */
+  journalMax?: number | null;
   /** Lets `PUT /_control/scenario {"name"}` switch to a named scenario's provider-side behaviour and faults. */
   scenarioLookup?: (name: string) => { behavior: BehaviorConfigInput; faults: FaultPlanInput } | undefined;
 }
@@ -48,7 +50,11 @@ export interface Provider {
   fetch: typeof fetch;
   clock: Clock;
   tokens: TokensConfig;
-  journal: { all(): JournalEntry[]; since(seq: number, limit?: number): JournalEntry[]; lastSeq(): number };
+  /**
+   * The journal. Entries are group-committed: reads flush first; `committed()` resolves once every entry so far is
+   * on disk (a transport answering over the network waits for it before it sends).
+   */
+  journal: { all(): JournalEntry[]; since(seq: number, limit?: number): JournalEntry[]; lastSeq(): number; committed(): Promise<void>; flush(): void };
   control: {
     setBehavior(config: BehaviorConfigInput): void;
     behavior(): BehaviorConfig;
@@ -72,7 +78,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   const ids = opts.ids ?? randomId;
   const settings = new SettingsRepo(db);
   const jobs = new JobsRepo(db);
-  const journal = new JournalRepo(db);
+  const journal = new JournalRepo(db, { maxEntries: opts.journalMax ?? null });
   const webhookRepo = new WebhookRepo(db);
   const faults = new FaultEngine(settings);
   const tokens = resolveTokensConfig(opts.tokens);
@@ -106,6 +112,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     options: { idempotencyTtlMs: opts.idempotencyTtlMs ?? 24 * 3600 * 1000, pollAdviceSeconds: opts.pollAdviceSeconds ?? 1, control: opts.control ?? true },
     isClosed: () => closed,
     reset: () => {
+      journal.flush();
       db.transaction(() => {
         for (const t of ['jobs', 'idempotency', 'journal', 'webhook_events']) db.prepare(`DELETE FROM ${t}`).run();
       })();
@@ -129,7 +136,13 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     fetch: inProcessFetch(app),
     clock,
     tokens,
-    journal: { all: () => journal.all(), since: (s, l) => journal.since(s, l), lastSeq: () => journal.lastSeq() },
+    journal: {
+      all: () => journal.all(),
+      since: (s, l) => journal.since(s, l),
+      lastSeq: () => journal.lastSeq(),
+      committed: () => journal.committed(),
+      flush: () => journal.flush(),
+    },
     control: {
       setBehavior: (c) => core.behaviors.set(parseBehaviorConfig(c)),
       behavior: () => behaviors,
@@ -145,6 +158,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
       closed = true;
       engine.close();
       tasks.service.close();
+      journal.close();
       db.close();
     },
   };

@@ -1,5 +1,6 @@
 import type { Db } from './database.js';
 import * as m001 from './migrations/001-release-0.1.0.js';
+import * as m002 from './migrations/002-compact-journal.js';
 
 /**
  * The provider store's schema history. `PRAGMA user_version` holds the number of the last migration applied; a file
@@ -18,6 +19,7 @@ export interface Migration {
 
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'release 0.1.0 schema: jobs, idempotency, journal, webhooks, settings, tasks', up: m001.up },
+  { version: 2, name: 'journal in typed columns (compact), no journal_job index', up: m002.up },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
