@@ -41,6 +41,8 @@ export interface ProviderOptions {
   /** How webhooks reach receivers: global fetch by default; the in-process harness routes them itself. */
   webhookFetch?: typeof fetch;
   webhooks?: Partial<WebhookOptions>;
+  /** Keep only the newest N journal entries (long soaks, `serve --journal-max`); the judge needs them all. */
+  journalMax?: number | null;
   /** Lets `PUT /_control/scenario {"name"}` switch to a named scenario's provider-side behaviour and faults. */
   scenarioLookup?: (name: string) => { behavior: BehaviorConfigInput; faults: FaultPlanInput } | undefined;
 }
@@ -51,7 +53,11 @@ export interface Provider {
   fetch: typeof fetch;
   clock: Clock;
   tokens: TokensConfig;
-  journal: { all(): JournalEntry[]; since(seq: number, limit?: number): JournalEntry[]; lastSeq(): number };
+  /**
+   * The journal. Entries are group-committed: reads flush first; `committed()` resolves once every entry so far is
+   * on disk (a transport answering over the network waits for it before it sends).
+   */
+  journal: { all(): JournalEntry[]; since(seq: number, limit?: number): JournalEntry[]; lastSeq(): number; committed(): Promise<void>; flush(): void };
   control: {
     setBehavior(config: BehaviorConfigInput): void;
     behavior(): BehaviorConfig;
@@ -75,7 +81,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   const ids = opts.ids ?? randomId;
   const settings = new SettingsRepo(db);
   const jobs = new JobsRepo(db);
-  const journal = new JournalRepo(db);
+  const journal = new JournalRepo(db, { maxEntries: opts.journalMax ?? null });
   const webhookRepo = new WebhookRepo(db);
   const faults = new FaultEngine(settings);
   const tokens = resolveTokensConfig(opts.tokens);
@@ -112,6 +118,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     options: { idempotencyTtlMs: opts.idempotencyTtlMs ?? 24 * 3600 * 1000, pollAdviceSeconds: opts.pollAdviceSeconds ?? 1, control: opts.control ?? true },
     isClosed: () => closed,
     reset: () => {
+      journal.flush();
       db.transaction(() => {
         for (const t of ['idempotency', 'journal']) db.prepare(`DELETE FROM ${t}`).run();
         for (const m of modules) m.reset();
@@ -135,7 +142,13 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     fetch: inProcessFetch(app),
     clock,
     tokens,
-    journal: { all: () => journal.all(), since: (s, l) => journal.since(s, l), lastSeq: () => journal.lastSeq() },
+    journal: {
+      all: () => journal.all(),
+      since: (s, l) => journal.since(s, l),
+      lastSeq: () => journal.lastSeq(),
+      committed: () => journal.committed(),
+      flush: () => journal.flush(),
+    },
     control: {
       setBehavior: (c) => core.behaviors.set(parseBehaviorConfig(c)),
       behavior: () => behaviors,
@@ -150,6 +163,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
       if (closed) return;
       closed = true;
       for (const m of modules) m.close();
+      journal.close();
       db.close();
     },
   };
