@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { createProvider, serve, TokensConfigSchema, type BehaviorConfigInput, type FaultPlanInput } from '../fake-provider/index.js';
+import { createProvider, serve } from '../fake-provider/index.js';
+import { TokensConfigSchema, type BehaviorConfigInput, type FaultPlanInput } from '../contract/index.js';
 import { getScenario, listScenarios } from '../scenarios/index.js';
-import { CliError, readJsonFile } from './read-json-file.js';
+import { CliError, readJsonFile } from '../lib/read-json-file.js';
 
 interface ServeFlags {
   port: string;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Server } from 'node:http';
-import { ChangedRequestError, EXIT, UnknownOperationError } from '../lib/client-protocol.js';
+import { ChangedRequestError, EXIT, UnknownOperationError } from '../contract/client-protocol.js';
 import { realClock } from '../lib/clock.js';
 import { ReferenceClient } from './client.js';
 import { verifyAudit } from './index.js';

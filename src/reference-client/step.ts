@@ -1,8 +1,8 @@
-import { isFinalState } from '../lib/client-protocol.js';
+import { isFinalState } from '../contract/client-protocol.js';
 import { cancelStep } from './cancel.js';
 import { giveUpAt, governingDeadline } from './deadlines.js';
 import { collectStep } from './collect.js';
-import { createStep } from './create.js';
+import { createStep } from './create-step.js';
 import { observeStep } from './observe.js';
 import type { OpStep } from './op-step.js';
 import { giveUpCancel, giveUpResult, reconcileStep } from './reconcile.js';

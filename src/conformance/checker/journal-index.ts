@@ -1,5 +1,5 @@
-import type { JournalEntry, RequestEntry, TransitionEntry, WebhookEntry } from '../../fake-provider/model/journal.js';
-import { TERMINAL_JOB_STATES, type JobState } from '../../fake-provider/model/job.js';
+import type { JournalEntry, RequestEntry, TransitionEntry, WebhookEntry } from '../../contract/journal.js';
+import { TERMINAL_JOB_STATES, type JobState } from '../../contract/jobs.js';
 import type { RunEvidence } from './evidence.js';
 import { ms } from './helpers.js';
 

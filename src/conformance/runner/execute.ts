@@ -1,5 +1,5 @@
 import { isoTime } from '../../lib/clock.js';
-import { isFinalState, type OperationRecord, type SubmitInput } from '../../lib/client-protocol.js';
+import { isFinalState, type OperationRecord, type SubmitInput } from '../../contract/client-protocol.js';
 import type { HarnessAction, Scenario } from '../../scenarios/index.js';
 import type { CancelIntent, HarnessEvent, RunEvidenceInput, Submission } from '../checker/evidence.js';
 import type { RunDriver } from './driver.js';

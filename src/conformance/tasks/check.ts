@@ -1,6 +1,5 @@
-import type { RequestEntry } from '../../fake-provider/model/journal.js';
-import type { ReliedApproval } from '../../reference-client/tasks/types.js';
-import type { TaskEvidence } from './evidence.js';
+import type { RequestEntry } from '../../contract/journal.js';
+import type { ReliedApproval, TaskEvidence } from './evidence.js';
 
 export const TASK_INVARIANTS = {
   T1: 'apply-once: each object changed at most once per approved proposal; the reported application is the provider\'s',

@@ -1,6 +1,6 @@
 import type { ProviderCore } from '../core.js';
 import type { FiredRule } from '../faults/decide.js';
-import type { RequestRoute } from '../model/faults.js';
+import type { RequestRoute } from '../../contract/faults.js';
 import type { Ctx } from './context.js';
 import { problem } from './problem.js';
 

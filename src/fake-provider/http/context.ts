@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
-import type { Effect, FiredFault } from '../model/journal.js';
-import type { JobState } from '../model/job.js';
-import type { Principal } from '../model/principals.js';
+import type { Effect, FiredFault } from '../../contract/journal.js';
+import type { JobState } from '../../contract/jobs.js';
+import type { Principal } from '../../contract/principals.js';
 
 /** What a handler learns about its request, written to the journal once the answer is known. */
 export interface JournalDraft {

@@ -1,6 +1,6 @@
 import type { ProviderCore } from '../core.js';
-import type { RequestRoute } from '../model/faults.js';
-import type { Principal } from '../model/principals.js';
+import type { RequestRoute } from '../../contract/faults.js';
+import type { Principal } from '../../contract/principals.js';
 import type { KeyScope, StoredAnswer } from '../store/idempotency-repo.js';
 import type { FiredRule } from '../faults/decide.js';
 import { problem } from './problem.js';

@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../model/journal.js';
+import type { JournalEntry } from '../../contract/journal.js';
 import type { Db } from './database.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

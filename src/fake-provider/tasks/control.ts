@@ -5,8 +5,8 @@ import type { ProviderCore } from '../core.js';
 import { zodErrors } from '../http/body.js';
 import type { Ctx, Env } from '../http/context.js';
 import { json, problem } from '../http/problem.js';
-import type { Principal } from '../model/principals.js';
-import { ObjectRefSchema, PutObjectBodySchema, PutPrincipalsBodySchema, TaskBehaviorSchema } from './model.js';
+import type { Principal } from '../../contract/principals.js';
+import { ObjectRefSchema, PutObjectBodySchema, PutPrincipalsBodySchema, TaskBehaviorSchema } from '../../contract/tasks.js';
 import type { TaskService } from './task-service.js';
 
 async function body<S extends z.ZodType>(c: Ctx, schema: S): Promise<{ ok: true; value: z.output<S> } | { ok: false; response: Response }> {

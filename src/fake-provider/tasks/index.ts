@@ -1,13 +1,13 @@
 import type { Hono } from 'hono';
 import type { ProviderCore } from '../core.js';
 import type { Env } from '../http/context.js';
-import type { Principal } from '../model/principals.js';
+import type { Principal } from '../../contract/principals.js';
 import { taskControl } from './control.js';
 import { TaskService } from './task-service.js';
 
 export { TaskService } from './task-service.js';
 export { registerTaskRoutes } from './routes.js';
-export * from './model.js';
+export type { ObjectRow, TaskRow } from './model.js';
 export { makeDraft, mergePatch, proposalSha } from './draft.js';
 export { TASK_TRANSITIONS, canTransition, needsRedraft, reviewOutcome, applyGate } from './task-machine.js';
 

@@ -9,7 +9,8 @@ import type { Ctx, Env } from '../http/context.js';
 import { parseIdempotencyKey } from '../http/idempotency-key.js';
 import { json, problem, type ProblemExtras } from '../http/problem.js';
 import type { KeyScope, StoredAnswer } from '../store/idempotency-repo.js';
-import { ApplyBodySchema, CreateTaskBodySchema, ObjectRefSchema, ReviewBodySchema, type TaskRow } from './model.js';
+import { ApplyBodySchema, CreateTaskBodySchema, ObjectRefSchema, ReviewBodySchema } from '../../contract/tasks.js';
+import type { TaskRow } from './model.js';
 import type { TaskService } from './task-service.js';
 import { guarded, inProgress, reserveThenDelay, storedResponse } from '../http/guarded.js';
 

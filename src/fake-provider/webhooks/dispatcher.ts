@@ -1,7 +1,8 @@
 import { isoTime, type Clock } from '../../lib/clock.js';
 import type { IdSource } from '../../lib/ids.js';
 import type { FaultEngine } from '../faults/fault-engine.js';
-import type { Job, WebhookEventType } from '../model/job.js';
+import type { Job } from '../../contract/jobs.js';
+import type { WebhookEventType } from '../../contract/webhooks.js';
 import type { JournalRepo } from '../store/journal-repo.js';
 import { signDelivery } from './signing.js';
 import type { WebhookRepo, WebhookRow } from './webhook-repo.js';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock, TimerHandle } from '../../../src/lib/clock.js';
-import type { InProcessClientFactory, InProcessClientOptions } from '../../../src/lib/client-protocol.js';
-import type { InvariantId } from '../../../src/conformance/invariants.js';
+import type { InProcessClientFactory, InProcessClientOptions } from '../../../src/contract/client-protocol.js';
+import type { InvariantId } from '../../../src/contract/invariants.js';
 import { ReferenceClient, SqliteOperationStore, type OperationStore } from '../../../src/reference-client/index.js';
 
 /**

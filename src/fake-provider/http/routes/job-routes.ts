@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ProviderCore } from '../../core.js';
-import { CancelBodySchema, isTerminal } from '../../model/job.js';
+import { CancelBodySchema, isTerminal } from '../../../contract/jobs.js';
 import type { JobRow } from '../../store/jobs-repo.js';
 import { guarded } from '../guarded.js';
 import { readJson, zodErrors } from '../body.js';

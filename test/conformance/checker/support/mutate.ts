@@ -1,5 +1,5 @@
-import type { JournalEntry, RequestEntry, TransitionEntry, WebhookEntry } from '../../../../src/fake-provider/model/journal.js';
-import type { OperationRecord, OperationState } from '../../../../src/lib/client-protocol.js';
+import type { JournalEntry, RequestEntry, TransitionEntry, WebhookEntry } from '../../../../src/contract/journal.js';
+import type { OperationRecord, OperationState } from '../../../../src/contract/client-protocol.js';
 import { check, type RunEvidenceInput, type Verdict } from '../../../../src/conformance/checker/index.js';
 import { iso } from './journal-builder.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import type { JobState } from '../../../../src/fake-provider/model/job.js';
-import type { HistoryEntry, OperationRecord, OperationState } from '../../../../src/lib/client-protocol.js';
+import type { JobState } from '../../../../src/contract/jobs.js';
+import type { HistoryEntry, OperationRecord, OperationState } from '../../../../src/contract/client-protocol.js';
 import type { RunEvidenceInput } from '../../../../src/conformance/checker/index.js';
 import { JournalBuilder, T0, iso } from './journal-builder.js';
 

@@ -4,8 +4,8 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Repository root (dist/bench/common.js → ../..). */
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** Repository root (dist-bench/bench/src/common.js → ../../..). */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const TMP = join(ROOT, 'bench', 'tmp');
 export const CLI = join(ROOT, 'dist', 'cli', 'main.js');
 

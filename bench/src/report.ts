@@ -136,7 +136,7 @@ function markdown(r: Results): string {
   const m = r.meta;
   const L: string[] = [];
   L.push('# Benchmarks', '');
-  L.push('Written by `npm run bench` (`dist/bench/run.js`; sources in `src/bench/`); the raw figures are in `bench/results.json`. Do not edit by hand: the next full run rewrites this file.', '');
+  L.push('Written by `npm run bench` (`dist-bench/bench/src/run.js`; sources in `bench/src/`); the raw figures are in `bench/results.json`. Do not edit by hand: the next full run rewrites this file.', '');
   L.push(`- Date: ${m.date}${m.quick ? ' (**quick pass**, not the full run)' : ''}`);
   L.push(`- Machine: ${m.machine.cores} cores (${m.machine.cpu}), ${m.machine.memGb} GiB, ${m.machine.platform}, Node ${m.machine.node}${m.java ? `, ${m.java}` : ''}`);
   L.push(`- Load average (1/5/15 min) at start: ${m.loadavg.start.join(' / ')}; at end: ${m.loadavg.end.join(' / ')} — a shared machine: other engineers' test runs were on it, so absolute figures drift; compare ratios.`);
