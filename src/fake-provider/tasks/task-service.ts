@@ -9,7 +9,7 @@ import { makeDraft, mergePatch, proposalSha } from './draft.js';
 import { TaskBehaviorSchema, type AuditEvent, type CreateTaskBody, type ReviewBody, type TaskBehavior, type TaskBehaviorInput, type TaskState, type TaskView } from '../../contract/tasks.js';
 import type { ObjectRow, TaskRow } from './model.js';
 import { ObjectsRepo } from './objects-repo.js';
-import { migrateTasks, TASK_TABLES } from './schema.js';
+import { TASK_TABLES } from './schema.js';
 import { applyGate, canTransition, needsRedraft, nextDraftStep, reviewOutcome, type ApplyGate, type Refusal } from './task-machine.js';
 import { TasksRepo } from './tasks-repo.js';
 
@@ -40,7 +40,6 @@ export class TaskService {
   private behaviorNow: TaskBehavior;
 
   constructor(private readonly d: TaskServiceDeps) {
-    migrateTasks(d.db);
     this.objects = new ObjectsRepo(d.db);
     this.tasks = new TasksRepo(d.db);
     this.audit = new AuditRepo(d.db);
