@@ -65,8 +65,7 @@ export function spawnUntil(cmd: string, args: string[], ready: RegExp, opts: { t
     };
     const onData = (d: Buffer) => {
       buf += d.toString();
-      let i: number;
-      while ((i = buf.indexOf('\n')) !== -1) {
+      for (let i = buf.indexOf('\n'); i !== -1; i = buf.indexOf('\n')) {
         const line = buf.slice(0, i);
         buf = buf.slice(i + 1);
         lines.push(line);

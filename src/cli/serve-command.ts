@@ -63,7 +63,7 @@ export function registerServe(program: Command): void {
       const fromScenario = flags.scenario ? scenarioParts(flags.scenario) : undefined;
       const behavior = flags.behavior ? (readJsonFile(flags.behavior, 'behavior') as BehaviorConfigInput) : fromScenario?.behavior;
       const faults = flags.faults ? (readJsonFile(flags.faults, 'fault plan') as FaultPlanInput) : fromScenario?.faults;
-      let provider;
+      let provider: ReturnType<typeof createProvider>;
       try {
         provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario });
       } catch (err) {

@@ -1,6 +1,6 @@
 import { nextDelay, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
 import type { CallOutcome } from './http.js';
-import { jobOf, remoteFacts } from './job-answer.js';
+import { remoteFacts } from './job-answer.js';
 import { lookupJob } from './lookup.js';
 import type { Move, OpStep } from './op-step.js';
 import { createBy, sendCreate } from './create.js';

@@ -42,11 +42,14 @@ function endWithoutRequest(s: OpStep): void {
   switch (r.state) {
     case 'accepted':
     case 'observing':
-      return s.commit({ moves: [{ to: 'result_timed_out', evidence: 'result_deadline', cause: 'result deadline passed before the job was final', detail }] });
+      s.commit({ moves: [{ to: 'result_timed_out', evidence: 'result_deadline', cause: 'result deadline passed before the job was final', detail }] });
+      return;
     case 'cancel_requested':
     case 'cancelling':
-      return s.commit({ moves: [{ to: 'cancellation_unconfirmed', evidence: 'cancel_deadline', cause: 'cancel deadline passed without the provider confirming', detail }] });
+      s.commit({ moves: [{ to: 'cancellation_unconfirmed', evidence: 'cancel_deadline', cause: 'cancel deadline passed without the provider confirming', detail }] });
+      return;
     default:
-      return r.cancel ? giveUpCancel(s) : giveUpResult(s);
+      if (r.cancel) giveUpCancel(s);
+      else giveUpResult(s);
   }
 }

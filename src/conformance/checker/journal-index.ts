@@ -30,7 +30,10 @@ export function indexJournal(evidence: RunEvidence): JournalIndex {
   const jobs = new Map<string, JobFacts>();
   const facts = (job_id: string) => {
     let f = jobs.get(job_id);
-    if (!f) jobs.set(job_id, (f = { job_id, transitions: [], webhooks: [] }));
+    if (!f) {
+      f = { job_id, transitions: [], webhooks: [] };
+      jobs.set(job_id, f);
+    }
     return f;
   };
   for (const e of bySeq) {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { settle, VirtualClock, type Clock } from '../../lib/clock.js';
 import { seededIds } from '../../lib/ids.js';
 import { createProvider, IN_PROCESS_BASE } from '../../fake-provider/index.js';
-import { type RequestEntry } from '../../contract/index.js';
+import type { RequestEntry } from '../../contract/index.js';
 import { checkTasks, type TaskVerdict } from './check.js';
 import { ClientTaskOpsSchema, TaskOpReportSchema, type HarnessEvent, type ProviderTask, type TaskClientUnderTest, type TaskEvidence, type TaskOpReport } from './evidence.js';
 import { TaskScenarioSchema, type TaskScenario, type TaskScenarioInput, type TaskStepAction } from './scenarios.js';

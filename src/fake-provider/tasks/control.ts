@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { isoTime } from '../../lib/clock.js';
 import type { ProviderCore } from '../core.js';
 import { zodErrors } from '../http/body.js';

@@ -76,7 +76,9 @@ export class WebhookDispatcher {
   /** Held (reordered) events go out after the final one, newest first. */
   private releaseHeld(jobId: string, at: number): void {
     const held = this.d.repo.held(jobId).reverse();
-    held.forEach((w, i) => this.d.repo.update(w.event_id, { status: 'pending', next_attempt_at: at + (i + 1) * this.d.options.reorderSpacingMs }));
+    held.forEach((w, i) => {
+      this.d.repo.update(w.event_id, { status: 'pending', next_attempt_at: at + (i + 1) * this.d.options.reorderSpacingMs });
+    });
   }
 
   /** Start every delivery that is due. Deliveries run in the background; `idle()` waits for them. */

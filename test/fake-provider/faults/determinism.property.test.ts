@@ -126,6 +126,8 @@ function shape(journal: JournalEntry[]): unknown[] {
         return ['transition', e.from, e.to, e.cause];
       case 'webhook':
         return ['webhook', e.event_type, e.attempt, e.outcome, e.fault?.rule_id ?? null];
+      default:
+        return e satisfies never;
     }
   });
 }

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { settle, VirtualClock } from '../../../src/lib/clock.js';
 import { createProvider, type Provider, type ProviderOptions } from '../../../src/fake-provider/index.js';
-import { type FaultPlanInput, type JournalEntry, type RequestEntry, type WebhookEntry } from '../../../src/contract/index.js';
+import type { FaultPlanInput, JournalEntry, RequestEntry, WebhookEntry } from '../../../src/contract/index.js';
 
 export const TOKEN = 'dev-token';
 export const CONTROL = 'control-token';

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../src/lib/clock.js';
 import { createProvider, serve, type Provider } from '../../../src/fake-provider/index.js';
-import { type FaultPlanInput, type RequestEntry } from '../../../src/contract/index.js';
+import type { FaultPlanInput, RequestEntry } from '../../../src/contract/index.js';
 import {
   controlInit, createInit, getInit, outcome, requests, settle, track, waitFor,
 } from './helpers.js';

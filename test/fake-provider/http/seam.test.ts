@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createProvider, type Provider } from '../../../src/fake-provider/index.js';
-import { type FaultPlanInput, type RequestEntry } from '../../../src/contract/index.js';
+import type { FaultPlanInput, RequestEntry } from '../../../src/contract/index.js';
 import type { Ctx, Env } from '../../../src/fake-provider/http/context.js';
 import { mount, type ErrorRenderer } from '../../../src/fake-provider/http/mount.js';
 import { json } from '../../../src/fake-provider/http/problem.js';

@@ -42,7 +42,7 @@ export function controlRoutes(core: ProviderCore, extra?: (app: Hono<Env>) => vo
     await next();
   });
 
-  app.post('/reset', (c) => {
+  app.post('/reset', (_c) => {
     core.reset();
     return json({ reset: true });
   });
