@@ -17,6 +17,8 @@ import { JobsRepo } from './store/jobs-repo.js';
 import { JournalRepo } from './store/journal-repo.js';
 import { SettingsRepo } from './store/settings-repo.js';
 import { attachTasks, type TaskService } from './tasks/index.js';
+import { dialectControl } from './dialects/control.js';
+import { setOpenaiWebhookUrl } from './dialects/openai/webhook-events.js';
 import { inProcessFetch } from './transports/in-process-fetch.js';
 import { defaultWebhookOptions, WebhookDispatcher, type WebhookOptions } from './webhooks/dispatcher.js';
 import { WebhookRepo } from './webhooks/webhook-repo.js';
@@ -40,6 +42,8 @@ export interface ProviderOptions {
   webhooks?: Partial<WebhookOptions>;
   /** Lets `PUT /_control/scenario {"name"}` switch to a named scenario's provider-side behaviour and faults. */
   scenarioLookup?: (name: string) => { behavior: BehaviorConfigInput; faults: FaultPlanInput } | undefined;
+  /** OpenAI dialect: where each tenant's batch events go (`{tenant: url}`); replaces the stored ones when given. */
+  openaiWebhooks?: Record<string, string>;
 }
 
 export interface Provider {
@@ -107,7 +111,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     isClosed: () => closed,
     reset: () => {
       db.transaction(() => {
-        for (const t of ['jobs', 'idempotency', 'journal', 'webhook_events']) db.prepare(`DELETE FROM ${t}`).run();
+        for (const t of ['jobs', 'idempotency', 'journal', 'webhook_events', 'dialect_files', 'dialect_batches']) db.prepare(`DELETE FROM ${t}`).run();
       })();
       faults.clear();
       engine.reschedule();
@@ -120,7 +124,9 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   const app = buildApp(core, (a) => {
     scenario?.(a);
     tasks.control(a);
+    dialectControl(core)(a);
   });
+  if (opts.openaiWebhooks) for (const [tenant, url] of Object.entries(opts.openaiWebhooks)) setOpenaiWebhookUrl(core, tenant, url);
   // Jobs that fell due while the provider was down move on now.
   engine.tick();
 

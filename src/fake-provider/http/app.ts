@@ -10,6 +10,7 @@ import { controlRoutes } from './routes/control-routes.js';
 import { createJob } from './routes/create-job.js';
 import { cancelJob, fetchResults, findJobs, readJob } from './routes/job-routes.js';
 import { registerTaskRoutes } from '../tasks/routes.js';
+import { isDialectPath, mountDialects } from '../dialects/mount.js';
 
 /** X-Trace-ID / X-Worker-ID as sent (trimmed): every request that carries one has it journalled and echoed. */
 function headerId(c: Ctx, name: string): string | null {
@@ -30,6 +31,9 @@ function journalRequest(core: ProviderCore, c: Ctx): void {
     client_ref: d.client_ref,
     ...(d.listed ? { listed: d.listed } : {}),
     ...(d.task_id !== null ? { task_id: d.task_id, task_state: d.task_state } : {}),
+    dialect: c.get('dialect') ?? 'native',
+    ...(d.custom_ids ? { custom_ids: d.custom_ids } : {}),
+    ...(d.file_id ? { file_id: d.file_id } : {}),
   });
 }
 
@@ -67,7 +71,12 @@ export function buildApp(core: ProviderCore, extendControl?: Parameters<typeof c
     onError: (c) => problem(c as Ctx, 413, 'payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`, {}, { connection: 'close' }),
   });
   // Only the routes that read a body need the guard; wrapping every GET's stream cost 8 % of a status read.
-  app.use('*', (c, next) => (c.req.method === 'POST' || c.req.method === 'PUT' || c.req.method === 'PATCH' ? limitBody(c, next) : next()));
+  // The dialects carry whole batches in one body and set their own (larger) limit in their mounts.
+  app.use('*', (c, next) =>
+    (c.req.method === 'POST' || c.req.method === 'PUT' || c.req.method === 'PATCH') && !isDialectPath(c.req.path) ? limitBody(c, next) : next(),
+  );
+  // OpenAI Batch and Anthropic Message Batches on the same engine (dialects.md): src/fake-provider/dialects/.
+  mountDialects(app, core);
 
   app.post('/v1/jobs', (c) => createJob(core, c));
   app.get('/v1/jobs', (c) => findJobs(core, c));

@@ -9,9 +9,18 @@ function bearer(c: Ctx): string | null {
   return m ? m[1]! : null;
 }
 
-/** The principal of the bearer token, or a 401. Tenant and subject come from here only, never from a body. */
+/** Anthropic's SDK sends `x-api-key` (or, with `authToken`, a bearer token); everything else sends a bearer token. */
+function credential(c: Ctx): string | null {
+  if (c.get('dialect') === 'anthropic') {
+    const key = c.req.header('x-api-key')?.trim();
+    if (key) return key;
+  }
+  return bearer(c);
+}
+
+/** The principal of the token, or a 401. Tenant and subject come from here only, never from a body. */
 export function authenticate(core: ProviderCore, c: Ctx): Principal | Response {
-  const token = bearer(c);
+  const token = credential(c);
   const principal = token ? core.tokens.tokens[token] : undefined;
   if (!principal) {
     return problem(c, 401, 'unauthorized', token ? 'unknown bearer token' : 'missing bearer token (Authorization: Bearer <token>)', {}, { 'www-authenticate': 'Bearer' });

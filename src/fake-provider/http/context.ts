@@ -2,6 +2,13 @@ import type { Context } from 'hono';
 import type { Effect, FiredFault } from '../model/journal.js';
 import type { JobState } from '../model/job.js';
 import type { Principal } from '../model/principals.js';
+import type { Dialect } from '../model/journal.js';
+
+/**
+ * How a mount renders an error: the native API answers RFC 9457 problems; a dialect answers in its real API's own
+ * error shape. `code` is jobproof's stable code (it goes to the journal whatever the shape on the wire).
+ */
+export type ErrorRenderer = (c: Ctx, status: number, code: string, detail: string, extras: { param?: string | null; [k: string]: unknown }, headers: Record<string, string>) => Response;
 
 /** What a handler learns about its request, written to the journal once the answer is known. */
 export interface JournalDraft {
@@ -21,6 +28,10 @@ export interface JournalDraft {
   delivery: 'delivered' | 'lost' | 'delayed';
   loss: 'reset' | 'hang' | null;
   listed?: Array<{ job_id: string; state: JobState }>;
+  /** Dialects: the `custom_id`s of a batch's requests (create, upload), by which the judge links batches to operations. */
+  custom_ids?: string[];
+  /** Dialects: the file a request created or read (OpenAI Files). */
+  file_id?: string;
 }
 
 export type Vars = {
@@ -29,6 +40,10 @@ export type Vars = {
   traceId: string | null;
   workerId: string | null;
   draft: JournalDraft;
+  /** Which wire API the request came in on (set by the dialect's mount; native otherwise). */
+  dialect?: Dialect;
+  /** The mount's error shape; unset means RFC 9457 problems (native). */
+  renderError?: ErrorRenderer;
 };
 
 export type Env = { Variables: Vars };

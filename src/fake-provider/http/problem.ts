@@ -15,6 +15,9 @@ const TITLES: Record<number, string> = {
 /** An RFC 9457 problem with a stable `code`; the code is also noted for the journal. */
 export function problem(c: Ctx, status: number, code: string, detail: string, extras: ProblemExtras = {}, headers: Record<string, string> = {}): Response {
   c.get('draft').code = code;
+  // Under a dialect's mount every error (auth, injected faults, body limits) wears that API's own shape.
+  const render = c.get('renderError');
+  if (render) return render(c, status, code, detail, extras, headers);
   const body = {
     type: `https://jobproof.dev/problems/${code}`,
     title: TITLES[status] ?? 'Error',

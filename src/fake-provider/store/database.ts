@@ -77,6 +77,36 @@ CREATE TABLE IF NOT EXISTS webhook_events (
 CREATE INDEX IF NOT EXISTS webhooks_due ON webhook_events(next_attempt_at) WHERE next_attempt_at IS NOT NULL;
 CREATE INDEX IF NOT EXISTS webhooks_job ON webhook_events(job_id, status);
 
+-- Dialects (dialects.md): OpenAI Files, and each batch's dialect-side data; the batch itself is a row of jobs.
+CREATE TABLE IF NOT EXISTS dialect_files (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  file_id TEXT NOT NULL UNIQUE,
+  tenant TEXT NOT NULL,
+  purpose TEXT NOT NULL,
+  filename TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  content TEXT,
+  batch_id TEXT,
+  role TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS dialect_batches (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  batch_id TEXT NOT NULL UNIQUE,
+  dialect TEXT NOT NULL,
+  tenant TEXT NOT NULL,
+  endpoint TEXT,
+  input_file_id TEXT,
+  completion_window TEXT,
+  metadata TEXT,
+  requests TEXT NOT NULL,
+  output_file_id TEXT,
+  error_file_id TEXT,
+  errors TEXT,
+  deleted_at INTEGER
+);
+CREATE INDEX IF NOT EXISTS dialect_batches_list ON dialect_batches(tenant, dialect, seq);
+
 CREATE TABLE IF NOT EXISTS settings (
   name TEXT PRIMARY KEY,
   value TEXT NOT NULL
