@@ -48,8 +48,11 @@ export function mountDialects(app: Hono<Env>, core: ProviderCore): DialectRepo {
       const k = parseIdempotencyKey(key);
       c.get('draft').idempotency_key = k.ok === true ? k.key : key.trim().slice(0, 255);
     }
-    if (c.req.method === 'POST' || c.req.method === 'PUT' || c.req.method === 'PATCH') await limit(c, next);
-    else await next();
+    if (c.req.method === 'POST' || c.req.method === 'PUT' || c.req.method === 'PATCH') {
+      // The limit answers a too-large body itself, without calling next: its answer is the request's.
+      const refused = await limit(c, next);
+      if (refused instanceof Response) c.res = refused;
+    } else await next();
     // Anthropic's SDK reads its request id from `request-id`.
     if (mount.dialect === 'anthropic') c.res.headers.set('request-id', c.get('requestId'));
   });

@@ -24,6 +24,9 @@ function noSuchFile(c: Ctx, id: string): Response {
 /** `POST /files` (multipart: `file`, `purpose`): only `purpose=batch` is served, and it must be JSONL. */
 export function uploadFile({ core, repo }: DialectDeps, c: Ctx): Promise<Response> {
   return guarded(core, c, 'upload', async (p) => {
+    if (!/^multipart\/form-data/i.test(c.req.header('content-type') ?? '')) {
+      return problem(c, 400, 'invalid_request', "Uploads must be multipart/form-data with a 'file' part and a 'purpose' field.");
+    }
     let form: Record<string, unknown>;
     try {
       form = await c.req.parseBody();
