@@ -35,6 +35,7 @@ export class JournalBuilder {
       job_state: null,
       retry_after: null,
       client_ref: null,
+      dialect: 'native',
       ...fields,
     });
   }
