@@ -1,5 +1,4 @@
 import type { ProviderCore } from '../core.js';
-import { authenticate } from '../http/auth.js';
 import type { Ctx } from '../http/context.js';
 import type { Principal } from '../model/principals.js';
 import type { DialectRepo } from './store.js';
@@ -13,19 +12,7 @@ export interface DialectDeps {
   repo: DialectRepo;
 }
 
-/** A request that is journalled and authenticated but is no fault route (Anthropic's DELETE). */
-export async function authed(core: ProviderCore, c: Ctx, route: string, run: (p: Principal) => Response | Promise<Response>): Promise<Response> {
-  c.get('draft').route = route;
-  const p = authenticate(core, c);
-  return p instanceof Response ? p : run(p);
+/** The authenticated principal of a seam-wrapped route. */
+export function principal(c: Ctx): Principal {
+  return c.get('principal');
 }
-
-/** The principal a request's credentials name, without answering anything (to journal a refused request fully). */
-export function peekPrincipal(core: ProviderCore, c: Ctx): Principal | null {
-  const draft = c.get('draft');
-  const code = draft.code;
-  const p = authenticate(core, c);
-  draft.code = code;
-  return p instanceof Response ? null : p;
-}
-

@@ -1,18 +1,17 @@
 import type { Context } from 'hono';
+import type { FiredRule } from '../faults/decide.js';
 import type { Effect, FiredFault } from '../model/journal.js';
 import type { JobState } from '../model/job.js';
 import type { Principal } from '../model/principals.js';
-import type { Dialect } from '../model/journal.js';
+import type { Mount } from './mount.js';
 
-/**
- * How a mount renders an error: the native API answers RFC 9457 problems; a dialect answers in its real API's own
- * error shape. `code` is jobproof's stable code (it goes to the journal whatever the shape on the wire).
- */
-export type ErrorRenderer = (c: Ctx, status: number, code: string, detail: string, extras: { param?: string | null; [k: string]: unknown }, headers: Record<string, string>) => Response;
+/** The wire API a request was made in (dialects.md); set by the mount serving it. */
+export type Dialect = 'native' | 'openai' | 'anthropic';
 
 /** What a handler learns about its request, written to the journal once the answer is known. */
 export interface JournalDraft {
   route: string | null;
+  dialect: Dialect;
   principal: Principal | null;
   idempotency_key: string | null;
   fingerprint: string | null;
@@ -30,7 +29,7 @@ export interface JournalDraft {
   listed?: Array<{ job_id: string; state: JobState }>;
   /** Dialects: the `custom_id`s of a batch's requests (create, upload), by which the judge links batches to operations. */
   custom_ids?: string[];
-  /** Dialects: the file a request created or read (OpenAI Files). */
+  /** Dialects: the file an OpenAI Files request created or read, or a create named as its input. */
   file_id?: string;
 }
 
@@ -40,10 +39,16 @@ export type Vars = {
   traceId: string | null;
   workerId: string | null;
   draft: JournalDraft;
-  /** Which wire API the request came in on (set by the dialect's mount; native otherwise). */
-  dialect?: Dialect;
-  /** The mount's error shape; unset means RFC 9457 problems (native). */
-  renderError?: ErrorRenderer;
+  /** Dialect, error shape and credentials of the routes serving this request (native unless a mount says else). */
+  mount: Mount;
+  // Set by the fault seam (http/seam/) for the route handler it wraps; unset outside a seam-wrapped route.
+  principal: Principal;
+  /** What the route's `describe` hook returned; read it typed with `described(c, describeX)`. */
+  input: unknown;
+  /** The fault rule fired for this request, or null; the seam enacts it. */
+  fault: FiredRule | null;
+  /** On `hold: true` routes: an injected `delay` happens here (call it right after reserving the key). */
+  hold: () => Promise<void>;
 };
 
 export type Env = { Variables: Vars };
@@ -51,7 +56,7 @@ export type Ctx = Context<Env>;
 
 export function newDraft(): JournalDraft {
   return {
-    route: null, principal: null, idempotency_key: null, fingerprint: null, effect: 'none', job_id: null, job_state: null,
+    route: null, dialect: 'native', principal: null, idempotency_key: null, fingerprint: null, effect: 'none', job_id: null, job_state: null,
     client_ref: null, task_id: null, task_state: null, code: null, fault: null, delivery: 'delivered', loss: null,
   };
 }

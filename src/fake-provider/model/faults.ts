@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-export const REQUEST_ROUTES = ['create', 'status', 'list', 'cancel', 'results', 'upload', 'task_create', 'task_read', 'review', 'apply'] as const;
+export const REQUEST_ROUTES = ['create', 'status', 'list', 'cancel', 'results', 'upload', 'delete', 'task_create', 'task_read', 'review', 'apply'] as const;
 export const FAULT_ROUTES = [...REQUEST_ROUTES, 'webhook'] as const;
 export type RequestRoute = (typeof REQUEST_ROUTES)[number];
 export type FaultRoute = (typeof FAULT_ROUTES)[number];

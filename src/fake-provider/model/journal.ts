@@ -20,11 +20,6 @@ export const EFFECTS = [
 export const EffectSchema = z.enum(EFFECTS);
 export type Effect = z.infer<typeof EffectSchema>;
 
-/** The wire API a request came in on (dialects.md): the native API, or a real provider's dialect. */
-export const DIALECTS = ['native', 'openai', 'anthropic'] as const;
-export const DialectSchema = z.enum(DIALECTS);
-export type Dialect = z.infer<typeof DialectSchema>;
-
 export const DeliverySchema = z.enum(['delivered', 'lost', 'delayed']);
 export type Delivery = z.infer<typeof DeliverySchema>;
 
@@ -65,11 +60,11 @@ export const RequestEntrySchema = z.object({
   /** Tasks API (tasks-api.md): the task a request was about, and its state in the answer; absent on job requests. */
   task_id: z.string().nullable().optional(),
   task_state: z.string().nullable().optional(),
-  /** The wire API of the request (dialects.md); entries written before dialects existed are native. */
-  dialect: DialectSchema.default('native'),
+  /** dialects.md: the wire API a request came in (`openai`, `anthropic`); absent on native requests. */
+  dialect: z.enum(['native', 'openai', 'anthropic']).optional(),
   /** Dialects: the `custom_id`s of the batch a create (or an OpenAI upload) carried, in input order. */
   custom_ids: z.array(z.string()).optional(),
-  /** Dialects: the file an OpenAI Files request created or read. */
+  /** Dialects: the file an OpenAI Files request created or read, or a create named as its input. */
   file_id: z.string().optional(),
 });
 

@@ -191,9 +191,12 @@ describe('faults and scenarios by route name in the dialects', () => {
     expect(ps.provider.core.faults.describe().rules.map((r) => [r.id, r.on, r.hits])).toEqual([['up', 'upload', 1], ['rd', 'status', 1], ['fd', 'list', 1]]);
   });
 
-  it('native requests are journalled as dialect native', async () => {
+  it('native requests are journalled without a dialect (native is the default); a 404 under a prefix has its dialect', async () => {
     const res = await ps.call('GET', '/v1/jobs');
-    const e = ps.provider.journal.all().find((x) => x.type === 'request' && x.request_id === res.headers.get('x-request-id'));
-    expect(e).toMatchObject({ dialect: 'native', route: 'list' });
+    const find = (r: Response | { headers: Headers }) => ps.provider.journal.all().find((x) => x.type === 'request' && x.request_id === r.headers.get('x-request-id')) as RequestEntry;
+    expect(find(res)).toMatchObject({ route: 'list' });
+    expect(find(res).dialect ?? 'native').toBe('native');
+    expect(find(await ps.call('GET', '/openai/v1/nowhere'))).toMatchObject({ dialect: 'openai', status: 404 });
+    expect(find(await anthropic('GET', '/anthropic/v1/nowhere', { headers: A_HEADERS }))).toMatchObject({ dialect: 'anthropic', status: 404 });
   });
 });

@@ -1,13 +1,13 @@
-import { readJson, zodErrors } from '../../http/body.js';
+import { readJson, zodErrors, type Parsed } from '../../http/body.js';
 import type { Ctx } from '../../http/context.js';
-import { guarded } from '../../http/guarded.js';
+import { described, unexecuted } from '../../http/seam/index.js';
 import { json, problem } from '../../http/problem.js';
 import { behaviorFor } from '../../model/behavior.js';
 import { isTerminal } from '../../model/job.js';
 import type { JobRow } from '../../store/jobs-repo.js';
-import { authed, DIALECT_MAX_BODY_BYTES, type DialectDeps } from '../shared.js';
+import { DIALECT_MAX_BODY_BYTES, principal, type DialectDeps } from '../shared.js';
 import type { BatchRow } from '../store.js';
-import { CreateBatchSchema, ListQuerySchema } from './model.js';
+import { CreateBatchSchema, ListQuerySchema, type CreateBatchBody } from './model.js';
 import { renderResults } from './results.js';
 import { anthropicBatchView } from './view.js';
 
@@ -32,110 +32,109 @@ function lookup({ core, repo }: DialectDeps, c: Ctx, tenant: string): { job: Job
   return { job, batch };
 }
 
-/** `POST /v1/messages/batches`. No idempotency: every create that executes makes a new batch. */
-export async function createBatch(deps: DialectDeps, c: Ctx): Promise<Response> {
-  const { core, repo } = deps;
+/** The create's `custom_id`s go to the journal before the fault decision: the judge links batches to operations by them. */
+export async function describeCreate(c: Ctx): Promise<Parsed<CreateBatchBody>> {
   const body = await readJson(c, CreateBatchSchema, false, DIALECT_MAX_BODY_BYTES);
-  const draft = c.get('draft');
-  // Journalled even when a fault refuses the create: the judge links batches to operations by these.
-  if (body.ok) draft.custom_ids = body.value.requests.map((r) => r.custom_id);
-  return guarded(core, c, 'create', (p) => {
-    if (!body.ok) return body.response;
-    const requests = body.value.requests.map((r) => ({ custom_id: r.custom_id, body: r.params }));
-    const base = behaviorFor(core.behaviors.get(), ANTHROPIC_KIND);
-    const behavior = { ...base, items: requests.length, items_failed: Math.min(base.items_failed, requests.length) };
-    const batchId = core.ids('msgbatch');
-    const row: Omit<BatchRow, 'seq' | 'deleted_at'> = {
-      batch_id: batchId, dialect: 'anthropic', tenant: p.tenant, endpoint: null, input_file_id: null, completion_window: null, metadata: null,
-      requests, output_file_id: null, error_file_id: null, errors: null,
-    };
-    const job = core.db.transaction(() => {
-      const j = core.engine.create(p, { kind: ANTHROPIC_KIND, input: { dialect: 'anthropic', requests: requests.length } }, behavior, {
-        key: null, trace_id: c.get('traceId'), id: batchId,
-      });
-      repo.insertBatch(row);
-      return j;
-    })();
-    core.engine.reschedule();
-    draft.effect = 'created';
-    draft.job_id = job.job_id;
-    draft.job_state = job.state;
-    return json(view(deps, c, job, { ...row, seq: 0, deleted_at: null }));
-  });
+  if (body.ok) c.get('draft').custom_ids = body.value.requests.map((r) => r.custom_id);
+  return body;
 }
 
-export function readBatch(deps: DialectDeps, c: Ctx): Promise<Response> {
-  return guarded(deps.core, c, 'status', (p) => {
-    const found = lookup(deps, c, p.tenant);
-    if (found instanceof Response) return found;
-    c.get('draft').effect = 'read';
-    return json(view(deps, c, found.job, found.batch));
-  });
+/** `POST /v1/messages/batches`. No idempotency: every create that executes makes a new batch. */
+export function createBatch(deps: DialectDeps, c: Ctx): Response {
+  const { core, repo } = deps;
+  const draft = c.get('draft');
+  const p = principal(c);
+  const body = described(c, describeCreate);
+  if (!body.ok) return unexecuted(body.response);
+  const requests = body.value.requests.map((r) => ({ custom_id: r.custom_id, body: r.params }));
+  const base = behaviorFor(core.behaviors.get(), ANTHROPIC_KIND);
+  const behavior = { ...base, items: requests.length, items_failed: Math.min(base.items_failed, requests.length) };
+  const batchId = core.ids('msgbatch');
+  const row: Omit<BatchRow, 'seq' | 'deleted_at'> = {
+    batch_id: batchId, dialect: 'anthropic', tenant: p.tenant, endpoint: null, input_file_id: null, completion_window: null, metadata: null,
+    requests, output_file_id: null, error_file_id: null, errors: null,
+  };
+  const job = core.db.transaction(() => {
+    const j = core.engine.create(p, { kind: ANTHROPIC_KIND, input: { dialect: 'anthropic', requests: requests.length } }, behavior, {
+      key: null, trace_id: c.get('traceId'), id: batchId,
+    });
+    repo.insertBatch(row);
+    return j;
+  })();
+  core.engine.reschedule();
+  draft.effect = 'created';
+  draft.job_id = job.job_id;
+  draft.job_state = job.state;
+  return json(view(deps, c, job, { ...row, seq: 0, deleted_at: null }));
+}
+
+export function readBatch(deps: DialectDeps, c: Ctx): Response {
+  const p = principal(c);
+  const found = lookup(deps, c, p.tenant);
+  if (found instanceof Response) return found;
+  c.get('draft').effect = 'read';
+  return json(view(deps, c, found.job, found.batch));
 }
 
 /** `POST …/cancel`: `canceling`, then `ended` with the requests that had not run `canceled`. */
-export function cancelBatch(deps: DialectDeps, c: Ctx): Promise<Response> {
+export function cancelBatch(deps: DialectDeps, c: Ctx): Response {
   const { core } = deps;
-  return guarded(core, c, 'cancel', (p) => {
-    const found = lookup(deps, c, p.tenant);
-    if (found instanceof Response) return found;
-    if (isTerminal(found.job.state)) return problem(c, 400, 'job_terminal', `Message batch ${found.batch.batch_id} has ended and cannot be canceled.`);
-    const result = core.db.transaction(() => core.engine.cancel(found.job))();
-    const d = c.get('draft');
-    d.effect = result.kind === 'accepted' ? 'cancel_requested' : 'cancel_repeated';
-    d.job_state = result.job.state;
-    return json(view(deps, c, result.job, found.batch));
-  });
+  const p = principal(c);
+  const found = lookup(deps, c, p.tenant);
+  if (found instanceof Response) return found;
+  if (isTerminal(found.job.state)) return problem(c, 400, 'job_terminal', `Message batch ${found.batch.batch_id} has ended and cannot be canceled.`);
+  const result = core.db.transaction(() => core.engine.cancel(found.job))();
+  const d = c.get('draft');
+  d.effect = result.kind === 'accepted' ? 'cancel_requested' : 'cancel_repeated';
+  d.job_state = result.job.state;
+  return json(view(deps, c, result.job, found.batch));
 }
 
 /** `GET …/results`: JSONL, once the batch has ended. */
-export function batchResults(deps: DialectDeps, c: Ctx): Promise<Response> {
+export function batchResults(deps: DialectDeps, c: Ctx): Response {
   const { core } = deps;
-  return guarded(core, c, 'results', (p) => {
-    const found = lookup(deps, c, p.tenant);
-    if (found instanceof Response) return found;
-    const { job, batch } = found;
-    if (!isTerminal(job.state)) return problem(c, 400, 'job_not_succeeded', `Message batch ${batch.batch_id} is still processing; results are available once it has ended.`);
-    const b = job.behavior;
-    const gone = (b.one_shot_results && job.results_fetched > 0) || (b.results_ttl_ms !== null && job.finished_at !== null && core.clock.now() >= job.finished_at + b.results_ttl_ms);
-    if (gone) return problem(c, 404, 'results_gone', `The results of message batch ${batch.batch_id} are no longer available.`);
-    core.engine.markResultsFetched(job);
-    c.get('draft').effect = 'results_served';
-    return new Response(renderResults(job, batch, core.clock.now()), { status: 200, headers: { 'content-type': 'application/binary' } });
-  });
+  const p = principal(c);
+  const found = lookup(deps, c, p.tenant);
+  if (found instanceof Response) return found;
+  const { job, batch } = found;
+  if (!isTerminal(job.state)) return problem(c, 400, 'job_not_succeeded', `Message batch ${batch.batch_id} is still processing; results are available once it has ended.`);
+  const b = job.behavior;
+  const gone = (b.one_shot_results && job.results_fetched > 0) || (b.results_ttl_ms !== null && job.finished_at !== null && core.clock.now() >= job.finished_at + b.results_ttl_ms);
+  if (gone) return problem(c, 404, 'results_gone', `The results of message batch ${batch.batch_id} are no longer available.`);
+  core.engine.markResultsFetched(job);
+  c.get('draft').effect = 'results_served';
+  return new Response(renderResults(job, batch, core.clock.now()), { status: 200, headers: { 'content-type': 'application/binary' } });
 }
 
 /** `GET /v1/messages/batches?before_id&after_id&limit`: newest first. */
-export function listBatches(deps: DialectDeps, c: Ctx): Promise<Response> {
+export function listBatches(deps: DialectDeps, c: Ctx): Response {
   const { core, repo } = deps;
-  return guarded(core, c, 'list', (p) => {
-    const q = ListQuerySchema.safeParse(c.req.query());
-    if (!q.success) return problem(c, 400, 'invalid_request', 'invalid query parameters', { errors: zodErrors(q.error) });
-    const cursor = q.data.after_id ?? q.data.before_id;
-    const seq = cursor === undefined ? undefined : repo.seqOf(cursor, p.tenant, 'anthropic');
-    if (cursor !== undefined && seq === undefined) return problem(c, 400, 'invalid_request', `no message batch ${cursor} to page from`);
-    const towardsNewer = q.data.before_id !== undefined;
-    const rows = repo.list({ tenant: p.tenant, dialect: 'anthropic', limit: q.data.limit + 1, ...(towardsNewer ? { afterSeq: seq } : { beforeSeq: seq }) });
-    const hasMore = rows.length > q.data.limit;
-    // Towards newer batches the extra row is the newest one, which leads the page; elsewhere it trails it.
-    const page = hasMore ? (towardsNewer ? rows.slice(1) : rows.slice(0, q.data.limit)) : rows;
-    const d = c.get('draft');
-    d.effect = 'read';
-    d.listed = page.map((b) => ({ job_id: b.batch_id, state: core.jobs.get(b.batch_id)!.state }));
-    const data = page.map((b) => view(deps, c, core.jobs.get(b.batch_id)!, b));
-    return json({ data, has_more: hasMore, first_id: page[0]?.batch_id ?? null, last_id: page.at(-1)?.batch_id ?? null });
-  });
+  const p = principal(c);
+  const q = ListQuerySchema.safeParse(c.req.query());
+  if (!q.success) return problem(c, 400, 'invalid_request', 'invalid query parameters', { errors: zodErrors(q.error) });
+  const cursor = q.data.after_id ?? q.data.before_id;
+  const seq = cursor === undefined ? undefined : repo.seqOf(cursor, p.tenant, 'anthropic');
+  if (cursor !== undefined && seq === undefined) return problem(c, 400, 'invalid_request', `no message batch ${cursor} to page from`);
+  const towardsNewer = q.data.before_id !== undefined;
+  const rows = repo.list({ tenant: p.tenant, dialect: 'anthropic', limit: q.data.limit + 1, ...(towardsNewer ? { afterSeq: seq } : { beforeSeq: seq }) });
+  const hasMore = rows.length > q.data.limit;
+  // Towards newer batches the extra row is the newest one, which leads the page; elsewhere it trails it.
+  const page = hasMore ? (towardsNewer ? rows.slice(1) : rows.slice(0, q.data.limit)) : rows;
+  const d = c.get('draft');
+  d.effect = 'read';
+  d.listed = page.map((b) => ({ job_id: b.batch_id, state: core.jobs.get(b.batch_id)!.state }));
+  const data = page.map((b) => view(deps, c, core.jobs.get(b.batch_id)!, b));
+  return json({ data, has_more: hasMore, first_id: page[0]?.batch_id ?? null, last_id: page.at(-1)?.batch_id ?? null });
 }
 
 /** `DELETE /v1/messages/batches/{id}`: only once ended. No fault route names it (dialects.md). */
-export function deleteBatch(deps: DialectDeps, c: Ctx): Promise<Response> {
+export function deleteBatch(deps: DialectDeps, c: Ctx): Response {
   const { core, repo } = deps;
-  return authed(core, c, 'delete', (p) => {
-    const found = lookup(deps, c, p.tenant);
-    if (found instanceof Response) return found;
-    if (!isTerminal(found.job.state)) return problem(c, 400, 'job_not_terminal', `Message batch ${found.batch.batch_id} is still processing; cancel it and wait until it has ended to delete it.`);
-    repo.markDeleted(found.batch.batch_id, core.clock.now());
-    c.get('draft').effect = 'none';
-    return json({ id: found.batch.batch_id, type: 'message_batch_deleted' });
-  });
+  const p = principal(c);
+  const found = lookup(deps, c, p.tenant);
+  if (found instanceof Response) return found;
+  if (!isTerminal(found.job.state)) return problem(c, 400, 'job_not_terminal', `Message batch ${found.batch.batch_id} is still processing; cancel it and wait until it has ended to delete it.`);
+  repo.markDeleted(found.batch.batch_id, core.clock.now());
+  c.get('draft').effect = 'none';
+  return json({ id: found.batch.batch_id, type: 'message_batch_deleted' });
 }

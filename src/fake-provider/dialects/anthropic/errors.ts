@@ -1,4 +1,4 @@
-import type { Ctx, ErrorRenderer } from '../../http/context.js';
+import type { ErrorRenderer } from '../../http/mount.js';
 import { withIssues } from '../issues.js';
 
 /**
@@ -29,7 +29,6 @@ const MESSAGES: Record<string, string> = {
   internal_error: 'Internal server error',
 };
 
-export const anthropicError: ErrorRenderer = (c: Ctx, status, code, detail, extras, headers) => {
-  const body = { type: 'error', error: { type: errorType(status), message: MESSAGES[code] ?? withIssues(detail, extras.errors) }, request_id: c.get('requestId') };
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
-};
+export const anthropicError: ErrorRenderer = ({ status, code, detail, extras, requestId }) => ({
+  body: { type: 'error', error: { type: errorType(status), message: MESSAGES[code] ?? withIssues(detail, extras.errors) }, request_id: requestId },
+});

@@ -1,4 +1,4 @@
-import type { Ctx, ErrorRenderer } from '../../http/context.js';
+import type { ErrorRenderer } from '../../http/mount.js';
 import { firstPath, withIssues } from '../issues.js';
 
 /**
@@ -18,8 +18,8 @@ const MESSAGES: Record<string, string> = {
   internal_error: 'The server had an error while processing your request. Sorry about that!',
 };
 
-export const openaiError: ErrorRenderer = (c: Ctx, status, code, detail, extras, headers) => {
+export const openaiError: ErrorRenderer = ({ status, code, detail, extras }) => {
   const { type, code: wireCode } = typeAndCode(status, code);
-  const body = { error: { message: MESSAGES[code] ?? withIssues(detail, extras.errors), type, param: extras.param ?? firstPath(extras.errors), code: wireCode } };
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+  const param = typeof extras.param === 'string' ? extras.param : firstPath(extras.errors);
+  return { body: { error: { message: MESSAGES[code] ?? withIssues(detail, extras.errors), type, param, code: wireCode } } };
 };

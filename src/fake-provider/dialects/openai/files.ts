@@ -1,8 +1,8 @@
 import type { Ctx } from '../../http/context.js';
-import { guarded } from '../../http/guarded.js';
 import { json, problem } from '../../http/problem.js';
+import { unexecuted } from '../../http/seam/index.js';
 import { unixSeconds } from '../lines.js';
-import type { DialectDeps } from '../shared.js';
+import { principal, type DialectDeps } from '../shared.js';
 import type { FileRow } from '../store.js';
 import { customIdsOf, parseJsonl } from './model.js';
 import { renderOutputFile } from './output.js';
@@ -22,36 +22,35 @@ function noSuchFile(c: Ctx, id: string): Response {
 }
 
 /** `POST /files` (multipart: `file`, `purpose`): only `purpose=batch` is served, and it must be JSONL. */
-export function uploadFile({ core, repo }: DialectDeps, c: Ctx): Promise<Response> {
-  return guarded(core, c, 'upload', async (p) => {
-    if (!/^multipart\/form-data/i.test(c.req.header('content-type') ?? '')) {
-      return problem(c, 400, 'invalid_request', "Uploads must be multipart/form-data with a 'file' part and a 'purpose' field.");
-    }
-    let form: Record<string, unknown>;
-    try {
-      form = await c.req.parseBody();
-    } catch {
-      return problem(c, 400, 'invalid_request', "The body must be multipart/form-data with 'file' and 'purpose'.");
-    }
-    const purpose = form.purpose;
-    const file = form.file;
-    if (typeof purpose !== 'string' || !PURPOSES.includes(purpose)) return problem(c, 400, 'invalid_request', `'purpose' must be one of ${PURPOSES.join(', ')}.`, { param: 'purpose' });
-    if (purpose !== 'batch') return problem(c, 400, 'invalid_request', "This fake provider serves only purpose 'batch'.", { param: 'purpose' });
-    if (!(file instanceof File)) return problem(c, 400, 'invalid_request', "'file' must be a file part.", { param: 'file' });
-    const content = await file.text();
-    const parsed = parseJsonl(content);
-    if (!parsed.ok) return problem(c, 400, 'invalid_request', `Invalid file format for Batch API: line ${parsed.line} is not a JSON object.`, { param: 'file' });
-    const row: Omit<FileRow, 'seq'> = {
-      file_id: core.ids('file').replace(/^file_/, 'file-'), tenant: p.tenant, purpose, filename: file.name || 'upload.jsonl',
-      bytes: Buffer.byteLength(content), created_at: core.clock.now(), content, batch_id: null, role: 'input',
-    };
-    repo.insertFile(row);
-    const d = c.get('draft');
-    d.effect = 'created';
-    d.file_id = row.file_id;
-    d.custom_ids = customIdsOf(parsed.lines);
-    return json(fileView({ ...row, seq: 0 }));
-  });
+export async function uploadFile({ core, repo }: DialectDeps, c: Ctx): Promise<Response> {
+  const p = principal(c);
+  if (!/^multipart\/form-data/i.test(c.req.header('content-type') ?? '')) {
+    return unexecuted(problem(c, 400, 'invalid_request', "Uploads must be multipart/form-data with a 'file' part and a 'purpose' field."));
+  }
+  let form: Record<string, unknown>;
+  try {
+    form = await c.req.parseBody();
+  } catch {
+    return unexecuted(problem(c, 400, 'invalid_request', "The body must be multipart/form-data with 'file' and 'purpose'."));
+  }
+  const purpose = form.purpose;
+  const file = form.file;
+  if (typeof purpose !== 'string' || !PURPOSES.includes(purpose)) return unexecuted(problem(c, 400, 'invalid_request', `'purpose' must be one of ${PURPOSES.join(', ')}.`, { param: 'purpose' }));
+  if (purpose !== 'batch') return unexecuted(problem(c, 400, 'invalid_request', "This fake provider serves only purpose 'batch'.", { param: 'purpose' }));
+  if (!(file instanceof File)) return unexecuted(problem(c, 400, 'invalid_request', "'file' must be a file part.", { param: 'file' }));
+  const content = await file.text();
+  const parsed = parseJsonl(content);
+  if (!parsed.ok) return unexecuted(problem(c, 400, 'invalid_request', `Invalid file format for Batch API: line ${parsed.line} is not a JSON object.`, { param: 'file' }));
+  const row: Omit<FileRow, 'seq'> = {
+    file_id: core.ids('file').replace(/^file_/, 'file-'), tenant: p.tenant, purpose, filename: file.name || 'upload.jsonl',
+    bytes: Buffer.byteLength(content), created_at: core.clock.now(), content, batch_id: null, role: 'input',
+  };
+  repo.insertFile(row);
+  const d = c.get('draft');
+  d.effect = 'created';
+  d.file_id = row.file_id;
+  d.custom_ids = customIdsOf(parsed.lines);
+  return json(fileView({ ...row, seq: 0 }));
 }
 
 /** An output or error file exists once its batch has ended with lines for it. */
@@ -67,48 +66,46 @@ function outputContent({ core, repo }: DialectDeps, f: FileRow): string | null {
 }
 
 /** `GET /files/{id}` */
-export function readFile(deps: DialectDeps, c: Ctx): Promise<Response> {
-  return guarded(deps.core, c, 'status', (p) => {
-    const id = c.req.param('file_id')!;
-    const d = c.get('draft');
-    d.file_id = id;
-    const f = deps.repo.file(id, p.tenant);
-    if (!f) return noSuchFile(c, id);
-    if (f.role === 'input') {
-      d.effect = 'read';
-      return json(fileView(f));
-    }
-    const content = outputContent(deps, f);
-    if (content === null) return noSuchFile(c, id);
+export function readFile(deps: DialectDeps, c: Ctx): Response {
+  const p = principal(c);
+  const id = c.req.param('file_id')!;
+  const d = c.get('draft');
+  d.file_id = id;
+  const f = deps.repo.file(id, p.tenant);
+  if (!f) return noSuchFile(c, id);
+  if (f.role === 'input') {
     d.effect = 'read';
-    d.job_id = f.batch_id;
-    return json(fileView(f, Buffer.byteLength(content)));
-  });
+    return json(fileView(f));
+  }
+  const content = outputContent(deps, f);
+  if (content === null) return noSuchFile(c, id);
+  d.effect = 'read';
+  d.job_id = f.batch_id;
+  return json(fileView(f, Buffer.byteLength(content)));
 }
 
 /** `GET /files/{id}/content`: an input file as uploaded, or a batch's output / error file (the batch's results). */
-export function fileContent(deps: DialectDeps, c: Ctx): Promise<Response> {
+export function fileContent(deps: DialectDeps, c: Ctx): Response {
   const { core, repo } = deps;
-  return guarded(core, c, 'results', (p) => {
-    const id = c.req.param('file_id')!;
-    const d = c.get('draft');
-    d.file_id = id;
-    const f = repo.file(id, p.tenant);
-    if (!f) return noSuchFile(c, id);
-    if (f.role === 'input') {
-      d.effect = 'read';
-      return new Response(f.content, { status: 200, headers: { 'content-type': 'application/octet-stream' } });
-    }
-    d.job_id = f.batch_id;
-    const job = core.jobs.get(f.batch_id!)!;
-    d.job_state = job.state;
-    const content = outputContent(deps, f);
-    const b = job.behavior;
-    // One-shot and expiring results map to output files that are gone: OpenAI answers a deleted file with 404.
-    const gone = (b.one_shot_results && job.results_fetched > 0) || (b.results_ttl_ms !== null && job.finished_at !== null && core.clock.now() >= job.finished_at + b.results_ttl_ms);
-    if (content === null || gone) return noSuchFile(c, id);
-    core.engine.markResultsFetched(job);
-    d.effect = 'results_served';
-    return new Response(content, { status: 200, headers: { 'content-type': 'application/octet-stream' } });
-  });
+  const p = principal(c);
+  const id = c.req.param('file_id')!;
+  const d = c.get('draft');
+  d.file_id = id;
+  const f = repo.file(id, p.tenant);
+  if (!f) return noSuchFile(c, id);
+  if (f.role === 'input') {
+    d.effect = 'read';
+    return new Response(f.content, { status: 200, headers: { 'content-type': 'application/octet-stream' } });
+  }
+  d.job_id = f.batch_id;
+  const job = core.jobs.get(f.batch_id!)!;
+  d.job_state = job.state;
+  const content = outputContent(deps, f);
+  const b = job.behavior;
+  // One-shot and expiring results map to output files that are gone: OpenAI answers a deleted file with 404.
+  const gone = (b.one_shot_results && job.results_fetched > 0) || (b.results_ttl_ms !== null && job.finished_at !== null && core.clock.now() >= job.finished_at + b.results_ttl_ms);
+  if (content === null || gone) return noSuchFile(c, id);
+  core.engine.markResultsFetched(job);
+  d.effect = 'results_served';
+  return new Response(content, { status: 200, headers: { 'content-type': 'application/octet-stream' } });
 }

@@ -35,7 +35,6 @@ export class JournalBuilder {
       job_state: null,
       retry_after: null,
       client_ref: null,
-      dialect: 'native',
       ...fields,
     });
   }
