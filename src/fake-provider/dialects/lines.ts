@@ -39,16 +39,24 @@ export function requestsRun(job: JobTimes, n: number, now: number): number {
   }
 }
 
-/** The outcome of every request, in input order. */
-export function lineOutcomes(job: JobTimes, n: number, now: number): LineOutcome[] {
+function notRunOutcome(job: JobTimes): LineOutcome {
+  return job.state === 'cancelled' ? 'canceled' : job.state === 'expired' ? 'expired' : 'processing';
+}
+
+/**
+ * The outcome of every request, in input order. `invalid`: 1-based positions of requests that error whenever they run
+ * (Anthropic checks a request's params only then).
+ */
+export function lineOutcomes(job: JobTimes, n: number, now: number, invalid: readonly number[] = []): LineOutcome[] {
   const ran = requestsRun(job, n, now);
   const firstFailed = n - Math.min(job.behavior.items_failed, n) + 1;
   const batchFails = job.behavior.outcome === 'failed';
-  const notRun: LineOutcome = job.state === 'cancelled' ? 'canceled' : job.state === 'expired' ? 'expired' : 'processing';
+  const notRun = notRunOutcome(job);
+  const bad = new Set(invalid);
   const out: LineOutcome[] = [];
   for (let i = 1; i <= n; i++) {
     if (i > ran) out.push(notRun);
-    else out.push(batchFails || i >= firstFailed ? 'errored' : 'succeeded');
+    else out.push(batchFails || i >= firstFailed || bad.has(i) ? 'errored' : 'succeeded');
   }
   return out;
 }
@@ -56,6 +64,24 @@ export function lineOutcomes(job: JobTimes, n: number, now: number): LineOutcome
 export function countOutcomes(outcomes: LineOutcome[]): Record<LineOutcome, number> {
   const counts: Record<LineOutcome, number> = { processing: 0, succeeded: 0, errored: 0, canceled: 0, expired: 0 };
   for (const o of outcomes) counts[o]++;
+  return counts;
+}
+
+/** `countOutcomes(lineOutcomes(…))` without walking the requests: what every poll of a batch needs, in O(invalid). */
+export function outcomeCounts(job: JobTimes, n: number, now: number, invalid: readonly number[] = []): Record<LineOutcome, number> {
+  const counts: Record<LineOutcome, number> = { processing: 0, succeeded: 0, errored: 0, canceled: 0, expired: 0 };
+  const ran = requestsRun(job, n, now);
+  counts[notRunOutcome(job)] += n - ran;
+  if (job.behavior.outcome === 'failed') {
+    counts.errored += ran;
+    return counts;
+  }
+  // Requests 1..ok-1 succeed unless invalid; from firstFailed on they fail.
+  const firstFailed = n - Math.min(job.behavior.items_failed, n) + 1;
+  const okRan = Math.max(0, Math.min(ran, firstFailed - 1));
+  const invalidOk = new Set(invalid.filter((i) => i >= 1 && i <= okRan)).size;
+  counts.succeeded += okRan - invalidOk;
+  counts.errored += ran - okRan + invalidOk;
   return counts;
 }
 

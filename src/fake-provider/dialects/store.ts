@@ -18,7 +18,10 @@ export interface BatchRow {
   input_file_id: string | null;
   completion_window: string | null;
   metadata: Record<string, string> | null;
-  requests: BatchRequest[];
+  /** How many requests the batch has (its requests are read only to render results: see `requests()`). */
+  request_count: number;
+  /** 1-based positions of requests that error when they run whatever the behaviour (Anthropic: params it refuses). */
+  invalid_lines: number[];
   output_file_id: string | null;
   error_file_id: string | null;
   /** OpenAI: what validation found wrong with the input file (the batch then fails, as the real one does). */
@@ -47,11 +50,21 @@ export interface FileRow {
   role: 'input' | 'output' | 'error';
 }
 
-type RawBatch = Omit<BatchRow, 'metadata' | 'requests' | 'errors'> & { metadata: string | null; requests: string; errors: string | null };
+type RawBatch = Omit<BatchRow, 'metadata' | 'errors' | 'invalid_lines'> & { metadata: string | null; errors: string | null; invalid_lines: string | null };
 
 function fromRaw(r: RawBatch): BatchRow {
-  return { ...r, metadata: r.metadata ? JSON.parse(r.metadata) : null, requests: JSON.parse(r.requests), errors: r.errors ? JSON.parse(r.errors) : null };
+  return {
+    ...r,
+    metadata: r.metadata ? JSON.parse(r.metadata) : null,
+    errors: r.errors ? JSON.parse(r.errors) : null,
+    invalid_lines: r.invalid_lines ? JSON.parse(r.invalid_lines) : [],
+  };
 }
+
+/** Every column but `requests`: a poll must not parse a 50,000-request batch (it did: 234 ms a read). */
+const COLUMNS = 'seq, batch_id, dialect, tenant, endpoint, input_file_id, completion_window, metadata, request_count, invalid_lines, output_file_id, error_file_id, errors, deleted_at';
+
+export type NewBatch = Omit<BatchRow, 'seq' | 'deleted_at' | 'request_count'> & { requests: BatchRequest[] };
 
 export interface ListQuery {
   tenant: string;
@@ -73,10 +86,11 @@ export class DialectRepo {
         VALUES (@file_id, @tenant, @purpose, @filename, @bytes, @created_at, @content, @batch_id, @role)`),
       file: db.prepare<[string, string], FileRow>('SELECT * FROM dialect_files WHERE file_id = ? AND tenant = ?'),
       insertBatch: db.prepare(`INSERT INTO dialect_batches (batch_id, dialect, tenant, endpoint, input_file_id, completion_window, metadata, requests,
-        output_file_id, error_file_id, errors) VALUES (@batch_id, @dialect, @tenant, @endpoint, @input_file_id, @completion_window, @metadata,
-        @requests, @output_file_id, @error_file_id, @errors)`),
-      batch: db.prepare<[string, string, string], RawBatch>('SELECT * FROM dialect_batches WHERE batch_id = ? AND tenant = ? AND dialect = ? AND deleted_at IS NULL'),
-      anyBatch: db.prepare<[string], RawBatch>('SELECT * FROM dialect_batches WHERE batch_id = ?'),
+        request_count, invalid_lines, output_file_id, error_file_id, errors) VALUES (@batch_id, @dialect, @tenant, @endpoint, @input_file_id,
+        @completion_window, @metadata, @requests, @request_count, @invalid_lines, @output_file_id, @error_file_id, @errors)`),
+      batch: db.prepare<[string, string, string], RawBatch>(`SELECT ${COLUMNS} FROM dialect_batches WHERE batch_id = ? AND tenant = ? AND dialect = ? AND deleted_at IS NULL`),
+      anyBatch: db.prepare<[string], RawBatch>(`SELECT ${COLUMNS} FROM dialect_batches WHERE batch_id = ?`),
+      requests: db.prepare<[string], { requests: string }>('SELECT requests FROM dialect_batches WHERE batch_id = ?'),
       markDeleted: db.prepare<[number, string]>('UPDATE dialect_batches SET deleted_at = ? WHERE batch_id = ?'),
     };
   }
@@ -90,13 +104,21 @@ export class DialectRepo {
     return this.stmts.file.get(fileId, tenant);
   }
 
-  insertBatch(b: Omit<BatchRow, 'seq' | 'deleted_at'>): void {
+  insertBatch(b: NewBatch): void {
     this.stmts.insertBatch.run({
       ...b,
       metadata: b.metadata ? JSON.stringify(b.metadata) : null,
       requests: JSON.stringify(b.requests),
+      request_count: b.requests.length,
+      invalid_lines: b.invalid_lines.length ? JSON.stringify(b.invalid_lines) : null,
       errors: b.errors ? JSON.stringify(b.errors) : null,
     });
+  }
+
+  /** A batch's requests, in input order (to render its results). */
+  requests(batchId: string): BatchRequest[] {
+    const r = this.stmts.requests.get(batchId);
+    return r ? JSON.parse(r.requests) : [];
   }
 
   /** A batch of this dialect as its tenant sees it (deleted ones are gone). */
@@ -129,7 +151,7 @@ export class DialectRepo {
     }
     // Paging towards newer batches takes the oldest `limit` of them, then shows them newest first like every page.
     const order = q.afterSeq !== undefined ? 'ASC' : 'DESC';
-    const rows = (this.db.prepare(`SELECT * FROM dialect_batches WHERE ${where.join(' AND ')} ORDER BY seq ${order} LIMIT ?`).all(...args, q.limit) as RawBatch[]).map(fromRaw);
+    const rows = (this.db.prepare(`SELECT ${COLUMNS} FROM dialect_batches WHERE ${where.join(' AND ')} ORDER BY seq ${order} LIMIT ?`).all(...args, q.limit) as RawBatch[]).map(fromRaw);
     return order === 'ASC' ? rows.reverse() : rows;
   }
 

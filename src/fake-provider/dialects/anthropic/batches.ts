@@ -6,8 +6,8 @@ import { behaviorFor } from '../../model/behavior.js';
 import { isTerminal } from '../../model/job.js';
 import type { JobRow } from '../../store/jobs-repo.js';
 import { DIALECT_MAX_BODY_BYTES, principal, type DialectDeps } from '../shared.js';
-import type { BatchRow } from '../store.js';
-import { CreateBatchSchema, ListQuerySchema, type CreateBatchBody } from './model.js';
+import type { BatchRow, NewBatch } from '../store.js';
+import { CreateBatchSchema, ListQuerySchema, paramsProblem, type CreateBatchBody } from './model.js';
 import { renderResults } from './results.js';
 import { anthropicBatchView } from './view.js';
 
@@ -50,9 +50,9 @@ export function createBatch(deps: DialectDeps, c: Ctx): Response {
   const base = behaviorFor(core.behaviors.get(), ANTHROPIC_KIND);
   const behavior = { ...base, items: requests.length, items_failed: Math.min(base.items_failed, requests.length) };
   const batchId = core.ids('msgbatch');
-  const row: Omit<BatchRow, 'seq' | 'deleted_at'> = {
+  const row: NewBatch = {
     batch_id: batchId, dialect: 'anthropic', tenant: p.tenant, endpoint: null, input_file_id: null, completion_window: null, metadata: null,
-    requests, output_file_id: null, error_file_id: null, errors: null,
+    requests, invalid_lines: requests.flatMap((r, i) => (paramsProblem(r.body) ? [i + 1] : [])), output_file_id: null, error_file_id: null, errors: null,
   };
   const job = core.db.transaction(() => {
     const j = core.engine.create(p, { kind: ANTHROPIC_KIND, input: { dialect: 'anthropic', requests: requests.length } }, behavior, {
@@ -65,7 +65,7 @@ export function createBatch(deps: DialectDeps, c: Ctx): Response {
   draft.effect = 'created';
   draft.job_id = job.job_id;
   draft.job_state = job.state;
-  return json(view(deps, c, job, { ...row, seq: 0, deleted_at: null }));
+  return json(view(deps, c, job, repo.batch(batchId, p.tenant, 'anthropic')!));
 }
 
 export function readBatch(deps: DialectDeps, c: Ctx): Response {
@@ -103,7 +103,7 @@ export function batchResults(deps: DialectDeps, c: Ctx): Response {
   if (gone) return problem(c, 404, 'results_gone', `The results of message batch ${batch.batch_id} are no longer available.`);
   core.engine.markResultsFetched(job);
   c.get('draft').effect = 'results_served';
-  return new Response(renderResults(job, batch, core.clock.now()), { status: 200, headers: { 'content-type': 'application/binary' } });
+  return new Response(renderResults(job, batch, deps.repo.requests(batch.batch_id), core.clock.now()), { status: 200, headers: { 'content-type': 'application/binary' } });
 }
 
 /** `GET /v1/messages/batches?before_id&after_id&limit`: newest first. */

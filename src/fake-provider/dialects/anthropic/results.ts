@@ -1,8 +1,7 @@
 import type { JobRow } from '../../store/jobs-repo.js';
-import { lineDigest, resultOrder, type LineOutcome } from '../lines.js';
+import { lineDigest, lineOutcomes, resultOrder, type LineOutcome } from '../lines.js';
 import type { BatchRequest, BatchRow } from '../store.js';
 import { paramsProblem } from './model.js';
-import { anthropicOutcomes } from './view.js';
 
 function errored(type: string, message: string, d: string): Record<string, unknown> {
   return { type: 'errored', error: { type: 'error', error: { type, message }, request_id: `req_${d.slice(24, 48)}` } };
@@ -36,9 +35,9 @@ function result(r: BatchRequest, outcome: LineOutcome): Record<string, unknown> 
 }
 
 /** The results JSONL of an ended batch: one line per request, `{custom_id, result}`, in no promised order. */
-export function renderResults(job: JobRow, batch: BatchRow, now: number): string {
-  const outcomes = anthropicOutcomes(job, batch, now);
-  return resultOrder(batch.batch_id, batch.requests)
-    .map((i) => `${JSON.stringify({ custom_id: batch.requests[i]!.custom_id, result: result(batch.requests[i]!, outcomes[i]!) })}\n`)
+export function renderResults(job: JobRow, batch: BatchRow, requests: BatchRequest[], now: number): string {
+  const outcomes = lineOutcomes(job, requests.length, now, batch.invalid_lines);
+  return resultOrder(batch.batch_id, requests)
+    .map((i) => `${JSON.stringify({ custom_id: requests[i]!.custom_id, result: result(requests[i]!, outcomes[i]!) })}\n`)
     .join('');
 }

@@ -1,15 +1,9 @@
 import { isoTime } from '../../../lib/clock.js';
 import type { JobRow } from '../../store/jobs-repo.js';
-import { countOutcomes, lineOutcomes, type LineOutcome } from '../lines.js';
+import { outcomeCounts } from '../lines.js';
 import type { BatchRow } from '../store.js';
-import { paramsProblem } from './model.js';
 
 const DAY_MS = 24 * 3600 * 1000;
-
-/** Each request's outcome; a request whose params Anthropic would refuse errors when it runs. */
-export function anthropicOutcomes(job: JobRow, batch: BatchRow, now: number): LineOutcome[] {
-  return lineOutcomes(job, batch.requests.length, now).map((o, i) => (o === 'succeeded' && paramsProblem(batch.requests[i]!.body) ? 'errored' : o));
-}
 
 export function processingStatus(job: JobRow): 'in_progress' | 'canceling' | 'ended' {
   if (job.state === 'queued' || job.state === 'running') return 'in_progress';
@@ -19,7 +13,8 @@ export function processingStatus(job: JobRow): 'in_progress' | 'canceling' | 'en
 /** The MessageBatch object (@anthropic-ai/sdk `MessageBatch`); `results_url` is absolute, back to this server. */
 export function anthropicBatchView(job: JobRow, batch: BatchRow, now: number, origin: string): Record<string, unknown> {
   const status = processingStatus(job);
-  const c = countOutcomes(anthropicOutcomes(job, batch, now));
+  // A request whose params Anthropic would refuse errors when it runs (batch.invalid_lines).
+  const c = outcomeCounts(job, batch.request_count, now, batch.invalid_lines);
   return {
     id: batch.batch_id,
     type: 'message_batch',

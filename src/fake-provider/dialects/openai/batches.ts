@@ -7,7 +7,7 @@ import { json, problem } from '../../http/problem.js';
 import type { JobRow } from '../../store/jobs-repo.js';
 import { DIALECT_MAX_BODY_BYTES, principal, type DialectDeps } from '../shared.js';
 import type { Principal } from '../../model/principals.js';
-import type { BatchRow } from '../store.js';
+import type { BatchRow, NewBatch } from '../store.js';
 import { CreateBatchSchema, customIdsOf, type CreateBatchBody, ListQuerySchema, parseJsonl, validateLines } from './model.js';
 import { openaiBatchView } from './view.js';
 import { openaiWebhookUrls } from './webhook-events.js';
@@ -71,9 +71,9 @@ export async function createBatch(deps: DialectDeps, c: Ctx, describe: (c: Ctx, 
   };
   const batchId = core.ids('batch');
   const fileId = () => core.ids('file').replace(/^file_/, 'file-');
-  const row: Omit<BatchRow, 'seq' | 'deleted_at'> = {
+  const row: NewBatch = {
     batch_id: batchId, dialect: 'openai', tenant: p.tenant, endpoint: b.endpoint, input_file_id: b.input_file_id, completion_window: b.completion_window,
-    metadata: b.metadata ?? null, requests, output_file_id: fileId(), error_file_id: fileId(), errors: errors.length ? errors : null,
+    metadata: b.metadata ?? null, requests, invalid_lines: [], output_file_id: fileId(), error_file_id: fileId(), errors: errors.length ? errors : null,
   };
   const job = core.db.transaction(() => {
     const j = core.engine.create(
@@ -93,7 +93,7 @@ export async function createBatch(deps: DialectDeps, c: Ctx, describe: (c: Ctx, 
   draft.effect = 'created';
   draft.job_id = job.job_id;
   draft.job_state = job.state;
-  return json(view(deps, job, { ...row, seq: 0, deleted_at: null }));
+  return json(view(deps, job, repo.batch(batchId, p.tenant, 'openai')!));
 }
 
 /** `GET /batches/{id}` */

@@ -62,7 +62,7 @@ function outputContent({ core, repo }: DialectDeps, f: FileRow): string | null {
   const now = core.clock.now();
   const v = openaiBatchView(job, batch, now);
   if (v.output_file_id !== f.file_id && v.error_file_id !== f.file_id) return null;
-  return renderOutputFile(job, batch, f.role === 'output' ? 'output' : 'error', now);
+  return renderOutputFile(job, batch, repo.requests(batch.batch_id), f.role === 'output' ? 'output' : 'error', now);
 }
 
 /** `GET /files/{id}` */

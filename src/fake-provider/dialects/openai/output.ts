@@ -60,14 +60,14 @@ function line(batch: BatchRow, r: BatchRequest, outcome: LineOutcome, created: n
  * The batch's output file (`output`: the requests that succeeded) or error file (`error`: those that failed, were
  * cancelled or expired), JSONL in no promised order. Only meaningful once the batch ended.
  */
-export function renderOutputFile(job: JobRow, batch: BatchRow, role: 'output' | 'error', now: number): string {
-  const outcomes = lineOutcomes(job, batch.requests.length, now);
+export function renderOutputFile(job: JobRow, batch: BatchRow, requests: BatchRequest[], role: 'output' | 'error', now: number): string {
+  const outcomes = lineOutcomes(job, requests.length, now);
   const created = unixSeconds(job.finished_at ?? now);
   const lines: string[] = [];
-  for (const i of resultOrder(batch.batch_id, batch.requests)) {
+  for (const i of resultOrder(batch.batch_id, requests)) {
     const o = outcomes[i]!;
     if ((role === 'output') !== (o === 'succeeded')) continue;
-    lines.push(`${JSON.stringify(line(batch, batch.requests[i]!, o, created))}\n`);
+    lines.push(`${JSON.stringify(line(batch, requests[i]!, o, created))}\n`);
   }
   return lines.join('');
 }

@@ -1,5 +1,5 @@
 import type { JobRow } from '../../store/jobs-repo.js';
-import { countOutcomes, lineOutcomes, unixSeconds } from '../lines.js';
+import { outcomeCounts, unixSeconds } from '../lines.js';
 import type { BatchRow } from '../store.js';
 
 export type OpenAIBatchStatus = 'validating' | 'failed' | 'in_progress' | 'finalizing' | 'completed' | 'expired' | 'cancelling' | 'cancelled';
@@ -43,8 +43,8 @@ function at(ms: number | null | undefined): number | null {
 /** The Batch object (openai-node `Batch`) of a batch, as seen at `now`. */
 export function openaiBatchView(job: JobRow, batch: BatchRow, now: number): Record<string, unknown> {
   const status = openaiStatus(job, batch, now);
-  const n = batch.requests.length;
-  const counts = countOutcomes(lineOutcomes(job, n, now));
+  const n = batch.request_count;
+  const counts = outcomeCounts(job, n, now);
   const validating = failsInValidation(job, batch);
   const ended = job.finished_at;
   const startedBy = job.cancel_requested_at ?? ended ?? now;

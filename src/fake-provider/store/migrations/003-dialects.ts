@@ -29,6 +29,8 @@ CREATE TABLE dialect_batches (
   completion_window TEXT,
   metadata TEXT,
   requests TEXT NOT NULL,
+  request_count INTEGER NOT NULL,
+  invalid_lines TEXT,
   output_file_id TEXT,
   error_file_id TEXT,
   errors TEXT,
