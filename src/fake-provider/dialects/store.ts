@@ -48,6 +48,9 @@ export interface FileRow {
   content: string | null;
   batch_id: string | null;
   role: 'input' | 'output' | 'error';
+  /** Times its content was handed out (a one-shot output file is gone after the first). */
+  fetched: number;
+  deleted_at: number | null;
 }
 
 type RawBatch = Omit<BatchRow, 'metadata' | 'errors' | 'invalid_lines'> & { metadata: string | null; errors: string | null; invalid_lines: string | null };
@@ -84,7 +87,9 @@ export class DialectRepo {
     this.stmts = {
       insertFile: db.prepare(`INSERT INTO dialect_files (file_id, tenant, purpose, filename, bytes, created_at, content, batch_id, role)
         VALUES (@file_id, @tenant, @purpose, @filename, @bytes, @created_at, @content, @batch_id, @role)`),
-      file: db.prepare<[string, string], FileRow>('SELECT * FROM dialect_files WHERE file_id = ? AND tenant = ?'),
+      file: db.prepare<[string, string], FileRow>('SELECT * FROM dialect_files WHERE file_id = ? AND tenant = ? AND deleted_at IS NULL'),
+      fileFetched: db.prepare<[string]>('UPDATE dialect_files SET fetched = fetched + 1 WHERE file_id = ?'),
+      deleteFile: db.prepare<[number, string]>('UPDATE dialect_files SET deleted_at = ? WHERE file_id = ?'),
       insertBatch: db.prepare(`INSERT INTO dialect_batches (batch_id, dialect, tenant, endpoint, input_file_id, completion_window, metadata, requests,
         request_count, invalid_lines, output_file_id, error_file_id, errors) VALUES (@batch_id, @dialect, @tenant, @endpoint, @input_file_id,
         @completion_window, @metadata, @requests, @request_count, @invalid_lines, @output_file_id, @error_file_id, @errors)`),
@@ -95,13 +100,21 @@ export class DialectRepo {
     };
   }
 
-  insertFile(f: Omit<FileRow, 'seq'>): void {
+  insertFile(f: Omit<FileRow, 'seq' | 'fetched' | 'deleted_at'>): void {
     this.stmts.insertFile.run(f);
   }
 
   /** A file as its tenant sees it: another tenant's file does not exist. */
   file(fileId: string, tenant: string): FileRow | undefined {
     return this.stmts.file.get(fileId, tenant);
+  }
+
+  fileFetched(fileId: string): void {
+    this.stmts.fileFetched.run(fileId);
+  }
+
+  deleteFile(fileId: string, at: number): void {
+    this.stmts.deleteFile.run(at, fileId);
   }
 
   insertBatch(b: NewBatch): void {

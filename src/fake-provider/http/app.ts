@@ -33,6 +33,7 @@ function journalRequest(core: ProviderCore, c: Ctx): void {
     ...(d.dialect !== 'native' ? { dialect: d.dialect } : {}),
     ...(d.custom_ids ? { custom_ids: d.custom_ids } : {}),
     ...(d.file_id ? { file_id: d.file_id } : {}),
+    ...(d.served_sha256 ? { served_sha256: d.served_sha256 } : {}),
   });
 }
 

@@ -31,6 +31,8 @@ export interface JournalDraft {
   custom_ids?: string[];
   /** Dialects: the file an OpenAI Files request created or read, or a create named as its input. */
   file_id?: string;
+  /** Dialects: SHA-256 (hex) of the results body a `results_served` answer handed out (OpenAI: of that file). */
+  served_sha256?: string;
 }
 
 export type Vars = {

@@ -66,6 +66,8 @@ export const RequestEntrySchema = z.object({
   custom_ids: z.array(z.string()).optional(),
   /** Dialects: the file an OpenAI Files request created or read, or a create named as its input. */
   file_id: z.string().optional(),
+  /** Dialects: SHA-256 (hex) of the results body handed out by a `results_served` answer (OpenAI: of that file). */
+  served_sha256: z.string().optional(),
 });
 
 export const TransitionEntrySchema = z.object({

@@ -3,6 +3,7 @@
  * (through `results_url`), list paging both ways, delete, errors, and its default retries on a lost create answer.
  */
 import Anthropic from '@anthropic-ai/sdk';
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestEntry } from '../../../src/fake-provider/index.js';
 import { anthropicRequests, ids, startDialectServer, type DialectServer } from './helpers.js';
@@ -72,6 +73,8 @@ describe('@anthropic-ai/sdk against the Anthropic dialect', () => {
     ]);
     expect(requests().find((e) => e.route === 'create' && e.job_id === batch.id)).toMatchObject({ dialect: 'anthropic', custom_ids: customIds, effect: 'created' });
     expect(requests(mark)[1]!.effect).toBe('results_served');
+    const raw = await (await fetch(ended.results_url!, { headers: { 'x-api-key': 'dev-token' } })).text();
+    expect(requests().at(-1)!.served_sha256).toBe(createHash('sha256').update(raw).digest('hex'));
   });
 
   it('cancels: canceling, then ended with canceled results for what had not run; then it can be deleted', async () => {

@@ -108,12 +108,15 @@ describe('behaviours in the dialects', () => {
   });
 
   it('one_shot_results: the second fetch finds the results gone (404 in each dialect\'s shape)', async () => {
-    setBehavior({ one_shot_results: true });
+    setBehavior({ one_shot_results: true, items_failed: 1 });
     const o = await openaiBatch(ids('os', 2));
     const a = await anthropicBatch(ids('os', 2));
     await ps.advance(1000);
-    const out = (await oread(o.id)).output_file_id;
+    const { output_file_id: out, error_file_id: err } = await oread(o.id);
     expect((await ocontent(out)).status).toBe(200);
+    // Each file once: the error file is still there after the output file was fetched.
+    expect((await ocontent(err)).status).toBe(200);
+    expect((await ocontent(err)).status).toBe(404);
     const again = await ocontent(out);
     expect(again.status).toBe(404);
     expect(again.json).toMatchObject({ error: { type: 'invalid_request_error', message: expect.stringContaining('No such File object') } });

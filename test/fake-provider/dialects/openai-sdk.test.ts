@@ -2,6 +2,7 @@
  * openai-node 6.49, unmodified, against the OpenAI dialect over real HTTP: upload → create → poll → cancel →
  * results, list paging with the SDK's own iterator, and what its default retries do to a create whose answer is lost.
  */
+import { createHash } from 'node:crypto';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestEntry } from '../../../src/fake-provider/index.js';
@@ -63,6 +64,12 @@ describe('openai-node against the OpenAI dialect', () => {
       expect(l.response.body).toMatchObject({ object: 'chat.completion', model: 'gpt-4o-mini', choices: [{ message: { role: 'assistant' } }] });
     }
     expect(await client.files.retrieve(done.output_file_id!)).toMatchObject({ purpose: 'batch_output', bytes: expect.any(Number) });
+    // The journal says which bytes were handed out.
+    const served = requests().filter((e) => e.route === 'results' && e.file_id === done.output_file_id);
+    expect(served.at(-1)).toMatchObject({ effect: 'results_served', job_id: batch.id, served_sha256: createHash('sha256').update(await (await client.files.content(done.output_file_id!)).text()).digest('hex') });
+    // Files can be deleted; then they are gone.
+    expect(await client.files.delete(file.id)).toEqual({ id: file.id, object: 'file', deleted: true });
+    await expect(client.files.retrieve(file.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
 
     // The journal knows the dialect and the requests each create carried.
     const create = requests().find((e) => e.route === 'create' && e.job_id === batch.id)!;

@@ -1,3 +1,4 @@
+import { sha256Hex } from '../../../lib/canonical-json.js';
 import { readJson, zodErrors, type Parsed } from '../../http/body.js';
 import type { Ctx } from '../../http/context.js';
 import { described, unexecuted } from '../../http/seam/index.js';
@@ -103,7 +104,9 @@ export function batchResults(deps: DialectDeps, c: Ctx): Response {
   if (gone) return problem(c, 404, 'results_gone', `The results of message batch ${batch.batch_id} are no longer available.`);
   core.engine.markResultsFetched(job);
   c.get('draft').effect = 'results_served';
-  return new Response(renderResults(job, batch, deps.repo.requests(batch.batch_id), core.clock.now()), { status: 200, headers: { 'content-type': 'application/binary' } });
+  const body = renderResults(job, batch, deps.repo.requests(batch.batch_id), core.clock.now());
+  c.get('draft').served_sha256 = sha256Hex(body);
+  return new Response(body, { status: 200, headers: { 'content-type': 'application/binary' } });
 }
 
 /** `GET /v1/messages/batches?before_id&after_id&limit`: newest first. */

@@ -1,3 +1,4 @@
+import { sha256Hex } from '../../../lib/canonical-json.js';
 import type { Ctx } from '../../http/context.js';
 import { json, problem } from '../../http/problem.js';
 import { unexecuted } from '../../http/seam/index.js';
@@ -10,7 +11,7 @@ import { openaiBatchView } from './view.js';
 
 const PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals'];
 
-export function fileView(f: FileRow, bytes = f.bytes): Record<string, unknown> {
+export function fileView(f: Omit<FileRow, 'fetched' | 'deleted_at'>, bytes = f.bytes): Record<string, unknown> {
   return {
     id: f.file_id, object: 'file', bytes, created_at: unixSeconds(f.created_at), filename: f.filename,
     purpose: f.role === 'input' ? f.purpose : 'batch_output', status: 'processed', expires_at: null, status_details: null,
@@ -41,7 +42,7 @@ export async function uploadFile({ core, repo }: DialectDeps, c: Ctx): Promise<R
   const content = await file.text();
   const parsed = parseJsonl(content);
   if (!parsed.ok) return unexecuted(problem(c, 400, 'invalid_request', `Invalid file format for Batch API: line ${parsed.line} is not a JSON object.`, { param: 'file' }));
-  const row: Omit<FileRow, 'seq'> = {
+  const row: Omit<FileRow, 'seq' | 'fetched' | 'deleted_at'> = {
     file_id: core.ids('file').replace(/^file_/, 'file-'), tenant: p.tenant, purpose, filename: file.name || 'upload.jsonl',
     bytes: Buffer.byteLength(content), created_at: core.clock.now(), content, batch_id: null, role: 'input',
   };
@@ -84,6 +85,17 @@ export function readFile(deps: DialectDeps, c: Ctx): Response {
   return json(fileView(f, Buffer.byteLength(content)));
 }
 
+/** `DELETE /files/{id}`: an input file, or a batch's output or error file, is gone for good. */
+export function deleteFile({ core, repo }: DialectDeps, c: Ctx): Response {
+  const p = principal(c);
+  const id = c.req.param('file_id')!;
+  c.get('draft').file_id = id;
+  const f = repo.file(id, p.tenant);
+  if (!f) return noSuchFile(c, id);
+  repo.deleteFile(id, core.clock.now());
+  return json({ id, object: 'file', deleted: true });
+}
+
 /** `GET /files/{id}/content`: an input file as uploaded, or a batch's output / error file (the batch's results). */
 export function fileContent(deps: DialectDeps, c: Ctx): Response {
   const { core, repo } = deps;
@@ -103,9 +115,13 @@ export function fileContent(deps: DialectDeps, c: Ctx): Response {
   const content = outputContent(deps, f);
   const b = job.behavior;
   // One-shot and expiring results map to output files that are gone: OpenAI answers a deleted file with 404.
-  const gone = (b.one_shot_results && job.results_fetched > 0) || (b.results_ttl_ms !== null && job.finished_at !== null && core.clock.now() >= job.finished_at + b.results_ttl_ms);
+  const gone = (b.one_shot_results && f.fetched > 0) || (b.results_ttl_ms !== null && job.finished_at !== null && core.clock.now() >= job.finished_at + b.results_ttl_ms);
   if (content === null || gone) return noSuchFile(c, id);
-  core.engine.markResultsFetched(job);
+  core.db.transaction(() => {
+    repo.fileFetched(f.file_id);
+    core.engine.markResultsFetched(job);
+  })();
   d.effect = 'results_served';
+  d.served_sha256 = sha256Hex(content);
   return new Response(content, { status: 200, headers: { 'content-type': 'application/octet-stream' } });
 }

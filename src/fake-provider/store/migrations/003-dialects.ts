@@ -17,7 +17,9 @@ CREATE TABLE dialect_files (
   created_at INTEGER NOT NULL,
   content TEXT,
   batch_id TEXT,
-  role TEXT NOT NULL
+  role TEXT NOT NULL,
+  fetched INTEGER NOT NULL DEFAULT 0,
+  deleted_at INTEGER
 );
 CREATE TABLE dialect_batches (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
