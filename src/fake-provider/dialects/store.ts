@@ -1,4 +1,4 @@
-import type { Db } from '../store/database.js';
+import { statementCache, type Db } from '../store/database.js';
 
 /** One input line of a batch, in either dialect: its `custom_id` and what was asked (OpenAI `body`, Anthropic `params`). */
 export interface BatchRequest {
@@ -82,8 +82,10 @@ export interface ListQuery {
 /** The dialects' own data next to the engine's jobs: uploaded files and each batch's dialect-side fields. */
 export class DialectRepo {
   private readonly stmts;
+  private readonly stmt;
 
   constructor(private readonly db: Db) {
+    this.stmt = statementCache(db);
     this.stmts = {
       insertFile: db.prepare(`INSERT INTO dialect_files (file_id, tenant, purpose, filename, bytes, created_at, content, batch_id, role)
         VALUES (@file_id, @tenant, @purpose, @filename, @bytes, @created_at, @content, @batch_id, @role)`),
@@ -164,7 +166,7 @@ export class DialectRepo {
     }
     // Paging towards newer batches takes the oldest `limit` of them, then shows them newest first like every page.
     const order = q.afterSeq !== undefined ? 'ASC' : 'DESC';
-    const rows = (this.db.prepare(`SELECT ${COLUMNS} FROM dialect_batches WHERE ${where.join(' AND ')} ORDER BY seq ${order} LIMIT ?`).all(...args, q.limit) as RawBatch[]).map(fromRaw);
+    const rows = (this.stmt(`SELECT ${COLUMNS} FROM dialect_batches WHERE ${where.join(' AND ')} ORDER BY seq ${order} LIMIT ?`).all(...args, q.limit) as RawBatch[]).map(fromRaw);
     return order === 'ASC' ? rows.reverse() : rows;
   }
 
