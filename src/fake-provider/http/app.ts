@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { openApiDocument } from '../../contract/openapi/document.js';
 import { isoTime } from '../../lib/clock.js';
 import type { ProviderCore } from '../core.js';
 import type { ProviderModule } from '../module.js';
@@ -8,6 +9,12 @@ import { NATIVE_MOUNT } from './mount.js';
 import { problem } from './problem.js';
 import { controlRoutes } from './routes/control-routes.js';
 import { ProviderClosedError } from './seam/index.js';
+
+let openApi: string | undefined;
+function openApiText(): string {
+  openApi ??= JSON.stringify(openApiDocument(), null, 2);
+  return openApi;
+}
 
 /** X-Trace-ID / X-Worker-ID as sent (trimmed): every request that carries one has it journalled and echoed. */
 function headerId(c: Ctx, name: string): string | null {
@@ -39,6 +46,9 @@ function journalRequest(core: ProviderCore, c: Ctx): void {
  */
 export function buildApp(core: ProviderCore, modules: ProviderModule[], extendControl?: Parameters<typeof controlRoutes>[1]): Hono<Env> {
   const app = new Hono<Env>();
+
+  // The API description, before the journal middleware: not journalled, no faults, no token (it describes, it does nothing).
+  app.get('/openapi.json', () => new Response(openApiText(), { headers: { 'content-type': 'application/json' } }));
 
   app.use('*', async (c, next) => {
     c.set('requestId', core.ids('req'));
