@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { openApiDocument } from '../../contract/openapi/document.js';
 import { isoTime } from '../../lib/clock.js';
 import type { ProviderCore } from '../core.js';
 import type { ProviderModule } from '../module.js';
@@ -9,6 +10,12 @@ import { NATIVE_MOUNT } from './mount.js';
 import { problem } from './problem.js';
 import { controlRoutes } from './routes/control-routes.js';
 import { ProviderClosedError } from './seam/index.js';
+
+let openApi: string | undefined;
+function openApiText(): string {
+  openApi ??= JSON.stringify(openApiDocument(), null, 2);
+  return openApi;
+}
 
 /** X-Trace-ID / X-Worker-ID as sent (trimmed): every request that carries one has it journalled and echoed. */
 function headerId(c: Ctx, name: string): string | null {
@@ -45,6 +52,9 @@ export function buildApp(core: ProviderCore, modules: ProviderModule[], extendCo
   const app = new Hono<Env>();
   const mounts = modules.flatMap((m) => m.mounts ?? []);
   const mountOf = (path: string) => mounts.find((m) => path === m.prefix || path.startsWith(`${m.prefix}/`));
+
+  // The API description, before the journal middleware: not journalled, no faults, no token (it describes, it does nothing).
+  app.get('/openapi.json', () => new Response(openApiText(), { headers: { 'content-type': 'application/json' } }));
 
   app.use('*', async (c, next) => {
     c.set('requestId', core.ids('req'));
