@@ -14,6 +14,8 @@ export interface CallSpec {
   body?: unknown;
   idempotencyKey?: string;
   traceId: string;
+  /** The fencing token of the lease the request is sent under: `X-Lease-Token` (client-protocol.md). */
+  leaseToken?: number;
   /** Overrides the default timeout for this request. */
   timeoutMs?: number;
 }
@@ -67,6 +69,7 @@ export async function call(opts: HttpOptions, spec: CallSpec, signal?: AbortSign
       accept: 'application/json, application/x-ndjson, application/problem+json',
     };
     if (spec.idempotencyKey) headers['idempotency-key'] = spec.idempotencyKey;
+    if (spec.leaseToken !== undefined) headers['x-lease-token'] = String(spec.leaseToken);
     let body: string | undefined;
     if (spec.body !== undefined) {
       headers['content-type'] = 'application/json';

@@ -96,6 +96,8 @@ export const StoredHistoryEntrySchema = z.object({
   cause: z.string(),
   evidence: EvidenceSummarySchema,
   remote_state: JobStateSchema.nullable(),
+  /** The fencing token the entry was written under (client-protocol.md "Lease tokens"); null for submit. */
+  lease_token: z.number().int().nullable(),
 });
 export type StoredHistoryEntry = z.infer<typeof StoredHistoryEntrySchema>;
 

@@ -16,6 +16,12 @@ function headerId(c: Ctx, name: string): string | null {
   return c.req.header(name)?.trim() || null;
 }
 
+/** `X-Lease-Token` (client-protocol.md "Lease tokens"): a fencing token is a whole number; anything else is none. */
+function leaseToken(c: Ctx): number | null {
+  const v = headerId(c, 'x-lease-token');
+  return v !== null && /^\d{1,15}$/.test(v) ? Number(v) : null;
+}
+
 /** Write the request's journal entry once its answer is known, and stamp the ids every answer carries. */
 function journalRequest(core: ProviderCore, c: Ctx): void {
   const d = c.get('draft');
@@ -24,7 +30,7 @@ function journalRequest(core: ProviderCore, c: Ctx): void {
   core.journal.append({
     type: 'request', at: isoTime(core.clock.now()), received_at: isoTime(c.get('receivedAt')), request_id: c.get('requestId'), method: c.req.method, path: new URL(c.req.url).pathname,
     route: d.route, tenant: d.principal?.tenant ?? null, subject: d.principal?.subject ?? null, idempotency_key: d.idempotency_key,
-    trace_id: c.get('traceId'), worker_id: c.get('workerId'), fingerprint: d.fingerprint, effect: d.effect, job_id: d.job_id,
+    trace_id: c.get('traceId'), worker_id: c.get('workerId'), lease_token: leaseToken(c), fingerprint: d.fingerprint, effect: d.effect, job_id: d.job_id,
     status: res.status, code: d.code, delivery: d.delivery, fault: d.fault, job_state: d.job_state,
     retry_after: retryAfter !== null && retryAfter !== '' && !Number.isNaN(Number(retryAfter)) ? Number(retryAfter) : null,
     client_ref: d.client_ref,
