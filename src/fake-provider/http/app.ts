@@ -28,10 +28,12 @@ function journalRequest(core: ProviderCore, c: Ctx): void {
   core.journal.append({
     type: 'request', at: isoTime(core.clock.now()), received_at: isoTime(c.get('receivedAt')), request_id: c.get('requestId'), method: c.req.method, path: new URL(c.req.url).pathname,
     route: d.route, tenant: d.principal?.tenant ?? null, subject: d.principal?.subject ?? null, idempotency_key: d.idempotency_key,
-    trace_id: c.get('traceId'), worker_id: c.get('workerId'), lease_token: leaseToken(c), fingerprint: d.fingerprint, effect: d.effect, job_id: d.job_id,
+    trace_id: c.get('traceId'), worker_id: c.get('workerId'), fingerprint: d.fingerprint, effect: d.effect, job_id: d.job_id,
     status: res.status, code: d.code, delivery: d.delivery, fault: d.fault, job_state: d.job_state,
     retry_after: retryAfter !== null && retryAfter !== '' && !Number.isNaN(Number(retryAfter)) ? Number(retryAfter) : null,
     client_ref: d.client_ref,
+    // Only when sent: the journal's compact layout stores optional fields in `extra`, and most requests carry none.
+    ...(leaseToken(c) !== null ? { lease_token: leaseToken(c) } : {}),
     ...(d.listed ? { listed: d.listed } : {}),
     ...(d.task_id !== null ? { task_id: d.task_id, task_state: d.task_state } : {}),
     // Native entries stay as they were; a dialect's requests say which wire API they came in.
