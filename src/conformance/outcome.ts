@@ -40,7 +40,11 @@ export function runOutcome(s: Scenario, verdict: Verdict, evidence: RunEvidence,
   const vacuous = probed.every((st) => st !== 'held' && st !== 'broken');
   const broken = verdict.invariants.filter((i) => i.status === 'broken').map((i) => i.id);
   if (broken.length) return { verdict: 'fail', reason: `broken: ${broken.join(' ')}`, vacuous };
-  if (timedOut) return { verdict: 'fail', reason: 'the run hit its time bound before every operation was final', vacuous };
+  const acted = evidence.journal.some((e) => e.type === 'request' && e.route === 'create' && e.tenant === evidence.principal.tenant);
+  if (timedOut) {
+    const why = acted ? '' : ' (the client never acted: no create reached the provider)';
+    return { verdict: 'fail', reason: `the run hit its time bound before every operation was final${why}`, vacuous };
+  }
   // A pause meant to make another worker take over, where none did: the client held every invariant, but the
   // takeover the scenario exists for never happened (e.g. the worker was stopped inside its store's transaction,
   // which holds every other worker back until it resumes). Harness luck, not the client's doing either way.
@@ -49,7 +53,6 @@ export function runOutcome(s: Scenario, verdict: Verdict, evidence: RunEvidence,
     return { verdict: 'not_exercised', reason: 'no other worker acted for the operation while the paused worker\'s lease was lapsed: no takeover to judge (I9)', vacuous };
   }
   if (!vacuous) return { verdict: 'pass', reason: null, vacuous };
-  const acted = evidence.journal.some((e) => e.type === 'request' && e.route === 'create' && e.tenant === evidence.principal.tenant);
   if (!acted) {
     return { verdict: 'fail', reason: `the client never acted: no create reached the provider, so none of ${s.invariants.join(' ')} could be judged`, vacuous };
   }
