@@ -181,6 +181,15 @@ describe('I10 contract-violation', () => {
     expect(status(v, 'I10')).toBe('held');
   });
 
+  it('breaks when a find listed a foreign job under the key and the client adopted one anyway (the lookup path)', () => {
+    const e = run({ create: 'lost_then_replay' });
+    const replay = requests(e, (r) => r.effect === 'replayed')[0]!;
+    addRequest(e, replay, ms(replay.at) - 5, { method: 'GET', path: '/v1/jobs?idempotency_key=idem_op_1', route: 'list', effect: 'foreign_replay', job_id: 'job_foreign', status: 200, job_state: null, idempotency_key: null, client_ref: null, fingerprint: null });
+    const v = judge(e);
+    expect(v.broken).toEqual(['I10']);
+    expect(v.invariants[9]!.failures[0]!.explanation).toMatch(/the find .* answered job job_foreign/);
+  });
+
   it('breaks when the history does not name both ids', () => {
     const e = foreignReplay();
     record(e).history.at(-1)!.cause = 'contract violation';
