@@ -48,8 +48,11 @@ export function runOutcome(s: Scenario, verdict: Verdict, evidence: RunEvidence,
   // A pause meant to make another worker take over, where none did: the client held every invariant, but the
   // takeover the scenario exists for never happened (e.g. the worker was stopped inside its store's transaction,
   // which holds every other worker back until it resumes). Harness luck, not the client's doing either way.
+  // Only for a scenario that names I9 among a few: a random schedule probes every invariant and is judged on what
+  // it showed (its pauses are one fault among many).
   const i9 = verdict.invariants.find((i) => i.id === 'I9')?.status;
-  if (s.invariants.includes('I9') && s.actions.some((a) => a.type === 'pause_worker') && i9 === 'not_applicable') {
+  const aimsAtI9 = s.invariants.includes('I9') && s.invariants.length < verdict.invariants.length;
+  if (aimsAtI9 && s.actions.some((a) => a.type === 'pause_worker') && i9 === 'not_applicable') {
     return { verdict: 'not_exercised', reason: 'no other worker acted for the operation while the paused worker\'s lease was lapsed: no takeover to judge (I9)', vacuous };
   }
   if (!vacuous) return { verdict: 'pass', reason: null, vacuous };
