@@ -7,6 +7,9 @@ export { catalog, getScenario, listScenarios, parseScenario, scheduleArb, worklo
 export { check, type Verdict, type RunEvidence } from './conformance/checker/index.js';
 export { runScenarioInProcess, runScenarioProcess, type ScenarioRun } from './conformance/runner/run-scenario.js';
 export { propertyRun } from './conformance/property-run.js';
+export { CASE_VERDICTS, CaseVerdictSchema, certificationPassed, type CaseVerdict } from './conformance/outcome.js';
+export { CertificationReportSchema, ReportCaseSchema, REPORT_FORMAT, PASS_RULE, type CertificationReport, type ReportCase } from './conformance/report/schema.js';
+export { calibrate, timeScaleFor } from './conformance/calibrate.js';
 export { certifyInProcess, expectCertified, type CertifyInProcessOptions } from './conformance/testing.js';
 export { createReferenceClient, verifyAudit } from './reference-client/index.js';
 export { checkTasks, runTaskScenario, TASK_SCENARIOS, TASK_INVARIANTS } from './conformance/tasks/index.js';
