@@ -11,7 +11,7 @@ import type { ReportCase, TimeScale } from '../conformance/report/schema.js';
 import { parseReportSpec, writeReports } from '../conformance/report/write-reports.js';
 import type { ScenarioRun } from '../conformance/runner/run-scenario.js';
 import { catalog, getScenario, parseScenario, scaleScenarioTime, type Scenario } from '../scenarios/index.js';
-import { CliError, readJsonFile } from './read-json-file.js';
+import { CliError, readJsonFile } from '../lib/read-json-file.js';
 
 interface CertifyFlags {
   client?: string;

@@ -1,12 +1,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { parseReportSpec, type ReportKind } from './report-spec.js';
 
 /**
  * The one report-writer family: `certify` and `verify-provider` both describe their run as a ReportDoc, and the
  * JUnit and Markdown renderings (and the file writing) are done here once. JSON is each command's own documented
  * shape, passed in already serialised.
  */
-export type ReportKind = 'junit' | 'json' | 'md';
+export { parseReportSpec, type ReportKind };
 export type ReportTarget = { kind: ReportKind; path: string };
 
 /** A verdict as the writers know it: pass, fail, or anything else (rendered as JUnit <skipped> with its reason). */
@@ -42,16 +43,6 @@ export interface ReportDoc {
   caseColumns?: string[];
   cases: DocCase[];
   legend?: string;
-}
-
-/** Parse `junit=PATH,json=PATH,md=PATH`. */
-export function parseReportSpec(spec: string): ReportTarget[] {
-  return spec.split(',').filter(Boolean).map((part) => {
-    const [kind, ...rest] = part.split('=');
-    const path = rest.join('=');
-    if (!['junit', 'json', 'md'].includes(kind ?? '') || !path) throw new Error(`--report expects junit=PATH,json=PATH,md=PATH; got '${part}'`);
-    return { kind: kind as ReportKind, path };
-  });
 }
 
 const esc = (s: string) =>

@@ -1,4 +1,4 @@
-import { INVARIANTS } from '../invariants.js';
+import { INVARIANTS } from '../../contract/invariants.js';
 import { CASE_VERDICTS, certificationPassed, type CaseVerdict } from '../outcome.js';
 import type { PropertyRunResult } from '../property-run.js';
 import type { ScenarioRun } from '../runner/run-scenario.js';

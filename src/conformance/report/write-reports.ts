@@ -1,4 +1,4 @@
-import { INVARIANT_IDS } from '../invariants.js';
+import { INVARIANT_IDS } from '../../contract/invariants.js';
 import { parseReportSpec, writeReportFiles, type ReportDoc, type ReportKind, type ReportTarget } from '../../lib/report-writers.js';
 import type { CertificationReport } from './schema.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { certificationPassed } from '../../../src/conformance/outcome.js';
 import { runScenarioInProcess } from '../../../src/conformance/runner/run-scenario.js';
-import type { InProcessClientFactory } from '../../../src/lib/client-protocol.js';
+import type { InProcessClientFactory } from '../../../src/contract/client-protocol.js';
 import { createReferenceClient } from '../../../src/reference-client/index.js';
 import { getScenario, parseScenario } from '../../../src/scenarios/index.js';
 

@@ -1,5 +1,5 @@
-import type { HistoryEntry } from '../../../lib/client-protocol.js';
-import type { RequestEntry } from '../../../fake-provider/model/journal.js';
+import type { HistoryEntry } from '../../../contract/client-protocol.js';
+import type { RequestEntry } from '../../../contract/journal.js';
 import type { InvariantCheck } from '../context.js';
 import { describeRequest, failure, ms } from '../helpers.js';
 import type { Failure } from '../verdict.js';
