@@ -94,7 +94,10 @@ export function registerCertify(program: Command, version: string): void {
     .option('--webhooks', 'the client listens for webhooks (JOBPROOF_WEBHOOK_PORT); without it, webhook-only scenarios are skipped')
     .option('--report <spec>', 'write reports: junit=PATH,json=PATH,md=PATH')
     .option('--parallel <n>', 'scenarios run at once (default: CPU cores)')
-    .option('--time-scale <f>', 'stretch every scenario time by this factor (default: calibrated from the client start-up under the current load)')
+    .option(
+      '--time-scale <f>',
+      'stretch every scenario time by this factor (default: calibrated from the client start-up under the current load)',
+    )
     .option('--tasks', 'also run the task scenarios (approval, redraft, lost apply) against the reference task client, in-process')
     .option('--minimal-out <file>', 'where to write the minimal failing schedule', 'jobproof-minimal-failure.json')
     .addHelpText(
@@ -112,12 +115,22 @@ Examples:
     )
     .action(async (flags: CertifyFlags) => {
       if (flags.inProcess && flags.client) throw new CliError('--in-process certifies the reference client; it does not take --client');
-      if (flags.path !== undefined && flags.seed === undefined) throw new CliError('--path replays a failure of one seed: give the --seed it was printed with');
-      const reports = flags.report ? (() => { try { return parseReportSpec(flags.report!); } catch (e) { throw new CliError((e as Error).message); } })() : [];
+      if (flags.path !== undefined && flags.seed === undefined)
+        throw new CliError('--path replays a failure of one seed: give the --seed it was printed with');
+      const reports = flags.report
+        ? (() => {
+            try {
+              return parseReportSpec(flags.report!);
+            } catch (e) {
+              throw new CliError((e as Error).message);
+            }
+          })()
+        : [];
       let flagFactor: number | undefined;
       if (flags.timeScale !== undefined) {
         flagFactor = Number(flags.timeScale);
-        if (!(flagFactor >= 0.1 && flagFactor <= 20)) throw new CliError(`--time-scale must be between 0.1 and 20, got '${flags.timeScale}'`);
+        if (!(flagFactor >= 0.1 && flagFactor <= 20))
+          throw new CliError(`--time-scale must be between 0.1 and 20, got '${flags.timeScale}'`);
       }
       const chosen = pickScenarios(flags);
       const inProcess = !!flags.inProcess;
@@ -141,7 +154,12 @@ Examples:
       else {
         out('calibrating: client start-up and provider round trip under the current load…');
         const c = await calibrate(command, parallel);
-        timeScale = { factor: c.factor, source: 'calibrated', client_start_ms: c.clientStartMs, provider_round_trip_ms: c.providerRoundTripMs };
+        timeScale = {
+          factor: c.factor,
+          source: 'calibrated',
+          client_start_ms: c.clientStartMs,
+          provider_round_trip_ms: c.providerRoundTripMs,
+        };
       }
       out(timeScaleLine(timeScale));
       const factor = timeScale.factor;
@@ -165,17 +183,31 @@ Examples:
         else toRun.push({ at, scenario: scaleScenarioTime(w.run, factor) });
       });
       const skipped = chosen.length - toRun.length;
-      out(`runner: ${client.kind}; scenarios: ${toRun.length}${skipped ? ` (+${skipped} skipped: ${NO_WEBHOOKS})` : ''}; random schedules: ${runs}; seed: ${seed}; webhooks: ${webhooks ? 'on' : 'off (polling only)'}${client.kind === 'process' ? `; parallel: ${parallel}` : ''}`);
+      out(
+        `runner: ${client.kind}; scenarios: ${toRun.length}${skipped ? ` (+${skipped} skipped: ${NO_WEBHOOKS})` : ''}; random schedules: ${runs}; seed: ${seed}; webhooks: ${webhooks ? 'on' : 'off (polling only)'}${client.kind === 'process' ? `; parallel: ${parallel}` : ''}`,
+      );
       let shown = 0;
       chosen.forEach((s, i) => {
         if (cases[i]) out(`${head(++shown, chosen.length, s.name)} skipped: ${cases[i]!.reason}`);
       });
-      const results = await runCatalog(client, toRun.map((r) => r.scenario), { parallel, seed, onResult: (r) => out(progressLine(r, ++shown, chosen.length)) });
-      results.forEach((r, i) => (cases[toRun[i]!.at] = scenarioCase(r)));
+      const results = await runCatalog(
+        client,
+        toRun.map((r) => r.scenario),
+        { parallel, seed, onResult: (r) => out(progressLine(r, ++shown, chosen.length)) },
+      );
+      for (const [i, r] of results.entries()) cases[toRun[i]!.at] = scenarioCase(r);
 
       if (runs > 0) {
         out(`\nrandom schedules: ${runs} (seed ${seed}, time scale ${factor}×, webhooks ${webhooks ? 'on' : 'off'})…`);
-        const p = await propertyRun(client, { runs, seed, path: flags.path, prepare, onRun: (n) => { if (n % 50 === 0) out(`  ${n} schedules run`); } });
+        const p = await propertyRun(client, {
+          runs,
+          seed,
+          path: flags.path,
+          prepare,
+          onRun: (n) => {
+            if (n % 50 === 0) out(`  ${n} schedules run`);
+          },
+        });
         cases.push(schedulesCase(p));
         if (p.failed && p.counterexample) {
           const file = resolve(flags.minimalOut ?? 'jobproof-minimal-failure.json');
@@ -187,18 +219,30 @@ Examples:
           out(`  replay: npx jobproof certify ${who}--scenario-file ${file} --time-scale 1${webhooks && !inProcess ? ' --webhooks' : ''}`);
           out(`      or: npx jobproof certify ${who}--scenarios none --runs 1 --seed ${p.seed} --path ${p.path}`);
         } else {
-          const v = Object.entries(p.verdicts).map(([k, n]) => `${n} ${k.replace('_', ' ')}`).join(', ');
+          const v = Object.entries(p.verdicts)
+            .map(([k, n]) => `${n} ${k.replace('_', ' ')}`)
+            .join(', ');
           out(`  ${p.runs} schedules: ${v} (${(p.wallMs / 1000).toFixed(1)} s, ${(p.runs / (p.wallMs / 1000)).toFixed(1)} schedules/s)`);
         }
       }
       if (flags.tasks) cases.push(...(await runTaskCatalog(out)));
 
       const report = buildReport(
-        { version, client: label, runner: client.kind, seed, startedAt: new Date(started).toISOString(), wallMs: Date.now() - started, timeScale, webhooks },
+        {
+          version,
+          client: label,
+          runner: client.kind,
+          seed,
+          startedAt: new Date(started).toISOString(),
+          wallMs: Date.now() - started,
+          timeScale,
+          webhooks,
+        },
         cases,
       );
       out('\ninvariant                     verdict         broken in');
-      for (const t of report.invariants) out(`${`${t.id} ${t.name}`.padEnd(29)} ${t.status.padEnd(15)} ${t.broken_in.join(', ')}`.trimEnd());
+      for (const t of report.invariants)
+        out(`${`${t.id} ${t.name}`.padEnd(29)} ${t.status.padEnd(15)} ${t.broken_in.join(', ')}`.trimEnd());
       for (const r of results.filter((x) => x.outcome.verdict === 'fail')) {
         out(`\n${r.scenario}:`);
         for (const l of failureLines(r)) out(`  ${l}`);
@@ -207,8 +251,14 @@ Examples:
       writeReports(report, reports);
       for (const t of reports) out(`report: ${t.kind} → ${t.path}`);
       const c = report.counts;
-      const also = [c.not_exercised ? `${c.not_exercised} not exercised` : '', c.skipped ? `${c.skipped} skipped` : '', c.not_applicable ? `${c.not_applicable} not applicable` : ''].filter(Boolean);
-      out(`\n${report.passed ? 'PASSED' : 'FAILED'}: ${c.pass} pass, ${c.fail} fail${also.length ? `, ${also.join(', ')}` : ''} of ${cases.length} cases in ${(report.wall_ms / 1000).toFixed(1)} s (time scale ${factor}×)`);
+      const also = [
+        c.not_exercised ? `${c.not_exercised} not exercised` : '',
+        c.skipped ? `${c.skipped} skipped` : '',
+        c.not_applicable ? `${c.not_applicable} not applicable` : '',
+      ].filter(Boolean);
+      out(
+        `\n${report.passed ? 'PASSED' : 'FAILED'}: ${c.pass} pass, ${c.fail} fail${also.length ? `, ${also.join(', ')}` : ''} of ${cases.length} cases in ${(report.wall_ms / 1000).toFixed(1)} s (time scale ${factor}×)`,
+      );
       process.exitCode = report.passed ? 0 : 1;
     });
 }
@@ -224,7 +274,9 @@ async function runTaskCatalog(out: (s: string) => void): Promise<ReportCase[]> {
     const run = await runTaskScenario(s, (env) => createTaskClient({ ...env, workerId: 'task-worker-1' }));
     const k = taskCase(run, Date.now() - wall);
     cases.push(k);
-    out(`${head(i + 1, TASK_SCENARIOS.length, run.scenario)} ${k.verdict === 'pass' ? 'pass' : k.verdict === 'fail' ? 'FAIL' : k.verdict}${k.reason && k.verdict !== 'pass' ? `  — ${k.reason}` : ''}`);
+    out(
+      `${head(i + 1, TASK_SCENARIOS.length, run.scenario)} ${k.verdict === 'pass' ? 'pass' : k.verdict === 'fail' ? 'FAIL' : k.verdict}${k.reason && k.verdict !== 'pass' ? `  — ${k.reason}` : ''}`,
+    );
     for (const p of run.problems) out(`    ${p}`);
   }
   return cases;

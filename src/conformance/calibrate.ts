@@ -46,7 +46,14 @@ export async function calibrate(command: string, lanes = 1, rounds = 3): Promise
       await res.arrayBuffer();
       if (i > 0) rtts.push(performance.now() - t);
     }
-    const env: NodeJS.ProcessEnv = { ...process.env, JOBPROOF_PROVIDER_URL: url, JOBPROOF_TOKEN: 'dev-token', JOBPROOF_STATE: join(dir, 'state'), JOBPROOF_WORKER_ID: 'calibration', JOBPROOF_LEASE_MS: '1000' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      JOBPROOF_PROVIDER_URL: url,
+      JOBPROOF_TOKEN: 'dev-token',
+      JOBPROOF_STATE: join(dir, 'state'),
+      JOBPROOF_WORKER_ID: 'calibration',
+      JOBPROOF_LEASE_MS: '1000',
+    };
     delete env.JOBPROOF_WEBHOOK_PORT;
     // One start first: the first start of a command reads its files from disk; the catalog's hundreds of starts do not.
     await callClient(command, ['show', 'jobproof-calibration'], env, null);

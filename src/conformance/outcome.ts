@@ -53,11 +53,19 @@ export function runOutcome(s: Scenario, verdict: Verdict, evidence: RunEvidence,
   const i9 = verdict.invariants.find((i) => i.id === 'I9')?.status;
   const aimsAtI9 = s.invariants.includes('I9') && s.invariants.length < verdict.invariants.length;
   if (aimsAtI9 && s.actions.some((a) => a.type === 'pause_worker') && i9 === 'not_applicable') {
-    return { verdict: 'not_exercised', reason: 'no other worker acted for the operation while the paused worker\'s lease was lapsed: no takeover to judge (I9)', vacuous };
+    return {
+      verdict: 'not_exercised',
+      reason: "no other worker acted for the operation while the paused worker's lease was lapsed: no takeover to judge (I9)",
+      vacuous,
+    };
   }
   if (!vacuous) return { verdict: 'pass', reason: null, vacuous };
   if (!acted) {
-    return { verdict: 'fail', reason: `the client never acted: no create reached the provider, so none of ${s.invariants.join(' ')} could be judged`, vacuous };
+    return {
+      verdict: 'fail',
+      reason: `the client never acted: no create reached the provider, so none of ${s.invariants.join(' ')} could be judged`,
+      vacuous,
+    };
   }
   const unfired = unfiredRules(s, evidence);
   if (unfired.length) {
@@ -67,5 +75,9 @@ export function runOutcome(s: Scenario, verdict: Verdict, evidence: RunEvidence,
       vacuous,
     };
   }
-  return { verdict: 'fail', reason: `nothing tested: the client acted and every fault fired, yet none of ${s.invariants.join(' ')} could be judged`, vacuous };
+  return {
+    verdict: 'fail',
+    reason: `nothing tested: the client acted and every fault fired, yet none of ${s.invariants.join(' ')} could be judged`,
+    vacuous,
+  };
 }

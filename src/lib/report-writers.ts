@@ -46,7 +46,9 @@ export interface ReportDoc {
 }
 
 const esc = (s: string) =>
-  s.replace(/[<>&"']/g, (ch) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[ch]!).replace(/[\x00-\x08\x0b\x0c\x0e-\x1f]/g, '');
+  s
+    .replace(/[<>&"']/g, (ch) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[ch]!)
+    .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f]/g, '');
 
 function testcase(c: DocCase): string {
   const head = `    <testcase classname="${esc(c.group)}" name="${esc(c.name)}" time="${(c.timeMs / 1000).toFixed(3)}"`;
@@ -96,13 +98,23 @@ export function toMarkdown(d: ReportDoc): string {
     '',
     `| case | verdict | ${cols.map(cell).join(' | ')}${cols.length ? ' | ' : ''}reason |`,
     `| --- | --- | ${cols.map(() => '---').join(' | ')}${cols.length ? ' | ' : ''}--- |`,
-    ...d.cases.map((c) => `| ${cell(c.name)} | ${MARK[c.verdict] ?? `· ${c.verdict}`} | ${(c.cells ?? []).map(cell).join(' | ')}${cols.length ? ' | ' : ''}${cell(c.reason ?? '')} |`),
+    ...d.cases.map(
+      (c) =>
+        `| ${cell(c.name)} | ${MARK[c.verdict] ?? `· ${c.verdict}`} | ${(c.cells ?? []).map(cell).join(' | ')}${cols.length ? ' | ' : ''}${cell(c.reason ?? '')} |`,
+    ),
   );
   if (d.legend) out.push('', d.legend);
   const failing = d.cases.filter((c) => c.verdict === 'fail');
   if (failing.length) {
     out.push('', '## Failures', '');
-    for (const c of failing) out.push(`### ${c.name}`, '', ...(c.lines.length ? c.lines : [c.reason ?? 'failed']).map((l) => `- ${l}`), ...c.output.map((e) => `- \`${e.replace(/`/g, "'")}\``), '');
+    for (const c of failing)
+      out.push(
+        `### ${c.name}`,
+        '',
+        ...(c.lines.length ? c.lines : [c.reason ?? 'failed']).map((l) => `- ${l}`),
+        ...c.output.map((e) => `- \`${e.replace(/`/g, "'")}\``),
+        '',
+      );
   }
   return out.join('\n') + '\n';
 }

@@ -1,5 +1,13 @@
 import type { VerifyReport } from './run.js';
-import { parseReportSpec, toJUnit as junitOf, toMarkdown as markdownOf, writeReportFiles, type ReportDoc, type ReportKind, type ReportTarget } from '../lib/report-writers.js';
+import {
+  parseReportSpec,
+  toJUnit as junitOf,
+  toMarkdown as markdownOf,
+  writeReportFiles,
+  type ReportDoc,
+  type ReportKind,
+  type ReportTarget,
+} from '../lib/report-writers.js';
 
 export { parseReportSpec, type ReportKind };
 

@@ -24,7 +24,12 @@ function certify(args: string[]): Promise<{ code: number | null; stdout: string 
 describe('jobproof certify (process runner)', () => {
   it('calibrates, skips webhook-only scenarios for a polling client, and writes one report structure', { timeout: 300_000 }, async () => {
     const json = join(dir, 'r.json');
-    const r = await certify(['--scenarios', 'duplicate-webhook,sync-completion', '--report', `json=${json},junit=${join(dir, 'r.xml')},md=${join(dir, 'r.md')}`]);
+    const r = await certify([
+      '--scenarios',
+      'duplicate-webhook,sync-completion',
+      '--report',
+      `json=${json},junit=${join(dir, 'r.xml')},md=${join(dir, 'r.md')}`,
+    ]);
     expect(r.code, r.stdout).toBe(0);
     expect(r.stdout).toMatch(/time scale \d+(\.\d)?× — client start \d+ ms, provider round trip [\d.]+ ms \(calibrated/);
     expect(r.stdout).toMatch(/duplicate-webhook\s+skipped: client does not listen for webhooks/);
@@ -32,7 +37,10 @@ describe('jobproof certify (process runner)', () => {
     const report = CertificationReportSchema.parse(JSON.parse(readFileSync(json, 'utf8')));
     expect(report.time_scale.source).toBe('calibrated');
     expect(report.webhooks).toBe(false);
-    expect(report.cases.map((c) => [c.name, c.verdict])).toEqual([['duplicate-webhook', 'skipped'], ['sync-completion', 'pass']]);
+    expect(report.cases.map((c) => [c.name, c.verdict])).toEqual([
+      ['duplicate-webhook', 'skipped'],
+      ['sync-completion', 'pass'],
+    ]);
     expect(readFileSync(join(dir, 'r.xml'), 'utf8')).toContain('<skipped message="skipped: client does not listen for webhooks"/>');
   });
 

@@ -32,8 +32,24 @@ export function scenarioCase(run: ScenarioRun): ReportCase {
   };
 }
 
-export function skippedCase(name: string, reason: string, verdict: Extract<CaseVerdict, 'skipped' | 'not_applicable'> = 'skipped'): ReportCase {
-  return { kind: 'scenario', name, verdict, reason, failures: [], invariants: {}, time_bound_hit: false, run_ms: null, wall_ms: 0, diagnostics: [], schedules: null };
+export function skippedCase(
+  name: string,
+  reason: string,
+  verdict: Extract<CaseVerdict, 'skipped' | 'not_applicable'> = 'skipped',
+): ReportCase {
+  return {
+    kind: 'scenario',
+    name,
+    verdict,
+    reason,
+    failures: [],
+    invariants: {},
+    time_bound_hit: false,
+    run_ms: null,
+    wall_ms: 0,
+    diagnostics: [],
+    schedules: null,
+  };
 }
 
 /** One property run as one case: it fails when any schedule failed (by the same rule as a catalog scenario). */
@@ -50,14 +66,24 @@ export function schedulesCase(p: PropertyRunResult): ReportCase {
     run_ms: null,
     wall_ms: p.wallMs,
     diagnostics: cx?.run.diagnostics ?? [],
-    schedules: { runs: p.runs, seed: p.seed, verdicts: p.verdicts, path: p.path ?? null, shrinks: p.numShrinks ?? null, counterexample: cx?.scenario ?? null },
+    schedules: {
+      runs: p.runs,
+      seed: p.seed,
+      verdicts: p.verdicts,
+      path: p.path ?? null,
+      shrinks: p.numShrinks ?? null,
+      counterexample: cx?.scenario ?? null,
+    },
   };
 }
 
 const TASK_CELL = { pass: 'held', fail: 'broken', vacuous: 'not_applicable' } as const;
 
 /** A task scenario run: fails on a broken task invariant or an expectation of the scenario not met. */
-export function taskCase(run: { scenario: string; verdict: TaskVerdict; problems: string[]; finished: boolean; elapsed_ms: number }, wallMs: number): ReportCase {
+export function taskCase(
+  run: { scenario: string; verdict: TaskVerdict; problems: string[]; finished: boolean; elapsed_ms: number },
+  wallMs: number,
+): ReportCase {
   const results = Object.values(run.verdict.results);
   const failures = [...results.flatMap((r) => r.violations.map((v) => `${r.id} ${r.title.split(':')[0]} — ${v}`)), ...run.problems];
   const failed = !run.verdict.ok || run.problems.length > 0 || !run.finished;
@@ -67,7 +93,14 @@ export function taskCase(run: { scenario: string; verdict: TaskVerdict; problems
     kind: 'task',
     name: run.scenario,
     verdict,
-    reason: verdict === 'pass' ? null : !run.finished ? 'the run hit its time bound before every task was final' : held || failures.length ? `broken: ${run.verdict.failed.join(' ') || 'scenario expectations'}` : 'nothing tested',
+    reason:
+      verdict === 'pass'
+        ? null
+        : !run.finished
+          ? 'the run hit its time bound before every task was final'
+          : held || failures.length
+            ? `broken: ${run.verdict.failed.join(' ') || 'scenario expectations'}`
+            : 'nothing tested',
     failures,
     invariants: Object.fromEntries(results.map((r) => [r.id, TASK_CELL[r.status]])),
     time_bound_hit: !run.finished,
@@ -96,7 +129,9 @@ const INVARIANT_NAMES: Array<{ id: string; name: string }> = [
 
 /** The whole certification, counted and totalled; `passed` is the one pass rule, used by the exit code too. */
 export function buildReport(head: ReportHead, cases: ReportCase[]): CertificationReport {
-  const counts = Object.fromEntries(CASE_VERDICTS.map((v) => [v, cases.filter((c) => c.verdict === v).length])) as CertificationReport['counts'];
+  const counts = Object.fromEntries(
+    CASE_VERDICTS.map((v) => [v, cases.filter((c) => c.verdict === v).length]),
+  ) as CertificationReport['counts'];
   const invariants = INVARIANT_NAMES.filter(({ id }) => cases.some((c) => id in c.invariants)).map(({ id, name }) => {
     const brokenIn = cases.filter((c) => c.invariants[id] === 'broken').map((c) => c.name);
     const status = brokenIn.length ? 'broken' : cases.some((c) => c.invariants[id] === 'held') ? 'held' : 'not_applicable';

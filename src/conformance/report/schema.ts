@@ -69,7 +69,12 @@ export const CertificationReportSchema = z.object({
   time_scale: TimeScaleSchema,
   /** Whether the client declared it listens for webhooks (--webhooks); without, webhook-only scenarios are skipped. */
   webhooks: z.boolean(),
-  counts: z.object(Object.fromEntries(CaseVerdictSchema.options.map((v) => [v, z.number().int()])) as Record<z.infer<typeof CaseVerdictSchema>, z.ZodNumber>),
+  counts: z.object(
+    Object.fromEntries(CaseVerdictSchema.options.map((v) => [v, z.number().int()])) as Record<
+      z.infer<typeof CaseVerdictSchema>,
+      z.ZodNumber
+    >,
+  ),
   /** Across every case: broken anywhere → broken; else held somewhere → held; else not_applicable. */
   invariants: z.array(z.object({ id: z.string(), name: z.string(), status: InvariantCellSchema, broken_in: z.array(z.string()) })),
   cases: z.array(ReportCaseSchema),

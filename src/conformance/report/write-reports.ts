@@ -22,16 +22,26 @@ export function certificationDoc(r: CertificationReport): ReportDoc {
       ['jobproof', r.version],
       ['started', r.started_at],
       ['seed', String(r.seed)],
-      ['time scale', `${ts.factor}× (${ts.source}${ts.client_start_ms !== null ? `; client start ${ts.client_start_ms} ms` : ''}${ts.provider_round_trip_ms !== null ? `; provider round trip ${ts.provider_round_trip_ms} ms` : ''})`],
+      [
+        'time scale',
+        `${ts.factor}× (${ts.source}${ts.client_start_ms !== null ? `; client start ${ts.client_start_ms} ms` : ''}${ts.provider_round_trip_ms !== null ? `; provider round trip ${ts.provider_round_trip_ms} ms` : ''})`,
+      ],
       ['webhooks', r.webhooks ? 'the client listens for webhooks' : 'polling only: scenarios that only test webhooks are skipped'],
-      ['cases', `${r.cases.length}: ${c.pass} pass, ${c.fail} fail, ${c.not_exercised} not exercised, ${c.skipped} skipped, ${c.not_applicable} not applicable`],
+      [
+        'cases',
+        `${r.cases.length}: ${c.pass} pass, ${c.fail} fail, ${c.not_exercised} not exercised, ${c.skipped} skipped, ${c.not_applicable} not applicable`,
+      ],
       ['pass rule', r.pass_rule],
       ['wall time', `${(r.wall_ms / 1000).toFixed(1)} s`],
     ],
     sections: [
       {
         heading: 'Invariants',
-        lines: ['| id | name | verdict | broken in |', '| --- | --- | --- | --- |', ...r.invariants.map((t) => `| ${t.id} | ${t.name} | ${t.status} | ${t.broken_in.join(', ')} |`)],
+        lines: [
+          '| id | name | verdict | broken in |',
+          '| --- | --- | --- | --- |',
+          ...r.invariants.map((t) => `| ${t.id} | ${t.name} | ${t.status} | ${t.broken_in.join(', ')} |`),
+        ],
       },
     ],
     caseColumns: ['kind', ...INVARIANT_IDS],
@@ -48,7 +58,8 @@ export function certificationDoc(r: CertificationReport): ReportDoc {
       errors: k.diagnostics,
       cells: [k.kind, ...INVARIANT_IDS.map((id) => (k.invariants[id] ? CELL[k.invariants[id]] : ''))],
     })),
-    legend: '✓ held · not applicable ✗ broken. Verdicts: pass, fail, not_exercised (the client took another correct path the fault never met), skipped (not run, with the reason), not_applicable.',
+    legend:
+      '✓ held · not applicable ✗ broken. Verdicts: pass, fail, not_exercised (the client took another correct path the fault never met), skipped (not run, with the reason), not_applicable.',
   };
 }
 

@@ -15,14 +15,17 @@ describe('case verdicts: pass / fail / not_exercised, and the one pass rule', ()
   it('a client that never acted fails, with the reason', async () => {
     const run = await runScenarioInProcess(getScenario('foreign-job-id'), idle, { seed: 3 });
     expect(run.outcome.verdict).toBe('fail');
-    expect(run.outcome.reason).toMatch(/never acted: no create reached the provider/)
+    expect(run.outcome.reason).toMatch(/never acted: no create reached the provider/);
     expect(run.outcome.reason).toMatch(/time bound/);
   });
 
   it("a fault the client's path never met, every invariant held, is not_exercised and names the fault", async () => {
     // The rule waits for a fifth create; a correct client sends one.
     const s = parseScenario({
-      name: 'never-met', title: 'never met', what_happens: 'a fault on the fifth create', invariants: ['I10'],
+      name: 'never-met',
+      title: 'never met',
+      what_happens: 'a fault on the fifth create',
+      invariants: ['I10'],
       faults: { seed: 1, rules: [{ id: 'fifth-create', on: 'create', nth: 5, fault: { type: 'foreign_job_id' } }] },
       behavior: { default: { duration_ms: 500 } },
       workload: [{ operation_id: 'op_1', kind: 'report', input: { a: 1 }, create_deadline_ms: 3000, result_deadline_ms: 8000 }],

@@ -9,8 +9,14 @@ import { createReferenceClient } from '../../../src/reference-client/index.js';
 import { getScenario } from '../../../src/scenarios/index.js';
 
 const head = {
-  version: '0.0.0', client: 'test client', runner: 'in-process' as const, seed: 7, startedAt: '2026-12-01T00:00:00.000Z', wallMs: 1234,
-  timeScale: { factor: 1.8, source: 'calibrated' as const, client_start_ms: 640, provider_round_trip_ms: 3 }, webhooks: false,
+  version: '0.0.0',
+  client: 'test client',
+  runner: 'in-process' as const,
+  seed: 7,
+  startedAt: '2026-12-01T00:00:00.000Z',
+  wallMs: 1234,
+  timeScale: { factor: 1.8, source: 'calibrated' as const, client_start_ms: 640, provider_round_trip_ms: 3 },
+  webhooks: false,
 };
 
 describe('the certification report: one structure, one vocabulary, one pass rule', async () => {
@@ -22,7 +28,11 @@ describe('the certification report: one structure, one vocabulary, one pass rule
     const report = CertificationReportSchema.parse(JSON.parse(toJson(buildReport(head, cases))));
     expect(report.passed).toBe(true);
     expect(report.counts).toEqual({ pass: 2, fail: 0, not_exercised: 0, skipped: 1, not_applicable: 0 });
-    expect(report.cases.map((c) => [c.kind, c.verdict])).toEqual([['scenario', 'pass'], ['scenario', 'skipped'], ['schedules', 'pass']]);
+    expect(report.cases.map((c) => [c.kind, c.verdict])).toEqual([
+      ['scenario', 'pass'],
+      ['scenario', 'skipped'],
+      ['schedules', 'pass'],
+    ]);
     expect(report.cases[1]!.reason).toBe('client does not listen for webhooks');
     expect(report.cases[2]!.schedules).toMatchObject({ runs: 3, seed: 5, counterexample: null });
     expect(report.invariants.find((i) => i.id === 'I11')).toMatchObject({ status: 'held', broken_in: [] });
@@ -30,7 +40,13 @@ describe('the certification report: one structure, one vocabulary, one pass rule
   });
 
   it('a failed case fails the certification in every format alike', () => {
-    const failed = { ...scenarioCase(run), name: 'broken-one', verdict: 'fail' as const, reason: 'broken: I11', failures: ['I11 verified-results — op_1: took a corrupt body'] };
+    const failed = {
+      ...scenarioCase(run),
+      name: 'broken-one',
+      verdict: 'fail' as const,
+      reason: 'broken: I11',
+      failures: ['I11 verified-results — op_1: took a corrupt body'],
+    };
     const report = buildReport(head, [...cases, failed]);
     expect(report.passed).toBe(false);
     const doc = certificationDoc(report);
