@@ -14,6 +14,8 @@ export interface RequestSpec {
   body?: unknown;
   idempotencyKey?: string;
   traceId: string;
+  /** The fencing token of the lease the request is sent under: `X-Lease-Token` (client-protocol.md). */
+  leaseToken?: number;
   /** Overrides the default timeout for this request. */
   timeoutMs?: number;
 }
@@ -72,6 +74,7 @@ export async function call(opts: HttpOptions, spec: RequestSpec, signal?: AbortS
       accept: 'application/json, application/x-ndjson, application/problem+json',
     };
     if (spec.idempotencyKey) headers['idempotency-key'] = spec.idempotencyKey;
+    if (spec.leaseToken !== undefined) headers['x-lease-token'] = String(spec.leaseToken);
     let body: string | undefined;
     if (spec.body !== undefined) {
       headers['content-type'] = 'application/json';

@@ -22,6 +22,12 @@ function headerId(c: Ctx, name: string): string | null {
   return c.req.header(name)?.trim() || null;
 }
 
+/** `X-Lease-Token` (client-protocol.md "Lease tokens"): a fencing token is a whole number; anything else is none. */
+function leaseToken(c: Ctx): number | null {
+  const v = headerId(c, 'x-lease-token');
+  return v !== null && /^\d{1,15}$/.test(v) ? Number(v) : null;
+}
+
 /** Write the request's journal entry once its answer is known, and stamp the ids every answer carries. */
 function journalRequest(core: ProviderCore, c: Ctx): void {
   const d = c.get('draft');
@@ -34,6 +40,8 @@ function journalRequest(core: ProviderCore, c: Ctx): void {
     status: res.status, code: d.code, delivery: d.delivery, fault: d.fault, job_state: d.job_state,
     retry_after: retryAfter !== null && retryAfter !== '' && !Number.isNaN(Number(retryAfter)) ? Number(retryAfter) : null,
     client_ref: d.client_ref,
+    // Only when sent: the journal's compact layout stores optional fields in `extra`, and most requests carry none.
+    ...(leaseToken(c) !== null ? { lease_token: leaseToken(c) } : {}),
     ...(d.listed ? { listed: d.listed } : {}),
     ...(d.task_id !== null ? { task_id: d.task_id, task_state: d.task_state } : {}),
     // Native entries stay as they were; a dialect's requests say which wire API they came in.
