@@ -37,3 +37,12 @@ export const PutObjectAnswerSchema = z.looseObject({
 
 /** `PUT /_control/scenario`: switch to a named scenario's provider-side behaviour and faults. */
 export const ScenarioBodySchema = z.object({ name: z.string() }).strict();
+
+/** `PUT /_control/dialects/openai/webhook`: where the OpenAI dialect sends a tenant's webhooks (null removes it). */
+export const OpenaiWebhookBodySchema = z
+  .object({
+    tenant: z.string().min(1).max(200).default('acme'),
+    url: z.url({ protocol: /^https?$/, message: 'url must be an http(s) URL' }).max(2000).nullable(),
+  })
+  .strict();
+export const OpenaiWebhookUrlsSchema = z.object({ urls: z.record(z.string(), z.string()) });

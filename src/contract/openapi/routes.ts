@@ -5,6 +5,8 @@ import {
   ClockBodySchema,
   ControlJobsSchema,
   ControlTasksSchema,
+  OpenaiWebhookBodySchema,
+  OpenaiWebhookUrlsSchema,
   JournalPageSchema,
   JournalQuerySchema,
   PrincipalsAnswerSchema,
@@ -164,6 +166,14 @@ export const ROUTES: readonly RouteDoc[] = [
     body: { schema: TaskBehaviorSchema, required: true }, answers: { 200: { description: 'Task behaviour', schema: TaskBehaviorSchema } },
   },
   { method: 'get', path: '/_control/tasks', operationId: 'controlTasks', summary: 'Every task, every tenant', api: 'control', answers: { 200: { description: 'All tasks', schema: ControlTasksSchema } } },
+  {
+    method: 'get', path: '/_control/dialects/openai/webhook', operationId: 'controlGetOpenaiWebhooks', summary: "Where the OpenAI dialect sends each tenant's webhooks", api: 'control',
+    answers: { 200: { description: 'Webhook URL per tenant', schema: OpenaiWebhookUrlsSchema } },
+  },
+  {
+    method: 'put', path: '/_control/dialects/openai/webhook', operationId: 'controlPutOpenaiWebhook', summary: "Set or remove a tenant's OpenAI-dialect webhook URL", api: 'control',
+    body: { schema: OpenaiWebhookBodySchema, required: true }, answers: { 200: { description: 'Webhook URL per tenant', schema: OpenaiWebhookUrlsSchema } },
+  },
   { method: 'get', path: '/openapi.json', operationId: 'openApiDocument', summary: 'This document', api: 'meta', answers: { 200: { description: 'OpenAPI 3.1' } } },
 ];
 
