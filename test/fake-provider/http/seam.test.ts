@@ -14,7 +14,9 @@ import { settle, VirtualClock } from '../../../src/lib/clock.js';
  * A route the provider does not have, in a dialect mount of its own: it gets every request fault, the journal and
  * its own error shape from the seam alone (docs/decisions/NNN-seam-fault-seam.md). The handlers do no fault work.
  */
-const openaiLike: ErrorRenderer = (e) => ({ body: { error: { message: e.detail, type: e.status === 429 ? 'rate_limit_error' : 'api_error', param: null, code: e.code } } });
+const openaiLike: ErrorRenderer = (e) => ({
+  body: { error: { message: e.detail, type: e.status === 429 ? 'rate_limit_error' : 'api_error', param: null, code: e.code } },
+});
 
 function describeThing(c: Ctx): string {
   c.get('draft').client_ref = c.req.query('ref') ?? null;
@@ -56,14 +58,25 @@ afterEach(() => p.close());
 
 const get = (path = '/toy/v1/things/t1?ref=r1', key = 'dev-token') => f(path, { headers: { 'x-api-key': key } });
 const faults = (rules: FaultPlanInput['rules']) => p.control.setFaults({ rules });
-const lastRequest = () => p.journal.all().filter((e): e is RequestEntry => e.type === 'request').at(-1)!;
+const lastRequest = () =>
+  p.journal
+    .all()
+    .filter((e): e is RequestEntry => e.type === 'request')
+    .at(-1)!;
 
 describe('the fault seam around a new route in a new mount', () => {
   it('runs the handler with the principal and the described input, and journals the dialect', async () => {
     const res = await get();
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ id: 't1', tenant: 'acme' });
-    expect(lastRequest()).toMatchObject({ route: 'status', dialect: 'openai', client_ref: 'r1', effect: 'read', tenant: 'acme', fault: null });
+    expect(lastRequest()).toMatchObject({
+      route: 'status',
+      dialect: 'openai',
+      client_ref: 'r1',
+      effect: 'read',
+      tenant: 'acme',
+      fault: null,
+    });
   });
 
   it("answers 401 in the mount's error shape, without counting a fault", async () => {
@@ -83,7 +96,14 @@ describe('the fault seam around a new route in a new mount', () => {
     expect(a.status).toBe(429);
     expect(a.headers.get('retry-after')).toBe('3');
     expect(await a.json()).toMatchObject({ error: { type: 'rate_limit_error', code: 'rate_limited' } });
-    expect(lastRequest()).toMatchObject({ status: 429, code: 'rate_limited', effect: 'none', client_ref: 'r1', fault: { rule_id: 'rl' }, dialect: 'openai' });
+    expect(lastRequest()).toMatchObject({
+      status: 429,
+      code: 'rate_limited',
+      effect: 'none',
+      client_ref: 'r1',
+      fault: { rule_id: 'rl' },
+      dialect: 'openai',
+    });
     const b = await get();
     expect(b.status).toBe(502);
     expect(lastRequest()).toMatchObject({ code: 'provider_unavailable', fault: { rule_id: 'fb' } });
