@@ -26,6 +26,10 @@ export type Delivery = z.infer<typeof DeliverySchema>;
 export const FiredFaultSchema = z.object({ rule_id: z.string(), type: z.string() });
 export type FiredFault = z.infer<typeof FiredFaultSchema>;
 
+/** The wire API a request was made in (dialects.md): the native API or a real provider's. */
+export const DialectSchema = z.enum(['native', 'openai', 'anthropic']);
+export type Dialect = z.infer<typeof DialectSchema>;
+
 export const RequestEntrySchema = z.object({
   seq: z.number().int(),
   at: z.string(),
@@ -61,7 +65,7 @@ export const RequestEntrySchema = z.object({
   task_id: z.string().nullable().optional(),
   task_state: z.string().nullable().optional(),
   /** dialects.md: the wire API a request came in (`openai`, `anthropic`); absent on native requests. */
-  dialect: z.enum(['native', 'openai', 'anthropic']).optional(),
+  dialect: DialectSchema.optional(),
 });
 
 export const TransitionEntrySchema = z.object({

@@ -1,7 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
+import type { Dialect } from '../../contract/journal.js';
 
-/** The wire API a request was made in (dialects.md); set by the mount serving it. */
-export type Dialect = 'native' | 'openai' | 'anthropic';
+/** The wire API a request was made in (dialects.md, contract/journal.ts); set by the mount serving it. */
+export type { Dialect };
 
 /** An error as the provider means it; a mount's renderer gives it that API's wire shape. */
 export interface ApiError {
