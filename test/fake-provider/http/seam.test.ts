@@ -163,3 +163,40 @@ describe('the fault seam around a new route in a new mount', () => {
     expect(lastRequest().dialect).toBeUndefined();
   });
 });
+
+describe('the seam on the native create: answers given before anything executed pass untouched', () => {
+  const create = (key: string | null, body: unknown = { kind: 'report', input: {} }) =>
+    p.fetch('/v1/jobs', {
+      method: 'POST',
+      headers: { authorization: 'Bearer dev-token', 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+      body: JSON.stringify(body),
+    });
+
+  it('a refused create (no key, a reused key) is neither lost nor turned into a 500; an executed one is', async () => {
+    await faults([
+      { id: 'lose', on: 'create', nth: [1, 3], fault: { type: 'lose_response' } },
+      { id: 'eac', on: 'create', nth: 4, fault: { type: 'error_after_commit' } },
+    ]);
+    const missing = await create(null);
+    expect(missing.status).toBe(400);
+    expect(lastRequest()).toMatchObject({ code: 'idempotency_key_missing', delivery: 'delivered', fault: { rule_id: 'lose' } });
+    expect((await create('k1')).status).toBe(202);
+    await expect(create('k2')).rejects.toThrow('fetch failed');
+    expect(lastRequest()).toMatchObject({ effect: 'created', delivery: 'lost', fault: { rule_id: 'lose' } });
+    const reused = await create('k1', { kind: 'report', input: { other: 1 } });
+    expect(reused.status).toBe(422);
+    expect(lastRequest()).toMatchObject({ code: 'idempotency_key_reused', effect: 'none', fault: { rule_id: 'eac' } });
+  });
+
+  it('foreign_job_id: a replay names a job the key never created, and the journal says so', async () => {
+    await faults([{ id: 'foreign', on: 'create', nth: 2, fault: { type: 'foreign_job_id' } }]);
+    const first = (await (await create('kf')).json()) as { job_id: string };
+    const replay = await create('kf');
+    const body = (await replay.json()) as { job_id: string; status_url: string };
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(body.job_id).not.toBe(first.job_id);
+    expect(body.status_url).toBe(`/v1/jobs/${body.job_id}`);
+    expect(replay.headers.get('location')).toBe(`/v1/jobs/${body.job_id}`);
+    expect(lastRequest()).toMatchObject({ effect: 'foreign_replay', job_id: first.job_id, job_state: null, fault: { rule_id: 'foreign' } });
+  });
+});
