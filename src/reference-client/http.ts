@@ -7,8 +7,8 @@ import { parseRetryAfter } from './backoff.js';
  */
 export type Route = 'create' | 'status' | 'list' | 'cancel' | 'results';
 
-export interface CallSpec {
-  route: Route;
+/** One request, whichever API it is for (jobs here, tasks in tasks/http.ts). */
+export interface RequestSpec {
   method: 'GET' | 'POST';
   path: string;
   body?: unknown;
@@ -18,6 +18,11 @@ export interface CallSpec {
   leaseToken?: number;
   /** Overrides the default timeout for this request. */
   timeoutMs?: number;
+}
+
+/** A jobs API request, named by its route (deadlines and the audit trail go by it). */
+export interface CallSpec extends RequestSpec {
+  route: Route;
 }
 
 export interface Answer {
@@ -46,7 +51,7 @@ export interface HttpOptions {
   timeoutMs: number;
 }
 
-export async function call(opts: HttpOptions, spec: CallSpec, signal?: AbortSignal): Promise<CallOutcome> {
+export async function call(opts: HttpOptions, spec: RequestSpec, signal?: AbortSignal): Promise<CallOutcome> {
   const controller = new AbortController();
   let timedOut = false;
   const timer = opts.clock.setTimeout(() => {
