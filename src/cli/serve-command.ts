@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { createProvider, serve, TokensConfigSchema, type BehaviorConfigInput, type FaultPlanInput } from '../fake-provider/index.js';
+import { createProvider, serve } from '../fake-provider/index.js';
+import { TokensConfigSchema, type BehaviorConfigInput, type FaultPlanInput } from '../contract/index.js';
 import { getScenario, listScenarios } from '../scenarios/index.js';
-import { CliError, readJsonFile } from './read-json-file.js';
+import { CliError, readJsonFile } from '../lib/read-json-file.js';
 import { StoreVersionError } from '../fake-provider/store/migrations.js';
 
 interface ServeFlags {
@@ -64,7 +65,7 @@ export function registerServe(program: Command): void {
       const fromScenario = flags.scenario ? scenarioParts(flags.scenario) : undefined;
       const behavior = flags.behavior ? (readJsonFile(flags.behavior, 'behavior') as BehaviorConfigInput) : fromScenario?.behavior;
       const faults = flags.faults ? (readJsonFile(flags.faults, 'fault plan') as FaultPlanInput) : fromScenario?.faults;
-      let provider;
+      let provider: ReturnType<typeof createProvider>;
       try {
         if (flags.openaiWebhookUrl !== undefined && !/^https?:\/\/\S+$/.test(flags.openaiWebhookUrl)) {
           throw new CliError(`--openai-webhook-url must be an http(s) URL, got '${flags.openaiWebhookUrl}'`);

@@ -18,7 +18,10 @@ let banner = '';
 
 beforeAll(async () => {
   if (!existsSync(CLI)) throw new Error('dist/cli/main.js is missing: run `npm run build` first');
-  proc = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', ':memory:', '--scenario', 'rate-limited'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  proc = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', ':memory:', '--scenario', 'rate-limited'], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   proc.stderr!.on('data', (c: Buffer) => (err += c.toString()));
   await new Promise<void>((resolve, reject) => {
@@ -34,7 +37,7 @@ afterAll(() => {
 });
 
 describe('jobproof serve with dialects', () => {
-  it('prints each dialect\'s base URL and a one-line SDK snippet; --scenario applies in both dialects', async () => {
+  it("prints each dialect's base URL and a one-line SDK snippet; --scenario applies in both dialects", async () => {
     const url = /listening on (http:\/\/\S+)/.exec(banner)![1]!;
     const lines = banner.split('\n');
     expect(lines).toContain(`  native:    ${url}/v1            jobproof API (docs/spec/provider-api.md)`);

@@ -8,7 +8,10 @@ import { openaiWebhookUrls, setOpenaiWebhookUrl } from './openai/webhook-events.
 const Body = z
   .object({
     tenant: z.string().min(1).max(200).default('acme'),
-    url: z.url({ protocol: /^https?$/, message: 'url must be an http(s) URL' }).max(2000).nullable(),
+    url: z
+      .url({ protocol: /^https?$/, message: 'url must be an http(s) URL' })
+      .max(2000)
+      .nullable(),
   })
   .strict();
 

@@ -1,6 +1,6 @@
 import type { ProviderCore } from '../core.js';
 import type { Ctx } from '../http/context.js';
-import type { Principal } from '../model/principals.js';
+import type { Principal } from '../../contract/principals.js';
 import type { DialectRepo } from './store.js';
 
 /** Whole batches travel in one body (an OpenAI upload, an Anthropic create): a larger limit than the native 1 MiB. */

@@ -13,8 +13,15 @@ const PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'ev
 
 export function fileView(f: Omit<FileRow, 'fetched' | 'deleted_at'>, bytes = f.bytes): Record<string, unknown> {
   return {
-    id: f.file_id, object: 'file', bytes, created_at: unixSeconds(f.created_at), filename: f.filename,
-    purpose: f.role === 'input' ? f.purpose : 'batch_output', status: 'processed', expires_at: null, status_details: null,
+    id: f.file_id,
+    object: 'file',
+    bytes,
+    created_at: unixSeconds(f.created_at),
+    filename: f.filename,
+    purpose: f.role === 'input' ? f.purpose : 'batch_output',
+    status: 'processed',
+    expires_at: null,
+    status_details: null,
   };
 }
 
@@ -36,15 +43,27 @@ export async function uploadFile({ core, repo }: DialectDeps, c: Ctx): Promise<R
   }
   const purpose = form.purpose;
   const file = form.file;
-  if (typeof purpose !== 'string' || !PURPOSES.includes(purpose)) return unexecuted(problem(c, 400, 'invalid_request', `'purpose' must be one of ${PURPOSES.join(', ')}.`, { param: 'purpose' }));
-  if (purpose !== 'batch') return unexecuted(problem(c, 400, 'invalid_request', "This fake provider serves only purpose 'batch'.", { param: 'purpose' }));
+  if (typeof purpose !== 'string' || !PURPOSES.includes(purpose))
+    return unexecuted(problem(c, 400, 'invalid_request', `'purpose' must be one of ${PURPOSES.join(', ')}.`, { param: 'purpose' }));
+  if (purpose !== 'batch')
+    return unexecuted(problem(c, 400, 'invalid_request', "This fake provider serves only purpose 'batch'.", { param: 'purpose' }));
   if (!(file instanceof File)) return unexecuted(problem(c, 400, 'invalid_request', "'file' must be a file part.", { param: 'file' }));
   const content = await file.text();
   const parsed = parseJsonl(content);
-  if (!parsed.ok) return unexecuted(problem(c, 400, 'invalid_request', `Invalid file format for Batch API: line ${parsed.line} is not a JSON object.`, { param: 'file' }));
+  if (!parsed.ok)
+    return unexecuted(
+      problem(c, 400, 'invalid_request', `Invalid file format for Batch API: line ${parsed.line} is not a JSON object.`, { param: 'file' }),
+    );
   const row: Omit<FileRow, 'seq' | 'fetched' | 'deleted_at'> = {
-    file_id: core.ids('file').replace(/^file_/, 'file-'), tenant: p.tenant, purpose, filename: file.name || 'upload.jsonl',
-    bytes: Buffer.byteLength(content), created_at: core.clock.now(), content, batch_id: null, role: 'input',
+    file_id: core.ids('file').replace(/^file_/, 'file-'),
+    tenant: p.tenant,
+    purpose,
+    filename: file.name || 'upload.jsonl',
+    bytes: Buffer.byteLength(content),
+    created_at: core.clock.now(),
+    content,
+    batch_id: null,
+    role: 'input',
   };
   repo.insertFile(row);
   const d = c.get('draft');
@@ -115,7 +134,9 @@ export function fileContent(deps: DialectDeps, c: Ctx): Response {
   const content = outputContent(deps, f);
   const b = job.behavior;
   // One-shot and expiring results map to output files that are gone: OpenAI answers a deleted file with 404.
-  const gone = (b.one_shot_results && f.fetched > 0) || (b.results_ttl_ms !== null && job.finished_at !== null && core.clock.now() >= job.finished_at + b.results_ttl_ms);
+  const gone =
+    (b.one_shot_results && f.fetched > 0) ||
+    (b.results_ttl_ms !== null && job.finished_at !== null && core.clock.now() >= job.finished_at + b.results_ttl_ms);
   if (content === null || gone) return noSuchFile(c, id);
   core.db.transaction(() => {
     repo.fileFetched(f.file_id);

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
 import type { Ctx, Env } from '../../http/context.js';
 import { seam } from '../../http/seam/index.js';
-import type { Principal } from '../../model/principals.js';
+import type { Principal } from '../../../contract/principals.js';
 import type { DialectDeps } from '../shared.js';
 import { cancelBatch, createBatch, describeCreate, listBatches, readBatch } from './batches.js';
 import { deleteFile, fileContent, readFile, uploadFile } from './files.js';

@@ -1,4 +1,7 @@
-import type { Db } from '../database.js';
+import type BetterSqlite3 from 'better-sqlite3';
+
+/** database.ts imports the migrations, so they name the connection type themselves (no import cycle). */
+type Db = BetterSqlite3.Database;
 
 /**
  * The dialects' tables (dialects.md): OpenAI Files (uploaded input files, and each batch's output and error file,
