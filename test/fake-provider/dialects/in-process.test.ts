@@ -43,4 +43,22 @@ describe('the SDKs over the in-process fetch', () => {
     for await (const r of await client.messages.batches.results(batch.id)) lines.push(r);
     expect(lines.map((l) => l.result.type)).toEqual(['succeeded', 'succeeded', 'succeeded']);
   });
+
+  it('error_after_commit on the first create: both SDKs retry the 500 and make a second batch', async () => {
+    p.control.setFaults({ rules: [{ on: 'create', nth: [1, 3], fault: { type: 'error_after_commit' } }] });
+    const openai = new OpenAI({ apiKey: 'dev-token', baseURL: `${IN_PROCESS_BASE}/openai/v1`, fetch: p.fetch });
+    const file = await openai.files.create({ file: await toFile(Buffer.from(openaiJsonl(ids('e', 1))), 'in.jsonl'), purpose: 'batch' });
+    const o = await openai.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    const anthropic = new Anthropic({ apiKey: 'dev-token', baseURL: `${IN_PROCESS_BASE}/anthropic`, fetch: p.fetch });
+    const a = await anthropic.messages.batches.create({ requests: anthropicRequests(ids('e', 1)) });
+    const seen = creates().map((e) => [e.dialect, e.status, e.effect]);
+    expect(seen).toEqual([
+      ['openai', 500, 'created'],
+      ['openai', 200, 'created'],
+      ['anthropic', 500, 'created'],
+      ['anthropic', 200, 'created'],
+    ]);
+    expect([creates()[1]!.job_id, creates()[3]!.job_id]).toEqual([o.id, a.id]);
+    expect(new Set(creates().map((e) => e.job_id)).size).toBe(4);
+  });
 });
