@@ -220,6 +220,6 @@ describe('openai-node against the OpenAI dialect', () => {
     const entries = requests().filter((e) => e.route === 'create' && (e.job_id === a.id || e.job_id === b.id));
     expect(entries).toHaveLength(2);
     for (const e of entries)
-      expect(e).toMatchObject({ idempotency_key: 'same-key', worker_id: 'worker-7', trace_id: 'tr_1', effect: 'created' });
+      expect(e).toMatchObject({ idempotency_key: 'same-key', worker_id: 'worker-7', trace_id: 'tr_1', effect: 'created', lease_token: 42 });
   });
 });
