@@ -3,7 +3,7 @@
  * SDK snippet, and `--scenario` applies in each dialect: the SDKs, pointed at the printed base URLs, meet its faults.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
@@ -60,5 +60,36 @@ describe('jobproof serve with dialects', () => {
     await expect(anthropic.messages.batches.retrieve(mb.id)).rejects.toBeInstanceOf(Anthropic.RateLimitError);
     // The fourth read is past the scenario's rule.
     expect((await anthropic.messages.batches.retrieve(mb.id)).id).toBe(mb.id);
+  });
+
+  it('--openai-webhook-url: a bad URL is a usage error (exit 2); a good one is printed with the dialect lines', async () => {
+    const bad = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', '--db', ':memory:', '--openai-webhook-url', 'ftp://x'], {
+      cwd: REPO,
+      encoding: 'utf8',
+    });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("--openai-webhook-url must be an http(s) URL, got 'ftp://x'");
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--port', '0', '--db', ':memory:', '--openai-webhook-url', 'http://127.0.0.1:9/hooks'],
+      {
+        cwd: REPO,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (out.includes('Try:')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${out}`)));
+    });
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+    expect(out).toContain(
+      "  openai batch events for tenant acme → http://127.0.0.1:9/hooks (Standard Webhooks, the tenant's whsec_ secret)",
+    );
   });
 });
