@@ -32,8 +32,10 @@ beforeAll(async () => {
     proc.once('exit', (code) => reject(new Error(`serve exited (${code}): ${banner}${err}`)));
   });
 });
-afterAll(() => {
+afterAll(async () => {
+  const exited = new Promise((r) => proc.once('exit', r));
   proc.kill('SIGTERM');
+  await exited;
 });
 
 describe('jobproof serve with dialects', () => {
