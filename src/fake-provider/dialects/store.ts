@@ -187,6 +187,11 @@ export class DialectRepo {
     return this.batch(batchId, tenant, dialect)?.seq;
   }
 
+  /** Every batch of every tenant and dialect, deleted ones included, oldest first (the control API's ground truth). */
+  allBatches(): BatchRow[] {
+    return (this.stmt(`SELECT ${COLUMNS} FROM dialect_batches ORDER BY seq`).all() as RawBatch[]).map(fromRaw);
+  }
+
   reset(): void {
     this.db.prepare('DELETE FROM dialect_files').run();
     this.db.prepare('DELETE FROM dialect_batches').run();

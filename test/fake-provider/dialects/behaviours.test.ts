@@ -174,6 +174,45 @@ describe('behaviours in the dialects', () => {
   });
 });
 
+describe("the control API's ground truth for the judge", () => {
+  it("GET /_control/dialects/batches: each request's outcome by custom_id, agreeing with the results each dialect serves", async () => {
+    setBehavior({ items_failed: 1, duration_ms: 10_000 });
+    const customIds = ids('gt', 6);
+    const o = await openaiBatch(customIds);
+    const a = await anthropicBatch(customIds);
+    await ps.advance(5_000);
+    await ps.call('POST', `/openai/v1/batches/${o.id}/cancel`);
+    await anthropic('POST', `/anthropic/v1/messages/batches/${a.id}/cancel`, { headers: A_HEADERS });
+    await ps.advance(200);
+    const truth = (await ps.control('GET', '/_control/dialects/batches')).json.data as Array<{
+      batch_id: string;
+      dialect: string;
+      view: any;
+      requests: Array<{ custom_id: string; outcome: string }>;
+    }>;
+    const ot = truth.find((b) => b.batch_id === o.id)!;
+    const at = truth.find((b) => b.batch_id === a.id)!;
+    expect(ot).toMatchObject({ dialect: 'openai', view: { status: 'cancelled' } });
+    expect(at).toMatchObject({ dialect: 'anthropic', view: { processing_status: 'ended' } });
+    expect(ot.requests.map((r) => r.custom_id)).toEqual(customIds);
+    const byOutcome = (t: typeof ot, o: string) =>
+      t.requests
+        .filter((r) => r.outcome === o)
+        .map((r) => r.custom_id)
+        .sort();
+    expect(byOutcome(ot, 'succeeded')).toEqual(['gt-1', 'gt-2', 'gt-3', 'gt-4', 'gt-5'].slice(0, byOutcome(ot, 'succeeded').length));
+    expect(byOutcome(ot, 'canceled').length).toBeGreaterThan(0);
+    const ob = await oread(o.id);
+    expect(
+      parseJsonl((await ocontent(ob.output_file_id)).text)
+        .map((l) => l.custom_id)
+        .sort(),
+    ).toEqual(byOutcome(ot, 'succeeded'));
+    const lines = parseJsonl((await aresults(a.id)).text);
+    for (const l of lines) expect(at.requests.find((r) => r.custom_id === l.custom_id)!.outcome).toBe(l.result.type);
+  });
+});
+
 describe('faults and scenarios by route name in the dialects', () => {
   it('a catalog scenario (rate-limited: 429 on the first three status reads) applies to dialect reads, in their shapes', async () => {
     const s = getScenario('rate-limited');
