@@ -119,6 +119,14 @@ export class DialectRepo {
     return this.stmts.file.get(fileId, tenant);
   }
 
+  /** A tenant's files past a cursor, in `order` of creation, without their content (`limit` rows at most). */
+  files(tenant: string, order: 'asc' | 'desc', afterSeq: number | undefined, limit: number): Array<Omit<FileRow, 'content'>> {
+    const cursor = afterSeq === undefined ? '' : order === 'desc' ? 'AND seq < ?' : 'AND seq > ?';
+    const sql = `SELECT seq, file_id, tenant, purpose, filename, bytes, created_at, NULL AS content, batch_id, role, fetched, deleted_at
+      FROM dialect_files WHERE tenant = ? AND deleted_at IS NULL ${cursor} ORDER BY seq ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`;
+    return this.stmt(sql).all(...(afterSeq === undefined ? [tenant, limit] : [tenant, afterSeq, limit])) as Array<Omit<FileRow, 'content'>>;
+  }
+
   fileFetched(fileId: string): void {
     this.stmts.fileFetched.run(fileId);
   }

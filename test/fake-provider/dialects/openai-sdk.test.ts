@@ -161,6 +161,37 @@ describe('openai-node against the OpenAI dialect', () => {
     expect(first.has_more).toBe(true);
   });
 
+  it('lists files with the SDK iterator: uploads newest first, and output files once their batch has ended', async () => {
+    const fresh = new OpenAI({ apiKey: 'dev-token-2', baseURL: `${ps.url}/openai/v1` });
+    const other = new OpenAI({ apiKey: 'other-tenant-token', baseURL: `${ps.url}/openai/v1` });
+    await other.files.create({ file: await toFile(Buffer.from(openaiJsonl(['x-1'])), 'theirs.jsonl'), purpose: 'batch' });
+    const mine = await client.files.list({ purpose: 'batch' });
+    const before = mine.data.length;
+    const up = [];
+    for (let i = 0; i < 3; i++)
+      up.push(
+        await fresh.files.create({ file: await toFile(Buffer.from(openaiJsonl(ids(`lf${i}`, 1))), `op_${i}.jsonl`), purpose: 'batch' }),
+      );
+    // Same tenant (acme), another subject: files belong to the tenant, like batches.
+    const seen: string[] = [];
+    for await (const f of client.files.list({ purpose: 'batch', limit: 2 })) seen.push(f.id);
+    expect(seen).toHaveLength(before + 3);
+    expect(seen.slice(0, 3)).toEqual(up.map((f) => f.id).reverse());
+    expect((await other.files.list()).data.map((f) => f.filename)).toEqual(['theirs.jsonl']);
+    const b = await client.batches.create({ input_file_id: up[0]!.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    const outputsBefore = (await client.files.list({ purpose: 'batch_output' })).data.map((f) => f.id);
+    await ps.advance(DURATION * 2);
+    const done = await client.batches.retrieve(b.id);
+    const outputs = (await client.files.list({ purpose: 'batch_output' })).data;
+    // Its output file did not exist while it ran; now it does (batches of earlier tests may have ended meanwhile too).
+    expect(outputsBefore).not.toContain(done.output_file_id);
+    expect(outputs.map((f) => f.id)).toEqual(expect.arrayContaining([done.output_file_id, ...outputsBefore]));
+    expect(outputs.find((f) => f.id === done.output_file_id)).toBeDefined();
+    const out = outputs.find((f) => f.id === done.output_file_id)!;
+    expect(out).toMatchObject({ purpose: 'batch_output', filename: `${b.id}_output.jsonl` });
+    expect(out.bytes).toBe(Buffer.byteLength(await (await client.files.content(out.id)).text()));
+  });
+
   it('errors in OpenAI shape: bad key, unknown batch, bad body, unknown file', async () => {
     const bad = new OpenAI({ apiKey: 'nope', baseURL: `${ps.url}/openai/v1`, maxRetries: 0 });
     const e401 = await bad.batches.list().catch((e: unknown) => e);

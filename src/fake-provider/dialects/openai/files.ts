@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import { sha256Hex } from '../../../lib/canonical-json.js';
 import type { Ctx } from '../../http/context.js';
+import { zodErrors } from '../../http/body.js';
 import { json, problem } from '../../http/problem.js';
 import { unexecuted } from '../../http/seam/index.js';
 import { unixSeconds } from '../lines.js';
@@ -102,6 +104,50 @@ export function readFile(deps: DialectDeps, c: Ctx): Response {
   d.effect = 'read';
   d.job_id = f.batch_id;
   return json(fileView(f, Buffer.byteLength(content)));
+}
+
+const ListFilesQuery = z.object({
+  purpose: z.string().min(1).max(64).optional(),
+  limit: z.coerce.number().int().min(1).max(10_000).default(10_000),
+  after: z.string().min(1).max(200).optional(),
+  order: z.enum(['asc', 'desc']).default('desc'),
+});
+
+/**
+ * `GET /files?purpose&limit&after&order`: the tenant's files, newest first by default — uploads, and each ended
+ * batch's output and error files once they exist. A client that lost an upload's answer can find its file here.
+ */
+export function listFiles(deps: DialectDeps, c: Ctx): Response {
+  const { repo } = deps;
+  const p = principal(c);
+  const q = ListFilesQuery.safeParse(c.req.query());
+  if (!q.success) return problem(c, 400, 'invalid_request', 'Invalid query parameters', { errors: zodErrors(q.error) });
+  const { purpose, limit, after, order } = q.data;
+  let afterSeq: number | undefined;
+  if (after !== undefined) {
+    afterSeq = repo.file(after, p.tenant)?.seq;
+    if (afterSeq === undefined) return problem(c, 400, 'invalid_request', `Invalid 'after': no file ${after}.`, { param: 'after' });
+  }
+  const page: Array<Record<string, unknown>> = [];
+  let hasMore = false;
+  // Output files not yet written (their batch still running) are skipped, so read on until the page is full.
+  for (;;) {
+    const rows = repo.files(p.tenant, order, afterSeq, 500);
+    for (const r of rows) {
+      afterSeq = r.seq;
+      if (purpose !== undefined && (r.role === 'input' ? r.purpose : 'batch_output') !== purpose) continue;
+      const content = r.role === 'input' ? null : outputContent(deps, { ...r, content: null });
+      if (r.role !== 'input' && content === null) continue;
+      if (page.length === limit) {
+        hasMore = true;
+        break;
+      }
+      page.push(fileView({ ...r, content: null }, content === null ? r.bytes : Buffer.byteLength(content)));
+    }
+    if (hasMore || rows.length < 500) break;
+  }
+  c.get('draft').effect = 'read';
+  return json({ object: 'list', data: page, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null, has_more: hasMore });
 }
 
 /** `DELETE /files/{id}`: an input file, or a batch's output or error file, is gone for good. */
