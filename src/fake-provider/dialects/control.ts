@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { type ControlDialectBatchesSchema, OpenaiWebhookBodySchema } from '../../contract/control.js';
 import type { ProviderCore } from '../core.js';
 import type { Env } from '../http/context.js';
 import { json, problem } from '../http/problem.js';
@@ -9,21 +10,11 @@ import { openaiBatchView } from './openai/view.js';
 import { openaiWebhookUrls, setOpenaiWebhookUrl } from './openai/webhook-events.js';
 import type { DialectRepo } from './store.js';
 
-const Body = z
-  .object({
-    tenant: z.string().min(1).max(200).default('acme'),
-    url: z
-      .url({ protocol: /^https?$/, message: 'url must be an http(s) URL' })
-      .max(2000)
-      .nullable(),
-  })
-  .strict();
-
 /**
  * `GET /_control/dialects/batches`: every batch as the judge needs it — its dialect view now, and what became of each
  * request, by `custom_id` in input order (the ground truth for "every request accounted for, errored ones reported").
  */
-function batchesTruth(core: ProviderCore, repo: DialectRepo, origin: string): unknown[] {
+function batchesTruth(core: ProviderCore, repo: DialectRepo, origin: string): z.infer<typeof ControlDialectBatchesSchema>['data'] {
   const now = core.clock.now();
   return repo.allBatches().flatMap((b) => {
     const job = core.jobs.get(b.batch_id);
@@ -39,7 +30,7 @@ function batchesTruth(core: ProviderCore, repo: DialectRepo, origin: string): un
         state: job.state,
         deleted: b.deleted_at !== null,
         view,
-        requests: requests.map((r, i) => ({ custom_id: r.custom_id, outcome: outcomes[i] })),
+        requests: requests.map((r, i) => ({ custom_id: r.custom_id, outcome: outcomes[i]! })),
       },
     ];
   });
@@ -57,7 +48,7 @@ export function dialectControl(core: ProviderCore, repo: DialectRepo): (app: Hon
       } catch {
         return problem(c, 400, 'invalid_json', 'the body is not valid JSON');
       }
-      const body = Body.safeParse(raw);
+      const body = OpenaiWebhookBodySchema.safeParse(raw);
       if (!body.success) {
         return problem(c, 400, 'invalid_request', 'expected {"tenant"?: "<tenant>", "url": "<http(s) URL>" | null}', {
           errors: body.error.issues.map((i) => ({ path: i.path.join('.') || '(body)', message: i.message })),
