@@ -157,6 +157,13 @@ export class VirtualClock implements Clock {
 
 export const realClock: Clock = new RealClock();
 
+// One entry of memory: a request formats the same millisecond several times (answer, journal, codec check).
+let lastMs = Number.NaN;
+let lastIso = '';
 export function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }

@@ -4,7 +4,7 @@ import type { Behavior } from '../model/behavior.js';
 import type { CreateJobBody, Job } from '../model/job.js';
 import type { Principal } from '../model/principals.js';
 import type { Db } from '../store/database.js';
-import type { JobRow, JobsRepo } from '../store/jobs-repo.js';
+import type { JobRow, JobsRepo, JobViewRow } from '../store/jobs-repo.js';
 import type { JournalRepo } from '../store/journal-repo.js';
 import type { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import type { WebhookRepo } from '../webhooks/webhook-repo.js';
@@ -76,7 +76,7 @@ export class JobEngine {
     return { kind: 'accepted', job: next };
   }
 
-  view(job: JobRow): Job {
+  view(job: JobViewRow): Job {
     return jobView(job, this.d.clock.now());
   }
 

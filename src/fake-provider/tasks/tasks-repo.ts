@@ -3,6 +3,8 @@ import type { TaskRow } from './model.js';
 
 /** Tasks stored as JSON documents, with the columns the provider queries on kept alongside. */
 export class TasksRepo {
+  /** Counts writes, so a cached earliest due time is known to be current (TaskService.tick). */
+  writes = 0;
   private readonly getStmt;
   private readonly insertStmt;
   private readonly updateStmt;
@@ -32,10 +34,12 @@ export class TasksRepo {
   }
 
   insert(t: TaskRow): void {
+    this.writes++;
     this.insertStmt.run(t.task_id, t.tenant, t.object_ref, t.state, t.next_step_at, JSON.stringify(t));
   }
 
   update(t: TaskRow): void {
+    this.writes++;
     this.updateStmt.run(t.state, t.next_step_at, JSON.stringify(t), t.task_id);
   }
 

@@ -13,7 +13,7 @@ function notFound(c: Ctx, jobId: string): Response {
   return problem(c, 404, 'job_not_found', `no job ${jobId} in your tenant`);
 }
 
-function noteJob(c: Ctx, job: JobRow): void {
+function noteJob(c: Ctx, job: Pick<JobRow, 'job_id' | 'state'>): void {
   const d = c.get('draft');
   d.job_id = job.job_id;
   d.job_state = job.state;
@@ -23,7 +23,7 @@ export function readJob(core: ProviderCore, c: Ctx): Promise<Response> {
   return guarded(core, c, 'status', (p) => {
     const id = c.req.param('job_id')!;
     c.get('draft').job_id = id;
-    const job = core.jobs.getForTenant(id, p.tenant);
+    const job = core.jobs.viewForTenant(id, p.tenant);
     if (!job) return notFound(c, id);
     noteJob(c, job);
     c.get('draft').effect = 'read';
