@@ -16,7 +16,10 @@ import { IdempotencyRepo } from './store/idempotency-repo.js';
 import { JobsRepo } from './store/jobs-repo.js';
 import { JournalRepo } from './store/journal-repo.js';
 import { SettingsRepo } from './store/settings-repo.js';
-import { attachTasks, type TaskService } from './tasks/index.js';
+import { createJobsModule } from './jobs/index.js';
+import type { ProviderModule } from './module.js';
+import type { Principal } from './model/principals.js';
+import { createTasksModule, type TaskService } from './tasks/index.js';
 import { inProcessFetch } from './transports/in-process-fetch.js';
 import { defaultWebhookOptions, WebhookDispatcher, type WebhookOptions } from './webhooks/dispatcher.js';
 import { WebhookRepo } from './webhooks/webhook-repo.js';
@@ -99,6 +102,9 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     isClosed: () => closed,
   });
 
+  // The token table as configured: a reset forgets principals changed through the control API.
+  const initialTokens: Record<string, Principal> = { ...tokens.tokens };
+  let modules: ProviderModule[] = [];
   const core: ProviderCore = {
     db, clock, ids, jobs, journal, settings, faults, engine, webhooks, tokens,
     idempotency: new IdempotencyRepo(db),
@@ -114,22 +120,22 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     reset: () => {
       journal.flush();
       db.transaction(() => {
-        for (const t of ['jobs', 'idempotency', 'journal', 'webhook_events']) db.prepare(`DELETE FROM ${t}`).run();
+        for (const t of ['idempotency', 'journal']) db.prepare(`DELETE FROM ${t}`).run();
+        for (const m of modules) m.reset();
       })();
       faults.clear();
-      engine.reschedule();
+      tokens.tokens = { ...initialTokens };
     },
   };
 
-  // Tasks API: its service, control additions and reset hook (src/fake-provider/tasks/).
-  const tasks = attachTasks(core);
+  // The provider's APIs, each a module with the same layout (routes, control additions, tick, reset, close).
+  const jobsModule = createJobsModule(core);
+  const tasks = createTasksModule(core);
+  modules = [jobsModule, tasks];
   const scenario = opts.scenarioLookup ? scenarioControl(core, opts.scenarioLookup) : undefined;
-  const app = buildApp(core, (a) => {
-    scenario?.(a);
-    tasks.control(a);
-  });
-  // Jobs that fell due while the provider was down move on now.
-  engine.tick();
+  const app = buildApp(core, modules, (a) => scenario?.(a));
+  // Jobs and tasks that fell due while the provider was down move on now.
+  for (const m of modules) m.tick();
 
   return {
     app,
@@ -156,8 +162,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     close: () => {
       if (closed) return;
       closed = true;
-      engine.close();
-      tasks.service.close();
+      for (const m of modules) m.close();
       journal.close();
       db.close();
     },
