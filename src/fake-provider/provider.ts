@@ -92,7 +92,8 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
 
   let closed = false;
   let webhooks!: WebhookDispatcher;
-  const engine = new JobEngine({ db, jobs, journal, webhookRepo, clock, ids, webhooks: () => webhooks });
+  // Virtual clocks (in-process runs) keep exact timers: their schedules are replayed to the millisecond.
+  const engine = new JobEngine({ db, jobs, journal, webhookRepo, clock, ids, webhooks: () => webhooks, timerQuantumMs: clock === realClock ? 5 : 0 });
   webhooks = new WebhookDispatcher({
     repo: webhookRepo, journal, faults, clock, ids,
     secretFor: (tenant) => tokens.webhook_secrets[tenant] ?? tokens.webhook_secrets.acme!,

@@ -20,6 +20,12 @@ export interface JobEngineDeps {
   clock: Clock;
   ids: IdSource;
   webhooks: () => WebhookDispatcher;
+  /**
+   * Round the timer's due time up to a multiple of this many ms (0: exact). On the real clock, jobs created a
+   * millisecond apart would otherwise each get a timer tick and a transaction of their own; a step is still recorded
+   * at its own due time, and every request catches up before it answers, so only webhooks can go out this much later.
+   */
+  timerQuantumMs?: number;
 }
 
 export type CancelResult = { kind: 'terminal' | 'repeated' | 'accepted'; job: JobRow };
@@ -87,7 +93,11 @@ export class JobEngine {
     // Every request ticks: when nothing can be due yet (the earliest due time is known), skip the queries. The timer
     // itself always looks (a real timer may fire a millisecond before Date.now() reaches its due time).
     if (!fromTimer && this.nextDue !== undefined && (this.nextDue === null || now < this.nextDue)) return;
-    for (const jobId of this.d.jobs.dueJobIds(now)) this.advanceJob(jobId, now);
+    const due = this.d.jobs.dueJobIds(now);
+    // All due jobs in one transaction (each job's change stays atomic inside it): one commit per tick, not per job.
+    if (due.length > 0) this.d.db.transaction(() => {
+      for (const jobId of due) this.advanceJob(jobId, now);
+    })();
     this.d.webhooks().run(now);
     this.reschedule();
   }
@@ -127,10 +137,12 @@ export class JobEngine {
       this.timer = null;
     }
     if (at !== null && !this.timer) {
+      const q = this.d.timerQuantumMs ?? 0;
+      const fireAt = q > 0 ? Math.ceil(at / q) * q : at;
       const handle = this.d.clock.setTimeout(() => {
         this.timer = null;
         this.tick(true);
-      }, at - this.d.clock.now());
+      }, fireAt - this.d.clock.now());
       this.timer = { handle, at };
     }
   }
