@@ -6,6 +6,7 @@ import type { Principal } from '../model/principals.js';
 import type { Db } from '../store/database.js';
 import type { JobRow, JobsRepo, JobViewRow } from '../store/jobs-repo.js';
 import type { JournalRepo } from '../store/journal-repo.js';
+import type { GroupCommit } from '../store/group-commit.js';
 import type { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import type { WebhookRepo } from '../webhooks/webhook-repo.js';
 import { jobView } from './job-view.js';
@@ -20,6 +21,8 @@ export interface JobEngineDeps {
   clock: Clock;
   ids: IdSource;
   webhooks: () => WebhookDispatcher;
+  /** The turn's transaction, joined before due work is written (store/group-commit.ts). */
+  group?: GroupCommit;
   /**
    * Round the timer's due time up to a multiple of this many ms (0: exact). On the real clock, jobs created a
    * millisecond apart would otherwise each get a timer tick and a transaction of their own; a step is still recorded
@@ -95,6 +98,7 @@ export class JobEngine {
     if (!fromTimer && this.nextDue !== undefined && (this.nextDue === null || now < this.nextDue)) return;
     const due = this.d.jobs.dueJobIds(now);
     // All due jobs in one transaction (each job's change stays atomic inside it): one commit per tick, not per job.
+    if (due.length > 0) this.d.group?.join();
     if (due.length > 0) this.d.db.transaction(() => {
       for (const jobId of due) this.advanceJob(jobId, now);
     })();

@@ -63,6 +63,7 @@ export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
   // job and stored answer are one transaction (one commit instead of two), and no duplicate can come in between.
   const holds = c.var.fault?.fault.type === 'delay';
   if (holds) await reserveThenHold(core, c, scope, fp);
+  core.group.join();
   const answer = core.db.transaction((): StoredAnswer => {
     if (!holds) core.idempotency.reserve(scope, fp, core.clock.now(), core.options.idempotencyTtlMs);
     const behavior = behaviorFor(core.behaviors.get(), body.value.kind);

@@ -105,3 +105,11 @@ export function decodeRow(r: JournalRow): JournalEntry {
     fault: null, job_state: r.job_state, retry_after: r.retry_after, client_ref: r.client_ref, ...extra,
   } as JournalEntry;
 }
+
+/** A row's values in JOURNAL_COLUMNS order (positional binding). */
+export function rowValues(r: JournalRow): unknown[] {
+  return [
+    r.seq, r.type, r.at, r.received_ms, r.request_id, r.method, r.path, r.route, r.tenant, r.subject, r.idempotency_key, r.trace_id,
+    r.worker_id, r.fingerprint, r.effect, r.job_id, r.status, r.code, r.delivery, r.job_state, r.retry_after, r.client_ref, r.extra,
+  ];
+}

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EFFECTS, JournalEntrySchema, type JournalEntry } from '../../../src/fake-provider/model/journal.js';
 import { JOB_STATES } from '../../../src/fake-provider/model/job.js';
-import { decodeRow, encodeEntry } from '../../../src/fake-provider/store/journal-codec.js';
+import { decodeRow, encodeEntry, JOURNAL_COLUMNS, rowValues } from '../../../src/fake-provider/store/journal-codec.js';
 
 const iso = fc.integer({ min: 0, max: 4_102_444_800_000 }).map((ms) => new Date(ms).toISOString());
 // Also times that are not in toISOString's form: the codec must keep them byte for byte.
@@ -41,7 +41,9 @@ describe('journal codec', () => {
   it('decode(encode(entry)) is the entry', () => {
     fc.assert(
       fc.property(fc.oneof(request, transition, webhook), (entry) => {
-        const decoded = decodeRow(encodeEntry(entry as JournalEntry));
+        const row = encodeEntry(entry as JournalEntry);
+        expect(rowValues(row)).toEqual(JOURNAL_COLUMNS.map((c) => row[c]));
+        const decoded = decodeRow(row);
         expect(decoded).toEqual({ ...entry });
         expect(Object.keys(decoded).sort()).toEqual(Object.keys(entry).sort());
       }),
