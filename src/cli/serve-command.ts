@@ -14,6 +14,7 @@ interface ServeFlags {
   faults?: string;
   behavior?: string;
   control: boolean;
+  journalMax?: string;
 }
 
 function zodMessage(err: z.ZodError): string {
@@ -49,9 +50,12 @@ export function registerServe(program: Command): void {
     .option('--faults <file>', 'start with this fault plan (JSON, as PUT /_control/faults takes)')
     .option('--behavior <file>', 'start with this behaviour config (JSON, as PUT /_control/behavior takes)')
     .option('--no-control', 'do not serve the control API')
+    .option('--journal-max <n>', 'keep only the newest N journal entries (long soaks; a judge needs the whole journal)')
     .addHelpText('after', '\nExample:\n  npx jobproof serve --port 4010 --scenario lost-create-response\n')
     .action(async (flags: ServeFlags) => {
       const port = Number(flags.port);
+      const journalMax = flags.journalMax === undefined ? null : Number(flags.journalMax.replace(/[_,]/g, ''));
+      if (journalMax !== null && !(Number.isInteger(journalMax) && journalMax > 0)) throw new CliError(`--journal-max must be a positive integer, got '${flags.journalMax}'`);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0-65535, got '${flags.port}'`);
       let tokens: z.input<typeof TokensConfigSchema> | undefined;
       if (flags.tokens) {
@@ -64,7 +68,7 @@ export function registerServe(program: Command): void {
       const faults = flags.faults ? (readJsonFile(flags.faults, 'fault plan') as FaultPlanInput) : fromScenario?.faults;
       let provider;
       try {
-        provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario });
+        provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario, journalMax });
       } catch (err) {
         if (err instanceof z.ZodError) throw new CliError(`invalid behaviour or fault plan: ${zodMessage(err)}`);
         if (err instanceof StoreVersionError) throw new CliError(err.message);
@@ -90,6 +94,7 @@ function printBanner(url: string, tokens: ReturnType<typeof createProvider>['tok
   const lines = [
     `jobproof fake provider listening on ${url}`,
     `  store:     ${flags.db}`,
+    flags.journalMax ? `  journal:   newest ${flags.journalMax} entries kept` : undefined,
     flags.scenario ? `  scenario:  ${flags.scenario}` : undefined,
     flags.faults ? `  faults:    ${flags.faults}` : undefined,
     `  tokens:    ${Object.entries(tokens.tokens).map(([t, p]) => `${t} (${p.tenant}/${p.subject}, ${p.roles.join('+') || 'no roles'})`).join(', ')}`,
