@@ -6,10 +6,11 @@ import { resolve } from 'node:path';
 import { runCatalog, type ClientUnderTest } from '../conformance/catalog-run.js';
 import { propertyRun } from '../conformance/property-run.js';
 import { failureLines, invariantTotals, passed, runPassed, type Certification } from '../conformance/report/summary.js';
-import { parseReportSpec, writeReports } from '../conformance/report/write-reports.js';
+import { writeReports } from '../conformance/report/write-reports.js';
+import { parseReportSpec } from '../lib/report-spec.js';
 import type { ScenarioRun } from '../conformance/runner/run-scenario.js';
 import { catalog, getScenario, parseScenario, scaleScenarioTime, type Scenario } from '../scenarios/index.js';
-import { CliError, readJsonFile } from './read-json-file.js';
+import { CliError, readJsonFile } from '../lib/read-json-file.js';
 
 interface CertifyFlags {
   client?: string;

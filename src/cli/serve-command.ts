@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { createProvider, serve, TokensConfigSchema, type BehaviorConfigInput, type FaultPlanInput } from '../fake-provider/index.js';
+import { createProvider, serve } from '../fake-provider/index.js';
+import { TokensConfigSchema, type BehaviorConfigInput, type FaultPlanInput } from '../contract/index.js';
 import { getScenario, listScenarios } from '../scenarios/index.js';
-import { CliError, readJsonFile } from './read-json-file.js';
+import { CliError, readJsonFile } from '../lib/read-json-file.js';
 import { StoreVersionError } from '../fake-provider/store/migrations.js';
 
 interface ServeFlags {
@@ -26,7 +27,11 @@ function scenarioParts(name: string): { behavior: BehaviorConfigInput; faults: F
     const s = getScenario(name);
     return { behavior: s.behavior, faults: s.faults };
   } catch {
-    throw new CliError(`unknown scenario '${name}'. Known: ${listScenarios().map((s) => s.name).join(', ')}`);
+    throw new CliError(
+      `unknown scenario '${name}'. Known: ${listScenarios()
+        .map((s) => s.name)
+        .join(', ')}`,
+    );
   }
 }
 
@@ -55,7 +60,8 @@ export function registerServe(program: Command): void {
     .action(async (flags: ServeFlags) => {
       const port = Number(flags.port);
       const journalMax = flags.journalMax === undefined ? null : Number(flags.journalMax.replace(/[_,]/g, ''));
-      if (journalMax !== null && !(Number.isInteger(journalMax) && journalMax > 0)) throw new CliError(`--journal-max must be a positive integer, got '${flags.journalMax}'`);
+      if (journalMax !== null && !(Number.isInteger(journalMax) && journalMax > 0))
+        throw new CliError(`--journal-max must be a positive integer, got '${flags.journalMax}'`);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0-65535, got '${flags.port}'`);
       let tokens: z.input<typeof TokensConfigSchema> | undefined;
       if (flags.tokens) {
@@ -66,9 +72,17 @@ export function registerServe(program: Command): void {
       const fromScenario = flags.scenario ? scenarioParts(flags.scenario) : undefined;
       const behavior = flags.behavior ? (readJsonFile(flags.behavior, 'behavior') as BehaviorConfigInput) : fromScenario?.behavior;
       const faults = flags.faults ? (readJsonFile(flags.faults, 'fault plan') as FaultPlanInput) : fromScenario?.faults;
-      let provider;
+      let provider: ReturnType<typeof createProvider>;
       try {
-        provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario, journalMax });
+        provider = createProvider({
+          db: flags.db,
+          tokens,
+          behavior,
+          faults,
+          control: flags.control,
+          scenarioLookup: lookupScenario,
+          journalMax,
+        });
       } catch (err) {
         if (err instanceof z.ZodError) throw new CliError(`invalid behaviour or fault plan: ${zodMessage(err)}`);
         if (err instanceof StoreVersionError) throw new CliError(err.message);
@@ -97,7 +111,9 @@ function printBanner(url: string, tokens: ReturnType<typeof createProvider>['tok
     flags.journalMax ? `  journal:   newest ${flags.journalMax} entries kept` : undefined,
     flags.scenario ? `  scenario:  ${flags.scenario}` : undefined,
     flags.faults ? `  faults:    ${flags.faults}` : undefined,
-    `  tokens:    ${Object.entries(tokens.tokens).map(([t, p]) => `${t} (${p.tenant}/${p.subject}, ${p.roles.join('+') || 'no roles'})`).join(', ')}`,
+    `  tokens:    ${Object.entries(tokens.tokens)
+      .map(([t, p]) => `${t} (${p.tenant}/${p.subject}, ${p.roles.join('+') || 'no roles'})`)
+      .join(', ')}`,
     flags.control ? `  control:   ${url}/_control/… with Bearer ${tokens.control_token}` : '  control:   off',
     '',
     'Try:',

@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import type { Env } from './http/context.js';
+import type { Mount } from './http/mount.js';
 import { problem } from './http/problem.js';
 
 /**
@@ -8,6 +9,12 @@ import { problem } from './http/problem.js';
  */
 export interface ProviderModule {
   name: string;
+  /**
+   * Path prefixes this module serves in another wire API (dialects.md: `/openai/v1`, `/anthropic/v1`). Every
+   * request under a prefix is journalled with its dialect, and every error answer there — the seam's, the body
+   * guard's 413, 404, 405, 500 — takes the mount's shape. Native routes need none.
+   */
+  mounts?: Array<{ prefix: string; mount: Mount }>;
   /** Mount the module's routes (each behind `seam(core, route)`) and their 405 answers. */
   routes(app: Hono<Env>): void;
   /** Additions to `/_control` (already guarded by the control token). */

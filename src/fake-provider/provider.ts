@@ -3,14 +3,16 @@ import { realClock, type Clock } from '../lib/clock.js';
 import { randomId, type IdSource } from '../lib/ids.js';
 import type { ProviderCore } from './core.js';
 import { JobEngine } from './engine/job-engine.js';
+import { jobView } from './engine/job-view.js';
 import { FaultEngine } from './faults/fault-engine.js';
 import { buildApp } from './http/app.js';
 import { scenarioControl } from './http/routes/scenario-control.js';
 import type { Env } from './http/context.js';
-import { parseBehaviorConfig, type BehaviorConfig, type BehaviorConfigInput } from './model/behavior.js';
-import type { FaultPlanInput } from './model/faults.js';
-import type { JournalEntry } from './model/journal.js';
-import { resolveTokensConfig, type TokensConfig, type TokensConfigInput } from './model/principals.js';
+import { parseBehaviorConfig, type Behavior, type BehaviorConfig, type BehaviorConfigInput } from '../contract/behavior.js';
+import type { Job } from '../contract/jobs.js';
+import type { FaultPlanInput } from '../contract/faults.js';
+import type { JournalEntry } from '../contract/journal.js';
+import { resolveTokensConfig, type TokensConfig, type TokensConfigInput } from '../contract/principals.js';
 import { openDatabase } from './store/database.js';
 import { IdempotencyRepo } from './store/idempotency-repo.js';
 import { JobsRepo } from './store/jobs-repo.js';
@@ -19,7 +21,7 @@ import { GroupCommit } from './store/group-commit.js';
 import { SettingsRepo } from './store/settings-repo.js';
 import { createJobsModule } from './jobs/index.js';
 import type { ProviderModule } from './module.js';
-import type { Principal } from './model/principals.js';
+import type { Principal } from '../contract/principals.js';
 import { createTasksModule, type TaskService } from './tasks/index.js';
 import { inProcessFetch } from './transports/in-process-fetch.js';
 import { defaultWebhookOptions, WebhookDispatcher, type WebhookOptions } from './webhooks/dispatcher.js';
@@ -66,6 +68,9 @@ export interface Provider {
     clearFaults(): void;
     reset(): void;
   };
+  /** Every job held, as its public Job object at the provider's now, with its tenant and behaviour (for judges). */
+  jobs(): Array<Job & { tenant: string; behavior: Behavior }>;
+  /** @internal The wiring behind the routes; stripped from the published types. */
   core: ProviderCore;
   /** The tasks API (tasks-api.md). */
   tasks: TaskService;
@@ -160,6 +165,10 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
       setFaults: (p) => faults.install(p),
       clearFaults: () => faults.clear(),
       reset: () => core.reset(),
+    },
+    jobs: () => {
+      const now = clock.now();
+      return jobs.all().map((j) => ({ ...jobView(j, now), tenant: j.tenant, behavior: j.behavior }));
     },
     core,
     tasks: tasks.service,

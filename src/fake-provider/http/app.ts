@@ -4,7 +4,7 @@ import type { ProviderCore } from '../core.js';
 import type { ProviderModule } from '../module.js';
 import { bodyGuard } from './body-guard.js';
 import { LOSS_HEADER, newDraft, type Ctx, type Env } from './context.js';
-import { NATIVE_MOUNT } from './mount.js';
+import { NATIVE_MOUNT, type Mount } from './mount.js';
 import { problem } from './problem.js';
 import { controlRoutes } from './routes/control-routes.js';
 import { ProviderClosedError } from './seam/index.js';
@@ -33,12 +33,22 @@ function journalRequest(core: ProviderCore, c: Ctx, path: string): void {
   });
 }
 
+/** The mount serving `path`: the longest matching prefix a module declared, else native. */
+function mountFor(mounts: Array<{ prefix: string; mount: Mount }>, path: string): Mount {
+  let best: { prefix: string; mount: Mount } | undefined;
+  for (const m of mounts) {
+    if ((path === m.prefix || path.startsWith(`${m.prefix}/`)) && m.prefix.length > (best?.prefix.length ?? -1)) best = m;
+  }
+  return best?.mount ?? NATIVE_MOUNT;
+}
+
 /**
  * The provider's HTTP app: request ids and the journal around every request, the body guard, each module's routes
  * (each behind the fault seam, http/seam/), the control API, and errors in the serving mount's shape.
  */
 export function buildApp(core: ProviderCore, modules: ProviderModule[], extendControl?: Parameters<typeof controlRoutes>[1]): Hono<Env> {
   const app = new Hono<Env>();
+  const mounts = modules.flatMap((m) => m.mounts ?? []);
 
   app.use('*', async (c, next) => {
     c.set('requestId', core.ids('req'));
@@ -46,7 +56,10 @@ export function buildApp(core: ProviderCore, modules: ProviderModule[], extendCo
     c.set('traceId', headerId(c, 'x-trace-id'));
     c.set('workerId', headerId(c, 'x-worker-id'));
     c.set('draft', newDraft());
-    c.set('mount', NATIVE_MOUNT);
+    // Chosen first, so that every answer — even the body guard's 413 — has the shape of the API it was asked in.
+    const m = mounts.length ? mountFor(mounts, c.req.path) : NATIVE_MOUNT;
+    c.set('mount', m);
+    c.get('draft').dialect = m.dialect;
     // Catch up on everything that fell due since the last timer, so an answer never shows a stale job.
     for (const m of modules) m.tick();
     await next();

@@ -16,7 +16,7 @@ function tooLarge(c: Ctx, close: boolean): Response {
 }
 
 /** Read the rest of a stream up to `limit` bytes in all; true if it ended within it. */
-async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, seen: number, limit: number): Promise<boolean> {
+export async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, seen: number, limit: number): Promise<boolean> {
   let size = seen;
   for (;;) {
     const { done, value } = await reader.read();

@@ -1,12 +1,9 @@
 import type { Context } from 'hono';
 import type { FiredRule } from '../faults/decide.js';
-import type { Effect, FiredFault } from '../model/journal.js';
-import type { JobState } from '../model/job.js';
-import type { Principal } from '../model/principals.js';
-import type { Mount } from './mount.js';
-
-/** The wire API a request was made in (dialects.md); set by the mount serving it. */
-export type Dialect = 'native' | 'openai' | 'anthropic';
+import type { Effect, FiredFault } from '../../contract/journal.js';
+import type { JobState } from '../../contract/jobs.js';
+import type { Principal } from '../../contract/principals.js';
+import type { Dialect, Mount } from './mount.js';
 
 /** What a handler learns about its request, written to the journal once the answer is known. */
 export interface JournalDraft {

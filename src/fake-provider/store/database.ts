@@ -5,7 +5,6 @@ import { migrate } from './migrations.js';
 
 export type Db = Database.Database;
 
-
 /** Open (and migrate, see migrations.ts) the provider's SQLite store. WAL so readers never block the writer and a crash loses nothing committed. */
 export function openDatabase(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });

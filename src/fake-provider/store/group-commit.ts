@@ -63,7 +63,10 @@ export class GroupCommit {
     if (this.closed) return;
     if (this.hooks.some((h) => h.pending())) {
       if (this.open) for (const h of this.hooks) h.write();
-      else this.db.transaction(() => { for (const h of this.hooks) h.write(); })();
+      else
+        this.db.transaction(() => {
+          for (const h of this.hooks) h.write();
+        })();
     }
     if (this.open) {
       this.db.exec('COMMIT');

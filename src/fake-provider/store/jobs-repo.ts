@@ -1,5 +1,5 @@
-import type { Behavior } from '../model/behavior.js';
-import type { JobResult, JobState } from '../model/job.js';
+import type { Behavior } from '../../contract/behavior.js';
+import type { JobResult, JobState } from '../../contract/jobs.js';
 import { statementCache, type Db } from './database.js';
 
 export interface JobRow {
@@ -29,7 +29,12 @@ export interface JobRow {
   results_fetched: number;
 }
 
-type RawRow = Omit<JobRow, 'input' | 'behavior' | 'result' | 'error'> & { input: string; behavior: string; result: string | null; error: string | null };
+type RawRow = Omit<JobRow, 'input' | 'behavior' | 'result' | 'error'> & {
+  input: string;
+  behavior: string;
+  result: string | null;
+  error: string | null;
+};
 
 /**
  * Jobs of one provider share a handful of behaviours (one per configured kind): parse each text once. Bounded, so a
@@ -57,11 +62,44 @@ function fromRaw(r: RawRow): JobRow {
 }
 
 /** What a status answer needs (engine/job-view.ts), read without the input and the columns it never shows. */
-export type JobViewRow = Pick<JobRow, 'job_id' | 'tenant' | 'kind' | 'state' | 'client_ref' | 'trace_id' | 'created_at' | 'updated_at' | 'running_at' | 'progress_at' | 'finish_at' | 'cancel_requested_at' | 'cancel_effective_at' | 'behavior' | 'result' | 'error'>;
+export type JobViewRow = Pick<
+  JobRow,
+  | 'job_id'
+  | 'tenant'
+  | 'kind'
+  | 'state'
+  | 'client_ref'
+  | 'trace_id'
+  | 'created_at'
+  | 'updated_at'
+  | 'running_at'
+  | 'progress_at'
+  | 'finish_at'
+  | 'cancel_requested_at'
+  | 'cancel_effective_at'
+  | 'behavior'
+  | 'result'
+  | 'error'
+>;
 type RawViewRow = Omit<JobViewRow, 'behavior' | 'result' | 'error'> & { behavior: string; result: string | null; error: string | null };
 
 export type NewJob = Omit<JobRow, 'seq' | 'results_fetched'>;
-export type JobPatch = Partial<Pick<JobRow, 'state' | 'updated_at' | 'progress_at' | 'finish_at' | 'cancel_requested_at' | 'cancel_effective_at' | 'next_step_at' | 'result' | 'error' | 'finished_at' | 'results_fetched'>>;
+export type JobPatch = Partial<
+  Pick<
+    JobRow,
+    | 'state'
+    | 'updated_at'
+    | 'progress_at'
+    | 'finish_at'
+    | 'cancel_requested_at'
+    | 'cancel_effective_at'
+    | 'next_step_at'
+    | 'result'
+    | 'error'
+    | 'finished_at'
+    | 'results_fetched'
+  >
+>;
 
 export interface FindQuery {
   tenant: string;
@@ -87,12 +125,15 @@ export class JobsRepo {
       `SELECT job_id, tenant, kind, state, client_ref, trace_id, created_at, updated_at, running_at, progress_at, finish_at, cancel_requested_at, cancel_effective_at,
         behavior, CASE WHEN state = 'succeeded' THEN result END AS result, CASE WHEN state = 'failed' THEN error END AS error FROM jobs WHERE job_id = ?`,
     );
-    this.insertStmt = db.prepare(`INSERT INTO jobs (job_id, tenant, subject, kind, input, client_ref, idempotency_key, trace_id, webhook_url,
+    this.insertStmt =
+      db.prepare(`INSERT INTO jobs (job_id, tenant, subject, kind, input, client_ref, idempotency_key, trace_id, webhook_url,
       behavior, state, created_at, updated_at, running_at, progress_at, finish_at, cancel_requested_at, cancel_effective_at, next_step_at,
       result, error, finished_at) VALUES (@job_id, @tenant, @subject, @kind, @input, @client_ref, @idempotency_key, @trace_id, @webhook_url,
       @behavior, @state, @created_at, @updated_at, @running_at, @progress_at, @finish_at, @cancel_requested_at, @cancel_effective_at,
       @next_step_at, @result, @error, @finished_at)`);
-    this.dueStmt = db.prepare<[number], { job_id: string }>('SELECT job_id FROM jobs WHERE next_step_at IS NOT NULL AND next_step_at <= ? ORDER BY next_step_at, seq');
+    this.dueStmt = db.prepare<[number], { job_id: string }>(
+      'SELECT job_id FROM jobs WHERE next_step_at IS NOT NULL AND next_step_at <= ? ORDER BY next_step_at, seq',
+    );
     this.nextDueStmt = db.prepare<[], { at: number | null }>('SELECT MIN(next_step_at) AS at FROM jobs WHERE next_step_at IS NOT NULL');
     this.allStmt = db.prepare<[], RawRow>('SELECT * FROM jobs ORDER BY seq');
   }

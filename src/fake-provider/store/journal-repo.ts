@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../model/journal.js';
+import type { JournalEntry } from '../../contract/journal.js';
 import type { Db } from './database.js';
 import { decodeRow, encodeEntry, JOURNAL_COLUMNS, rowValues, type JournalRow } from './journal-codec.js';
 import type { GroupCommit } from './group-commit.js';
@@ -39,12 +39,20 @@ export class JournalRepo {
   ) {
     this.maxEntries = opts.maxEntries ?? null;
     // Positional parameters: binding 23 named ones cost more than the insert itself.
-    this.insertStmt = db.prepare<unknown[]>(`INSERT INTO journal (${JOURNAL_COLUMNS.join(', ')}) VALUES (${JOURNAL_COLUMNS.map(() => '?').join(', ')})`);
-    this.sinceStmt = db.prepare<[number, number], JournalRow>(`SELECT ${JOURNAL_COLUMNS.join(', ')} FROM journal WHERE seq > ? ORDER BY seq LIMIT ?`);
+    this.insertStmt = db.prepare<unknown[]>(
+      `INSERT INTO journal (${JOURNAL_COLUMNS.join(', ')}) VALUES (${JOURNAL_COLUMNS.map(() => '?').join(', ')})`,
+    );
+    this.sinceStmt = db.prepare<[number, number], JournalRow>(
+      `SELECT ${JOURNAL_COLUMNS.join(', ')} FROM journal WHERE seq > ? ORDER BY seq LIMIT ?`,
+    );
     this.lastStmt = db.prepare<[], { seq: number | null }>('SELECT MAX(seq) AS seq FROM journal');
     this.trimStmt = db.prepare<[number]>('DELETE FROM journal WHERE seq <= ?');
     // AUTOINCREMENT's high-water mark survives a reset (DELETE FROM journal): numbers are never reused.
-    const mark = db.prepare<[], { seq: number | null }>(`SELECT MAX(seq) AS seq FROM (SELECT seq FROM sqlite_sequence WHERE name = 'journal' UNION ALL SELECT MAX(seq) FROM journal)`).get();
+    const mark = db
+      .prepare<[], { seq: number | null }>(
+        `SELECT MAX(seq) AS seq FROM (SELECT seq FROM sqlite_sequence WHERE name = 'journal' UNION ALL SELECT MAX(seq) FROM journal)`,
+      )
+      .get();
     this.lastAssigned = mark?.seq ?? 0;
     group.addQueue({ pending: () => this.queue.length > 0 || this.trimDue, write: () => this.writeQueue() });
   }

@@ -1,6 +1,9 @@
-import type { Db } from './database.js';
+import type BetterSqlite3 from 'better-sqlite3';
 import * as m001 from './migrations/001-release-0.1.0.js';
 import * as m002 from './migrations/002-compact-journal.js';
+
+/** database.ts imports this file, so it names the connection type itself (no import cycle). */
+type Db = BetterSqlite3.Database;
 
 /**
  * The provider store's schema history. `PRAGMA user_version` holds the number of the last migration applied; a file

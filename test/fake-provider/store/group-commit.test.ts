@@ -20,7 +20,11 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function create(p: Provider, key: string): Promise<string> {
-  const res = await p.fetch('/v1/jobs', { method: 'POST', headers: { ...auth, 'idempotency-key': key, 'content-type': 'application/json' }, body: '{"kind":"report","input":{}}' });
+  const res = await p.fetch('/v1/jobs', {
+    method: 'POST',
+    headers: { ...auth, 'idempotency-key': key, 'content-type': 'application/json' },
+    body: '{"kind":"report","input":{}}',
+  });
   return ((await res.json()) as { job_id: string }).job_id;
 }
 
@@ -107,7 +111,10 @@ describe('bounded journal (journalMax / --journal-max)', () => {
   }
 
   it('the CLI refuses a --journal-max that is not a positive integer (exit 2)', () => {
-    const r = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', '--db', ':memory:', '--journal-max', 'lots'], { encoding: 'utf8', timeout: 20_000 });
+    const r = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', '--db', ':memory:', '--journal-max', 'lots'], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('--journal-max must be a positive integer');
   });

@@ -136,7 +136,7 @@ function markdown(r: Results): string {
   const m = r.meta;
   const L: string[] = [];
   L.push('# Benchmarks', '');
-  L.push('Written by `npm run bench` (`dist/bench/run.js`; sources in `src/bench/`); the raw figures are in `bench/results.json`. Do not edit by hand: the next full run rewrites this file.', '');
+  L.push('Written by `npm run bench` (`dist-bench/bench/src/run.js`; sources in `bench/src/`); the raw figures are in `bench/results.json`. Do not edit by hand: the next full run rewrites this file.', '');
   L.push(`- Date: ${m.date}${m.quick ? ' (**quick pass**, not the full run)' : ''}`);
   L.push(`- Machine: ${m.machine.cores} cores (${m.machine.cpu}), ${m.machine.memGb} GiB, ${m.machine.platform}, Node ${m.machine.node}${m.java ? `, ${m.java}` : ''}`);
   L.push(`- Load average (1/5/15 min) at start: ${m.loadavg.start.join(' / ')}; at end: ${m.loadavg.end.join(' / ')} — a shared machine: other engineers' test runs were on it, so absolute figures drift; compare ratios.`);
@@ -163,7 +163,7 @@ function markdown(r: Results): string {
     for (const [name, why] of Object.entries(h.notMeasured)) L.push(`| ${name} | not measured: ${why} | | | | | | |`);
     L.push('');
     L.push('Per round (status reads/s):', '', `| round | ${Object.keys(h.median).join(' | ')} |`, `| --- | ${Object.keys(h.median).map(() => '---').join(' | ')} |`);
-    h.rounds.forEach((rd, i) => L.push(`| ${i + 1} | ${Object.keys(h.median).map((n) => num(rd[n]?.status?.rps ?? NaN)).join(' | ')} |`));
+    h.rounds.forEach((rd, i) => void L.push(`| ${i + 1} | ${Object.keys(h.median).map((n) => num(rd[n]?.status?.rps ?? NaN)).join(' | ')} |`));
     L.push('');
     if (h.soak.length) {
       L.push('### Memory over a long run', '', `A fresh process per target, warmed, then ${num(h.config.soakRequests)} status reads (50 connections) in ten slices; RSS after each slice.`, '');
@@ -182,7 +182,7 @@ function markdown(r: Results): string {
     for (const p of c.property) L.push(`| ${p.seed} | ${p.schedules} | ${(p.wallMs / 1000).toFixed(1)} s | ${p.crashed ? `crashed: ${p.crashed}` : p.perSecond} | ${p.failed ? 'yes (shrinking included)' : 'no'} | ${p.escaped ? `${p.escaped}: \`${(p.firstEscaped ?? '').replace(/\|/g, '/')}\`` : 'none'} |`);
     L.push('', 'Each property run is its own process. An error escaping the project\'s code (an unhandled rejection or uncaught exception) would otherwise end the process, as it ends `jobproof certify --in-process`; the child counts such errors and carries on, and they are listed above.');
     L.push('', '| catalog run | wall | exit | summary |', '| --- | --- | --- | --- |');
-    c.catalog.forEach((x, i) => L.push(`| ${i + 1} | ${(x.wallMs / 1000).toFixed(1)} s | ${x.exitCode} | ${x.summary} |`));
+    c.catalog.forEach((x, i) => void L.push(`| ${i + 1} | ${(x.wallMs / 1000).toFixed(1)} s | ${x.exitCode} | ${x.summary} |`));
     L.push('', `Load average during this section: ${c.loadavg.before.join(' / ')} → ${c.loadavg.after.join(' / ')}.`, '');
   }
   const cl = r.client;

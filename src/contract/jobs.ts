@@ -69,22 +69,3 @@ export const ResultItemSchema = z.discriminatedUnion('status', [
     .strict(),
 ]);
 export type ResultItem = z.infer<typeof ResultItemSchema>;
-
-export const WEBHOOK_EVENT_TYPES = [
-  'job.running',
-  'job.progress',
-  'job.cancelling',
-  'job.succeeded',
-  'job.failed',
-  'job.cancelled',
-  'job.expired',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-
-export const WebhookEventSchema = z.object({
-  id: z.string(),
-  type: z.enum(WEBHOOK_EVENT_TYPES),
-  created_at: z.string(),
-  data: JobSchema,
-});
-export type WebhookEvent = z.infer<typeof WebhookEventSchema>;

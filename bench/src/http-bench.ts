@@ -107,7 +107,8 @@ export async function httpBench(cfg: HttpConfig): Promise<HttpSection> {
       for (const workload of ['status', 'create'] as const) {
         for (const t of order) {
           const res = await load({ url: t.url, workload, ids, connections: cfg.connections, duration: cfg.durationS });
-          (round[t.name] ??= {})[workload] = res;
+          round[t.name] ??= {};
+          round[t.name][workload] = res;
           log(`http: round ${r + 1}/${cfg.rounds} ${workload.padEnd(6)} ${t.name.padEnd(18)} ${summary(res)}`);
           await waitIdle(t.pid);
         }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench` entry (dist/bench/run.js). Flags:
+ * `npm run bench` entry (dist-bench/bench/src/run.js). Flags:
  *   --quick                 smoke pass: short runs, small sizes; writes bench/tmp/ only
  *   --only http,conformance,client,provider
  *   --requests N            length of the long memory run (default 1,000,000; quick 20,000)
@@ -19,7 +19,7 @@ import { httpBench, TARGET_NAMES } from './http-bench.js';
 import { javaVersion } from './http-targets.js';
 import { providerScale } from './provider-scale.js';
 import { evaluate, writeReport, type Results } from './report.js';
-import { catalog } from '../scenarios/index.js';
+import { catalog } from '../../src/scenarios/index.js';
 
 const SECTIONS = ['http', 'conformance', 'client', 'provider'] as const;
 

@@ -4,8 +4,8 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Repository root (dist/bench/common.js → ../..). */
-export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** Repository root (dist-bench/bench/src/common.js → ../../..). */
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const TMP = join(ROOT, 'bench', 'tmp');
 export const CLI = join(ROOT, 'dist', 'cli', 'main.js');
 
@@ -65,8 +65,7 @@ export function spawnUntil(cmd: string, args: string[], ready: RegExp, opts: { t
     };
     const onData = (d: Buffer) => {
       buf += d.toString();
-      let i: number;
-      while ((i = buf.indexOf('\n')) !== -1) {
+      for (let i = buf.indexOf('\n'); i !== -1; i = buf.indexOf('\n')) {
         const line = buf.slice(0, i);
         buf = buf.slice(i + 1);
         lines.push(line);

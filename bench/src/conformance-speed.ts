@@ -1,8 +1,8 @@
 import { fork, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { propertyRun } from '../conformance/property-run.js';
-import { createReferenceClient } from '../reference-client/index.js';
-import { catalog } from '../scenarios/index.js';
+import { propertyRun } from '../../src/conformance/property-run.js';
+import { createReferenceClient } from '../../src/reference-client/index.js';
+import { catalog } from '../../src/scenarios/index.js';
 import { CLI, loadAverage, log, median, ROOT } from './common.js';
 
 export interface ConformanceConfig {

@@ -36,12 +36,12 @@ function stubFile(stub: Stub): string {
 
 /** The ceiling: bare Hono on @hono/node-server answering the fixed body. */
 export async function startBareHono(stub: Stub): Promise<HttpTarget> {
-  const { child, match } = await spawnUntil(process.execPath, [join(ROOT, 'dist/bench/targets/hono-target.js'), stubFile(stub)], /listening on (http:\/\/\S+)/);
+  const { child, match } = await spawnUntil(process.execPath, [join(ROOT, 'dist-bench/bench/src/targets/hono-target.js'), stubFile(stub)], /listening on (http:\/\/\S+)/);
   return wrap('bare-hono', match[1]!, child);
 }
 
 export async function startMockttp(stub: Stub): Promise<HttpTarget> {
-  const { child, match } = await spawnUntil(process.execPath, [join(ROOT, 'dist/bench/targets/mockttp-target.js'), stubFile(stub)], /listening on (http:\/\/\S+)/);
+  const { child, match } = await spawnUntil(process.execPath, [join(ROOT, 'dist-bench/bench/src/targets/mockttp-target.js'), stubFile(stub)], /listening on (http:\/\/\S+)/);
   return wrap('mockttp', match[1]!, child);
 }
 

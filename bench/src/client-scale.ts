@@ -8,10 +8,10 @@ import { fork } from 'node:child_process';
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { COLUMNS, toDb } from '../reference-client/store/sqlite-schema.js';
-import { SqliteOperationStore } from '../reference-client/store/sqlite-store.js';
-import type { Lease } from '../reference-client/store/operation-store.js';
-import type { OperationRow } from '../reference-client/types.js';
+import { COLUMNS, toDb } from '../../src/reference-client/store/sqlite-schema.js';
+import { SqliteOperationStore } from '../../src/reference-client/store/sqlite-store.js';
+import type { Lease } from '../../src/reference-client/store/operation-store.js';
+import type { OperationRow } from '../../src/reference-client/types.js';
 import { log, mb, median, rssOf, TMP } from './common.js';
 
 export interface ClientScaleConfig {

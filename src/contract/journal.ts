@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JobStateSchema } from './job.js';
+import { JobStateSchema } from './jobs.js';
 
 /**
  * The journal: ground truth of what happened at the provider. The conformance checker judges clients against it,

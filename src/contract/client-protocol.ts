@@ -129,7 +129,7 @@ export interface InProcessClient {
 
 export interface InProcessClientOptions {
   fetch: typeof fetch;
-  clock: import('./clock.js').Clock;
+  clock: import('../lib/clock.js').Clock;
   providerUrl: string;
   token: string;
   workerId: string;
