@@ -1,9 +1,15 @@
 import { z } from 'zod';
 
-export const REQUEST_ROUTES = ['create', 'status', 'list', 'cancel', 'results', 'task_create', 'task_read', 'review', 'apply'] as const;
+export const REQUEST_ROUTES = ['create', 'status', 'list', 'cancel', 'results', 'upload', 'delete', 'task_create', 'task_read', 'review', 'apply'] as const;
 export const FAULT_ROUTES = [...REQUEST_ROUTES, 'webhook'] as const;
 export type RequestRoute = (typeof REQUEST_ROUTES)[number];
 export type FaultRoute = (typeof FAULT_ROUTES)[number];
+
+/**
+ * dialects.md names the read and find routes `read` and `find`; provider-api.md names them `status` and `list`.
+ * Both spellings name the same route, so one rule covers a native poll and a dialect's poll alike.
+ */
+export const ROUTE_ALIASES: Readonly<Record<string, FaultRoute>> = { read: 'status', find: 'list' };
 
 const retryAfter = z.number().int().min(0).max(3600);
 
@@ -41,7 +47,7 @@ const nth = z.union([z.number().int().min(1), z.array(z.number().int().min(1)).m
 export const FaultRuleSchema = z
   .object({
     id: z.string().min(1).max(100).optional(),
-    on: z.enum(FAULT_ROUTES),
+    on: z.preprocess((v) => (typeof v === 'string' && v in ROUTE_ALIASES ? ROUTE_ALIASES[v] : v), z.enum(FAULT_ROUTES)),
     nth: nth.optional(),
     probability: z.number().min(0).max(1).optional(),
     times: z.number().int().min(1).optional(),
@@ -61,8 +67,10 @@ export const FaultRuleSchema = z
           : `fault '${rule.fault.type}' does not apply to requests (lose_response, fail_before_commit, rate_limit, error_after_commit, delay, foreign_job_id)`,
       });
     }
-    if (rule.fault.type === 'foreign_job_id' && rule.on !== 'create') {
-      ctx.addIssue({ code: 'custom', path: ['on'], message: "foreign_job_id applies to 'create' only" });
+    // On a find (`list`), the answer names a foreign job next to the one the key created: the lookup path of the
+    // same contract violation (a client that reconciles by lookup never replays its create).
+    if (rule.fault.type === 'foreign_job_id' && rule.on !== 'create' && rule.on !== 'list') {
+      ctx.addIssue({ code: 'custom', path: ['on'], message: "foreign_job_id applies to 'create' and 'list' only" });
     }
   });
 

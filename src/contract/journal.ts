@@ -26,6 +26,10 @@ export type Delivery = z.infer<typeof DeliverySchema>;
 export const FiredFaultSchema = z.object({ rule_id: z.string(), type: z.string() });
 export type FiredFault = z.infer<typeof FiredFaultSchema>;
 
+/** The wire API a request was made in (dialects.md): the native API or a real provider's. */
+export const DialectSchema = z.enum(['native', 'openai', 'anthropic']);
+export type Dialect = z.infer<typeof DialectSchema>;
+
 export const RequestEntrySchema = z.object({
   seq: z.number().int(),
   at: z.string(),
@@ -41,6 +45,8 @@ export const RequestEntrySchema = z.object({
   idempotency_key: z.string().nullable(),
   trace_id: z.string().nullable(),
   worker_id: z.string().nullable(),
+  /** `X-Lease-Token`: the fencing token the worker held for the operation (client-protocol.md), when it sent one. */
+  lease_token: z.number().int().nullable().optional(),
   fingerprint: z.string().nullable(),
   effect: EffectSchema,
   job_id: z.string().nullable(),
@@ -61,7 +67,13 @@ export const RequestEntrySchema = z.object({
   task_id: z.string().nullable().optional(),
   task_state: z.string().nullable().optional(),
   /** dialects.md: the wire API a request came in (`openai`, `anthropic`); absent on native requests. */
-  dialect: z.enum(['native', 'openai', 'anthropic']).optional(),
+  dialect: DialectSchema.optional(),
+  /** Dialects: the `custom_id`s of the batch a create (or an OpenAI upload) carried, in input order. */
+  custom_ids: z.array(z.string()).optional(),
+  /** Dialects: the file an OpenAI Files request created or read, or a create named as its input. */
+  file_id: z.string().optional(),
+  /** Dialects: SHA-256 (hex) of the results body handed out by a `results_served` answer (OpenAI: of that file). */
+  served_sha256: z.string().optional(),
 });
 
 export const TransitionEntrySchema = z.object({
