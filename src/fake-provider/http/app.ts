@@ -29,12 +29,12 @@ function leaseToken(c: Ctx): number | null {
 }
 
 /** Write the request's journal entry once its answer is known, and stamp the ids every answer carries. */
-function journalRequest(core: ProviderCore, c: Ctx): void {
+function journalRequest(core: ProviderCore, c: Ctx, path: string): void {
   const d = c.get('draft');
   const res = c.res;
   const retryAfter = res.headers.get('retry-after');
   core.journal.append({
-    type: 'request', at: isoTime(core.clock.now()), received_at: isoTime(c.get('receivedAt')), request_id: c.get('requestId'), method: c.req.method, path: new URL(c.req.url).pathname,
+    type: 'request', at: isoTime(core.clock.now()), received_at: isoTime(c.get('receivedAt')), request_id: c.get('requestId'), method: c.req.method, path,
     route: d.route, tenant: d.principal?.tenant ?? null, subject: d.principal?.subject ?? null, idempotency_key: d.idempotency_key,
     trace_id: c.get('traceId'), worker_id: c.get('workerId'), fingerprint: d.fingerprint, effect: d.effect, job_id: d.job_id,
     status: res.status, code: d.code, delivery: d.delivery, fault: d.fault, job_state: d.job_state,
@@ -85,13 +85,14 @@ export function buildApp(core: ProviderCore, modules: ProviderModule[], extendCo
     // Catch up on everything that fell due since the last timer, so an answer never shows a stale job.
     for (const m of modules) m.tick();
     await next();
-    const isControl = new URL(c.req.url).pathname.startsWith('/_control');
+    const path = new URL(c.req.url).pathname;
+    const isControl = path.startsWith('/_control');
     if (core.isClosed()) {
       // Nothing can be recorded any more; the connection dies with the provider.
       c.res.headers.set(LOSS_HEADER, 'reset');
       return;
     }
-    if (!isControl) journalRequest(core, c);
+    if (!isControl) journalRequest(core, c, path);
     c.res.headers.set('x-request-id', c.get('requestId'));
     if (m.requestIdHeader) c.res.headers.set(m.requestIdHeader, c.get('requestId'));
     const trace = c.get('traceId');
