@@ -13,6 +13,7 @@ interface ServeFlags {
   faults?: string;
   behavior?: string;
   control: boolean;
+  dashboard: boolean;
 }
 
 function zodMessage(err: z.ZodError): string {
@@ -48,6 +49,7 @@ export function registerServe(program: Command): void {
     .option('--faults <file>', 'start with this fault plan (JSON, as PUT /_control/faults takes)')
     .option('--behavior <file>', 'start with this behaviour config (JSON, as PUT /_control/behavior takes)')
     .option('--no-control', 'do not serve the control API')
+    .option('--no-dashboard', 'do not serve the live dashboard at /_dashboard')
     .addHelpText('after', '\nExample:\n  npx jobproof serve --port 4010 --scenario lost-create-response\n')
     .action(async (flags: ServeFlags) => {
       const port = Number(flags.port);
@@ -63,7 +65,9 @@ export function registerServe(program: Command): void {
       const faults = flags.faults ? (readJsonFile(flags.faults, 'fault plan') as FaultPlanInput) : fromScenario?.faults;
       let provider;
       try {
-        provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario });
+        provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario,
+          dashboard: flags.dashboard && { hosts: [flags.host], scenarios: { names: listScenarios().map((s) => s.name), lookup: lookupScenario } },
+        });
       } catch (err) {
         if (err instanceof z.ZodError) throw new CliError(`invalid behaviour or fault plan: ${zodMessage(err)}`);
         throw err;
@@ -92,6 +96,7 @@ function printBanner(url: string, tokens: ReturnType<typeof createProvider>['tok
     flags.faults ? `  faults:    ${flags.faults}` : undefined,
     `  tokens:    ${Object.entries(tokens.tokens).map(([t, p]) => `${t} (${p.tenant}/${p.subject}, ${p.roles.join('+') || 'no roles'})`).join(', ')}`,
     flags.control ? `  control:   ${url}/_control/… with Bearer ${tokens.control_token}` : '  control:   off',
+    flags.dashboard ? `  dashboard: ${url}/_dashboard/ (changes need the control token)` : '  dashboard: off',
     '',
     'Try:',
     `  curl -s -X POST ${url}/v1/jobs -H 'Authorization: Bearer dev-token' -H 'Idempotency-Key: my-first-job' \\`,

@@ -5,6 +5,7 @@ import type { ProviderCore } from './core.js';
 import { JobEngine } from './engine/job-engine.js';
 import { FaultEngine } from './faults/fault-engine.js';
 import { buildApp } from './http/app.js';
+import { mountDashboard, type DashboardOptions } from './dashboard/index.js';
 import { scenarioControl } from './http/routes/scenario-control.js';
 import type { Env } from './http/context.js';
 import { parseBehaviorConfig, type BehaviorConfig, type BehaviorConfigInput } from './model/behavior.js';
@@ -40,6 +41,8 @@ export interface ProviderOptions {
   webhooks?: Partial<WebhookOptions>;
   /** Lets `PUT /_control/scenario {"name"}` switch to a named scenario's provider-side behaviour and faults. */
   scenarioLookup?: (name: string) => { behavior: BehaviorConfigInput; faults: FaultPlanInput } | undefined;
+  /** Serve the live dashboard at `/_dashboard` (default off here; `jobproof serve` turns it on). */
+  dashboard?: boolean | DashboardOptions;
 }
 
 export interface Provider {
@@ -117,10 +120,14 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   // Tasks API: its service, control additions and reset hook (src/fake-provider/tasks/).
   const tasks = attachTasks(core);
   const scenario = opts.scenarioLookup ? scenarioControl(core, opts.scenarioLookup) : undefined;
-  const app = buildApp(core, (a) => {
-    scenario?.(a);
-    tasks.control(a);
-  });
+  const app = buildApp(
+    core,
+    (a) => {
+      scenario?.(a);
+      tasks.control(a);
+    },
+    opts.dashboard ? (a) => mountDashboard(a, core, opts.dashboard === true ? {} : opts.dashboard || {}) : undefined,
+  );
   // Jobs that fell due while the provider was down move on now.
   engine.tick();
 

@@ -33,8 +33,10 @@ function journalRequest(core: ProviderCore, c: Ctx): void {
   });
 }
 
-export function buildApp(core: ProviderCore, extendControl?: Parameters<typeof controlRoutes>[1]): Hono<Env> {
+export function buildApp(core: ProviderCore, extendControl?: Parameters<typeof controlRoutes>[1], mountBeforeJournal?: (app: Hono<Env>) => void): Hono<Env> {
   const app = new Hono<Env>();
+  // The dashboard (src/fake-provider/dashboard/): ahead of the journal middleware, so its traffic is never journalled.
+  mountBeforeJournal?.(app);
 
   app.use('*', async (c, next) => {
     c.set('requestId', core.ids('req'));
