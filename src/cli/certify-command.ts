@@ -73,7 +73,7 @@ export function registerCertify(program: Command, version: string): void {
     .option('--seed <s>', 'seed of the random schedules (printed on every run; reuse it to replay)')
     .option('--path <p>', 'fast-check replay path of a failure (with --seed)')
     .option('--webhooks', 'the client listens for webhooks (JOBPROOF_WEBHOOK_PORT)')
-    .option('--report <spec>', 'write reports: junit=PATH,json=PATH,md=PATH')
+    .option('--report <spec>', 'write reports: junit=PATH,json=PATH,md=PATH,html=PATH (html: one self-contained file with a sequence diagram per failure)')
     .option('--parallel <n>', 'scenarios run at once (default: CPU cores)')
     .option('--time-scale <f>', 'stretch every scenario time by this factor (slow-starting clients, loaded CI)', '1')
     .option('--tasks', 'also run the task scenarios (approval, redraft, lost apply) against the reference task client, in-process')
@@ -104,7 +104,10 @@ export function registerCertify(program: Command, version: string): void {
       out(`runner: ${client.kind}; scenarios: ${scenarios.length}; random schedules: ${runs}; seed: ${seed}${client.kind === 'process' ? `; parallel: ${parallel}` : ''}`);
       const started = Date.now();
       const results = await runCatalog(client, scenarios, { parallel, seed, onResult: (r, i, n) => out(progressLine(r, i, n)) });
-      const cert: Certification = { version, client: label, runner: client.kind, seed, startedAt: new Date(started).toISOString(), wallMs: 0, scenarios: results };
+      const cert: Certification = {
+        version, client: label, runner: client.kind, seed, startedAt: new Date(started).toISOString(), wallMs: 0, scenarios: results,
+        clientArgs: flags.client ? `--client ${JSON.stringify(flags.client)}` : flags.inProcess ? '--in-process' : '', timeScale: factor,
+      };
       if (runs > 0) {
         out(`\nproperty run: ${runs} random schedules (seed ${seed})…`);
         cert.property = await propertyRun(client, {
@@ -115,6 +118,7 @@ export function registerCertify(program: Command, version: string): void {
         if (p.failed && p.counterexample) {
           const file = resolve(flags.minimalOut ?? 'jobproof-minimal-failure.json');
           writeFileSync(file, JSON.stringify(p.counterexample.scenario, null, 2) + '\n');
+          cert.minimalOut = file;
           out(`  FAILED after ${p.runs} runs, shrunk ${p.numShrinks} times (seed ${p.seed}, path ${p.path})`);
           for (const l of failureLines(p.counterexample.run)) out(`    ${l}`);
           out(`  minimal schedule written to ${file}`);

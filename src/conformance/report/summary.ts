@@ -12,6 +12,14 @@ export interface Certification {
   wallMs: number;
   scenarios: ScenarioRun[];
   property?: PropertyRunResult;
+  /** For the replay commands of the HTML report: `--client "CMD"`, `--in-process`, or '' (the reference client). */
+  clientArgs?: string;
+  /** `--time-scale` the scenarios ran with (1 when absent). */
+  timeScale?: number;
+  /** Wire dialect of the provider (jobproof's own when absent). */
+  dialect?: string;
+  /** Where the property run's minimal failing schedule was written. */
+  minimalOut?: string;
 }
 
 export type Cell = 'held' | 'broken' | 'not_applicable';

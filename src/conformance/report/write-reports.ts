@@ -2,16 +2,17 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { toJUnit } from './junit.js';
 import { toMarkdown } from './markdown.js';
+import { toHtml } from './html/report-html.js';
 import { passed, runPassed, type Certification } from './summary.js';
 
-export type ReportKind = 'junit' | 'json' | 'md';
+export type ReportKind = 'junit' | 'json' | 'md' | 'html';
 
-/** Parse `junit=PATH,json=PATH,md=PATH`. */
+/** Parse `junit=PATH,json=PATH,md=PATH,html=PATH`. */
 export function parseReportSpec(spec: string): Array<{ kind: ReportKind; path: string }> {
   return spec.split(',').filter(Boolean).map((part) => {
     const [kind, ...rest] = part.split('=');
     const path = rest.join('=');
-    if (!['junit', 'json', 'md'].includes(kind ?? '') || !path) throw new Error(`--report expects junit=PATH,json=PATH,md=PATH; got '${part}'`);
+    if (!['junit', 'json', 'md', 'html'].includes(kind ?? '') || !path) throw new Error(`--report expects junit=PATH,json=PATH,md=PATH,html=PATH; got '${part}'`);
     return { kind: kind as ReportKind, path };
   });
 }
@@ -34,6 +35,6 @@ export function toJson(c: Certification): string {
 export function writeReports(c: Certification, targets: Array<{ kind: ReportKind; path: string }>): void {
   for (const t of targets) {
     mkdirSync(dirname(t.path), { recursive: true });
-    writeFileSync(t.path, t.kind === 'junit' ? toJUnit(c) : t.kind === 'md' ? toMarkdown(c) : toJson(c) + '\n');
+    writeFileSync(t.path, t.kind === 'junit' ? toJUnit(c) : t.kind === 'md' ? toMarkdown(c) : t.kind === 'html' ? toHtml(c, toJson(c)) : toJson(c) + '\n');
   }
 }
