@@ -42,6 +42,9 @@ export function serve(provider: Provider, opts: ServeOptions = {}): Promise<Runn
         fetch: async (req: Request, bindings) => {
           const env = bindings as HttpBindings;
           const res = await provider.app.fetch(req, env);
+          // Group commit: the answer leaves only once its journal entry is on disk, so a crash cannot lose an entry
+          // whose answer a client saw (docs/decisions/NNN-perf-group-commit.md).
+          await provider.journal.committed();
           const loss = res.headers.get(LOSS_HEADER);
           if (!loss) {
             // Answered before the request body arrived in full (an early 401, 404, 413, 429…): the unread rest would
