@@ -16,6 +16,8 @@ export function Layout(props: { title: string; tab: Tab; children: Child; script
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="color-scheme" content="light dark" />
+        {/* No favicon request: /favicon.ico is outside /_dashboard and would be journalled as a client's 404. */}
+        <link rel="icon" href="data:," />
         <title>{props.title} · jobproof</title>
         <style dangerouslySetInnerHTML={{ __html: CSS }} />
       </head>
@@ -29,7 +31,7 @@ export function Layout(props: { title: string; tab: Tab; children: Child; script
             <a href="/_dashboard/export.json">export JSON</a>
             <a href="/_dashboard/export.ndjson">NDJSON</a>
           </nav>
-          <span class="muted">journal at seq {props.lastSeq}</span>
+          <span class="muted">page served at journal seq {props.lastSeq}</span>
         </header>
         <main>{props.children}</main>
         {props.script ? <script dangerouslySetInnerHTML={{ __html: props.script }} /> : null}

@@ -8,7 +8,7 @@ header h1{font-size:1rem;margin:0}nav a{margin-right:.8rem}a{color:var(--replaye
 code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:12px}
 pre{background:var(--card);border:1px solid var(--line);padding:.5rem;overflow:auto;max-height:24rem;white-space:pre-wrap;word-break:break-all}
 .row>summary{display:grid;grid-template-columns:4.5rem 7.5rem 8rem minmax(12rem,1.6fr) 4rem minmax(6rem,1fr) minmax(6rem,1fr) 6rem minmax(10rem,1.6fr);gap:.5rem;padding:.2rem .4rem;border-bottom:1px solid var(--line);cursor:pointer;list-style:none}
-.row>summary>span{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}.row>summary::-webkit-details-marker{display:none}
+.row>summary>span{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}.row>summary>span.why{white-space:normal}.row>summary::-webkit-details-marker{display:none}
 .cols{font-weight:600;display:grid;grid-template-columns:4.5rem 7.5rem 8rem minmax(12rem,1.6fr) 4rem minmax(6rem,1fr) minmax(6rem,1fr) 6rem minmax(10rem,1.6fr);gap:.5rem;padding:.2rem .4rem;border-bottom:2px solid var(--line)}
 .row[open]>summary,.row:target>summary{background:var(--hi)}.more{padding:.5rem 1rem;border-bottom:1px solid var(--line)}
 .tone-lost .why,.tone-lost .st{color:var(--lost);font-weight:600}.tone-delayed .why{color:var(--delayed)}.tone-fault .why{color:var(--fault)}
