@@ -82,7 +82,7 @@ export function dashboardApp(core: ProviderCore, opts: DashboardOptions = {}): {
             cursor = e.seq;
             if (!matches(e, filter)) continue;
             const html = String(await (<EntryRow e={e} exchange={e.type === 'request' ? exchanges.get(e.request_id) : undefined} />).toString());
-            await sse.writeSSE({ event: 'entry', id: String(e.seq), data: JSON.stringify({ html, group: groupOf(e, group) }) });
+            await sse.writeSSE({ event: 'entry', id: String(e.seq), data: JSON.stringify({ seq: e.seq, at: e.at, group: groupOf(e, group), html }) });
           }
           if (batch.length < 500) {
             await sse.sleep(pollMs);
