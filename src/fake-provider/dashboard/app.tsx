@@ -8,7 +8,9 @@ import { matches, parseFilter } from './filter.js';
 import { controlTokenOk, Csrf, hostAllowed } from './guards.js';
 import { journalPage } from './paging.js';
 import { timelines } from './timelines.js';
-import { EntryRow } from './views/entry-row.js';
+import { EntryDetail, EntryRow } from './views/entry-row.js';
+import { Layout } from './views/layout.js';
+import { LIVE_SCRIPT } from './views/live-script.js';
 import { FaultsPage } from './views/faults-page.js';
 import { groupOf, JournalPageView, type Grouping } from './views/journal-page.js';
 import { JobsPage } from './views/jobs-page.js';
@@ -61,7 +63,7 @@ export function dashboardApp(core: ProviderCore, opts: DashboardOptions = {}): {
     const size = Math.min(1000, Math.max(10, Number(q.size) || 100));
     const num = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : undefined);
     const page = journalPage(core.journal, filter, { before: num(q.before), after: num(q.after), size });
-    return c.html(<JournalPageView page={page} filter={filter} group={group} size={size} exchanges={(id) => exchanges.get(id)} />);
+    return c.html(<JournalPageView page={page} filter={filter} group={group} size={size} />);
   });
 
   app.get('/stream', (c) => {
@@ -81,7 +83,7 @@ export function dashboardApp(core: ProviderCore, opts: DashboardOptions = {}): {
           for (const e of batch) {
             cursor = e.seq;
             if (!matches(e, filter)) continue;
-            const html = String(await (<EntryRow e={e} exchange={e.type === 'request' ? exchanges.get(e.request_id) : undefined} />).toString());
+            const html = String(await (<EntryRow e={e} />).toString());
             await sse.writeSSE({ event: 'entry', id: String(e.seq), data: JSON.stringify({ seq: e.seq, at: e.at, group: groupOf(e, group), html }) });
           }
           if (batch.length < 500) {
@@ -98,6 +100,20 @@ export function dashboardApp(core: ProviderCore, opts: DashboardOptions = {}): {
         release();
       }
     });
+  });
+
+  app.get('/entry/:seq{[0-9]+}', (c) => {
+    const seq = Number(c.req.param('seq'));
+    const e = core.journal.since(seq - 1, 1)[0];
+    if (!e || e.seq !== seq) return c.text(`no journal entry #${seq}\n`, 404);
+    const detail = <EntryDetail e={e} exchange={e.type === 'request' ? exchanges.get(e.request_id) : undefined} />;
+    if (c.req.query('fragment') === '1') return c.html(detail);
+    return c.html(
+      <Layout title={`Entry #${seq}`} tab="journal" lastSeq={core.journal.lastSeq()} script={LIVE_SCRIPT}>
+        <p><a href={`/_dashboard?before=${seq + 1}#seq-${seq}`}>← in the journal</a></p>
+        {detail}
+      </Layout>,
+    );
   });
 
   app.get('/exchange/:id/:part', (c) => {

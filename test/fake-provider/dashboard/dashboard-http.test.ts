@@ -25,8 +25,14 @@ describe('/_dashboard over HTTP', () => {
     const html = await (await dash('')).text();
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).toContain('&lt;script&gt;alert(2)&lt;/script&gt;');
-    expect(html).toContain('alert(3)');
     expect(html).not.toMatch(/<script>alert/);
+    // The opened row: the entry, the captured headers and body, and the curl command, all as text.
+    const seq = provider.journal.lastSeq();
+    const detail = await (await dash(`/entry/${seq}?fragment=1`)).text();
+    expect(detail).toContain('alert(3)');
+    expect(detail).toContain('&lt;script&gt;alert(2)&lt;/script&gt;');
+    expect(detail).not.toMatch(/<script>alert/);
+    expect(detail).toContain('copy as curl');
   });
 
   it('is never journalled, and refuses foreign Host names (DNS rebinding)', async () => {

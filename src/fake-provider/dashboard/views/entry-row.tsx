@@ -39,8 +39,26 @@ function ExchangeView(props: { x: Exchange }) {
   );
 }
 
-/** One journal entry: a summary line (grid) that expands to the entry, and the exchange when it was captured. */
-export function EntryRow(props: { e: JournalEntry; exchange?: Exchange }) {
+/** The expanded part of a row: the whole entry, and the exchange (headers, bodies, curl) when it was captured. */
+export function EntryDetail(props: { e: JournalEntry; exchange?: Exchange }) {
+  const e = props.e;
+  return (
+    <>
+      <pre>{JSON.stringify(e, null, 2)}</pre>
+      {props.exchange ? (
+        <ExchangeView x={props.exchange} />
+      ) : e.type === 'request' ? (
+        <p class="muted">Headers and bodies are kept only while the dashboard is open; this request came before.</p>
+      ) : null}
+    </>
+  );
+}
+
+/**
+ * One journal entry: a summary line (grid) that expands to its detail. The detail is fetched when the row is opened
+ * (a link without script), so a page of 1,000 rows or a stream at 1,000 entries/s renders only summaries.
+ */
+export function EntryRow(props: { e: JournalEntry }) {
   const f = entryFacts(props.e);
   const e = props.e;
   return (
@@ -56,13 +74,8 @@ export function EntryRow(props: { e: JournalEntry; exchange?: Exchange }) {
         <span class="mono">{f.worker}</span>
         <span class="why">{f.why.map((w) => <span class="badge">{w}</span>)}</span>
       </summary>
-      <div class="more">
-        <pre>{JSON.stringify(e, null, 2)}</pre>
-        {props.exchange ? (
-          <ExchangeView x={props.exchange} />
-        ) : e.type === 'request' ? (
-          <p class="muted">Headers and bodies are kept only while the dashboard is open; this request came before.</p>
-        ) : null}
+      <div class="more" data-src={`/_dashboard/entry/${f.seq}?fragment=1`}>
+        <a href={`/_dashboard/entry/${f.seq}`}>open entry #{f.seq}</a>
       </div>
     </details>
   );

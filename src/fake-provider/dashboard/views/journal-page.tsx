@@ -1,5 +1,4 @@
 import type { JournalEntry } from '../../model/journal.js';
-import type { Exchange } from '../capture.js';
 import { FILTER_FIELDS, filterQuery, type JournalFilter } from '../filter.js';
 import type { JournalPage } from '../paging.js';
 import { ColumnHeads, EntryRow } from './entry-row.js';
@@ -29,12 +28,12 @@ function groups(entries: JournalEntry[], by: Grouping): Array<[string, JournalEn
   return [...m];
 }
 
-export function JournalPageView(props: { page: JournalPage; filter: JournalFilter; group: Grouping; size: number; exchanges: (id: string) => Exchange | undefined }) {
+export function JournalPageView(props: { page: JournalPage; filter: JournalFilter; group: Grouping; size: number }) {
   const { page, filter, group } = props;
   const shown = [...page.entries].reverse();
   const base = filterQuery(filter);
   const href = (extra: Record<string, string>) => `/_dashboard?${new URLSearchParams({ ...Object.fromEntries(new URLSearchParams(base)), ...(group !== 'none' ? { group } : {}), ...(props.size !== 100 ? { size: String(props.size) } : {}), ...extra })}`;
-  const row = (e: JournalEntry) => <EntryRow e={e} exchange={e.type === 'request' ? props.exchanges(e.request_id) : undefined} />;
+  const row = (e: JournalEntry) => <EntryRow e={e} />;
   const isLive = page.newer === null;
   const since = page.entries[0]?.seq ?? page.lastSeq;
   return (

@@ -4,10 +4,13 @@
  */
 export const LIVE_SCRIPT = `
 (function(){
-  var box=document.getElementById('entries');if(!box)return;
+  var box=document.getElementById('entries');
   document.addEventListener('click',function(ev){var b=ev.target.closest&&ev.target.closest('.copy-curl');if(!b)return;
     var t=b.getAttribute('data-curl');(navigator.clipboard?navigator.clipboard.writeText(t):Promise.reject()).then(function(){b.textContent='copied';},function(){window.prompt('curl',t);});});
-  if(box.getAttribute('data-live')!=='1')return;
+  document.addEventListener('toggle',function(ev){var d=ev.target;if(!d.open||!d.classList||!d.classList.contains('row'))return;
+    var m=d.querySelector('.more[data-src]');if(!m)return;var src=m.getAttribute('data-src');m.removeAttribute('data-src');
+    fetch(src).then(function(r){return r.text();}).then(function(h){m.innerHTML=h;},function(){m.setAttribute('data-src',src);});},true);
+  if(!box||box.getAttribute('data-live')!=='1')return;
   var state=document.getElementById('live-state'),btn=document.getElementById('pause'),auto=document.getElementById('autoscroll');
   var last=Number(box.getAttribute('data-since')),group=box.getAttribute('data-group'),es=null,paused=false;
   function show(s,on){state.textContent=s;state.className=on?'on':'';}
