@@ -204,6 +204,9 @@ function markdown(r: Results): string {
     for (const x of p.points) L.push(`| ${num(x.jobs)} | ${num(x.rps)}${x.non2xx ? ` (${x.non2xx} non-2xx)` : ''} | ${x.p50Ms} / ${x.p99Ms} | ${x.rssIdleMb} MB | ${x.rssAfterMb} MB | ${x.dbMb} MB | ${x.startS.toFixed(1)} s |`);
     L.push('');
   }
+  // The dashboard's own figures (npm run bench:dashboard writes bench/dashboard.md), kept across runs of this suite.
+  const dashboard = join(ROOT, 'bench', 'dashboard.md');
+  if (existsSync(dashboard)) L.push(readFileSync(dashboard, 'utf8').trim(), '');
   // Hand-written reading of the figures (bench/notes.md), kept across runs; it names the run it was written for.
   const notes = join(ROOT, 'bench', 'notes.md');
   if (existsSync(notes)) L.push(readFileSync(notes, 'utf8').trim(), '');

@@ -32,7 +32,7 @@ const SECURITY_HEADERS = {
 };
 
 /** Jobs page: timelines come from the newest this-many journal entries. */
-const JOBS_WINDOW = 100_000;
+const JOBS_WINDOW = 20_000;
 
 /**
  * `/_dashboard`: the running provider, live. Its own sub-app, mounted ahead of the journal middleware (app.ts), so

@@ -20,7 +20,7 @@ export interface JournalPage {
 }
 
 /** A filtered page never reads more than this many entries, so one request stays quick on a huge journal. */
-export const SCAN_BUDGET = 50_000;
+export const SCAN_BUDGET = 20_000;
 
 /**
  * One page of the journal, newest first: `before` pages backwards from a sequence number, `after` forwards. The
