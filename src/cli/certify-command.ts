@@ -6,10 +6,11 @@ import { resolve } from 'node:path';
 import { runCatalog, type ClientUnderTest } from '../conformance/catalog-run.js';
 import { propertyRun } from '../conformance/property-run.js';
 import { failureLines, invariantTotals, passed, runPassed, type Certification } from '../conformance/report/summary.js';
-import { parseReportSpec, writeReports } from '../conformance/report/write-reports.js';
+import { writeReports } from '../conformance/report/write-reports.js';
+import { parseReportSpec } from '../lib/report-spec.js';
 import type { ScenarioRun } from '../conformance/runner/run-scenario.js';
 import { catalog, getScenario, parseScenario, scaleScenarioTime, type Scenario } from '../scenarios/index.js';
-import { CliError, readJsonFile } from './read-json-file.js';
+import { CliError, readJsonFile } from '../lib/read-json-file.js';
 
 interface CertifyFlags {
   client?: string;
@@ -81,7 +82,7 @@ export function registerCertify(program: Command, version: string): void {
     .addHelpText('after', '\nExamples:\n  npx jobproof certify\n  npx jobproof certify --client "python3 examples/python-client/client.py" --report junit=reports/jobproof.xml,md=reports/certificate.md\n  npx jobproof certify --in-process --runs 1000 --seed 42\n')
     .action(async (flags: CertifyFlags) => {
       if (flags.inProcess && flags.client) throw new CliError('--in-process certifies the reference client; it does not take --client');
-      const reports = flags.report ? (() => { try { return parseReportSpec(flags.report!); } catch (e) { throw new CliError((e as Error).message); } })() : [];
+      const reports = flags.report ? (() => { try { return parseReportSpec(flags.report!, ['junit', 'json', 'md', 'html']); } catch (e) { throw new CliError((e as Error).message); } })() : [];
       let client: ClientUnderTest;
       let label: string;
       if (flags.inProcess) {

@@ -1,6 +1,18 @@
 import type { Hono } from 'hono';
 import type { Env } from './http/context.js';
+import type { Mount } from './http/mount.js';
 import { problem } from './http/problem.js';
+
+/**
+ * A path prefix a module serves in another wire API (dialects.md): every request under it — including the answers
+ * no route gives (401, 404, 413, 500) — is journalled with the mount's dialect and answered in its error shape.
+ */
+export interface PrefixMount {
+  prefix: string;
+  mount: Mount;
+  /** Request bodies up to this size reach the routes (default: the native 1 MiB). */
+  maxBodyBytes?: number;
+}
 
 /**
  * One API of the provider (jobs, tasks): its routes behind the fault seam, its control additions, and its part of
@@ -8,6 +20,8 @@ import { problem } from './http/problem.js';
  */
 export interface ProviderModule {
   name: string;
+  /** Prefixes served in another API's dialect (set before the body guard, so even a 413 has their shape). */
+  mounts?: PrefixMount[];
   /** Mount the module's routes (each behind `seam(core, route)`) and their 405 answers. */
   routes(app: Hono<Env>): void;
   /** Additions to `/_control` (already guarded by the control token). */

@@ -127,9 +127,9 @@ export function problemOf(res: CallResult, status: number, code: string): Record
 }
 
 /** The journal's request entry for a response, by its X-Request-ID. */
-export function journalEntryFor(provider: Provider, res: { headers: Headers }): import('../../src/fake-provider/index.js').RequestEntry {
+export function journalEntryFor(provider: Provider, res: { headers: Headers }): import('../../src/contract/index.js').RequestEntry {
   const id = res.headers.get('x-request-id');
   const e = provider.journal.all().find((x) => x.type === 'request' && x.request_id === id);
-  if (!e || e.type !== 'request') throw new Error(`no journal entry for request ${id}`);
+  if (e?.type !== 'request') throw new Error(`no journal entry for request ${id}`);
   return e;
 }

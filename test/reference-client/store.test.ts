@@ -4,7 +4,7 @@ import type { StoredHistoryEntry } from '../../src/reference-client/types.js';
 import { row, tempDir } from './helpers.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
-const first = (id: string): StoredHistoryEntry => ({
+const first = (_id: string): StoredHistoryEntry => ({
   at: new Date(T0).toISOString(), actor: 'w', from: null, to: 'create_pending', cause: 'submit', evidence: { kind: 'submit' }, remote_state: null,
 });
 

@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { stream as honoStream, streamSSE } from 'hono/streaming';
 import type { ProviderCore } from '../core.js';
-import type { JournalEntry } from '../model/journal.js';
+import type { JournalEntry } from '../../contract/journal.js';
 import { ExchangeLog } from './capture.js';
 import { applyForm, type FormName, type ScenarioLookup } from './control-forms.js';
 import { matches, parseFilter } from './filter.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { ProviderCore } from '../core.js';
 import { zodErrors } from '../http/body.js';
-import { parseBehaviorConfig, type BehaviorConfigInput } from '../model/behavior.js';
-import { FaultPlanSchema, type FaultPlanInput } from '../model/faults.js';
+import { parseBehaviorConfig, type BehaviorConfigInput } from '../../contract/behavior.js';
+import { FaultPlanSchema, type FaultPlanInput } from '../../contract/faults.js';
 
 export type ScenarioLookup = (name: string) => { behavior: BehaviorConfigInput; faults: FaultPlanInput } | undefined;
 export type FormName = 'scenario' | 'plan' | 'behavior' | 'reset';

@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../model/journal.js';
+import type { JournalEntry } from '../../contract/journal.js';
 
 /**
  * What a person wants to know about one journal entry at a glance, derived from the entry alone (pure): who, what,

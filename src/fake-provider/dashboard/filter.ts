@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../model/journal.js';
+import type { JournalEntry } from '../../contract/journal.js';
 import { entryFacts } from './entry-facts.js';
 
 /** Filter fields a URL may carry; every one is a case-insensitive substring match on the entry's facts. */

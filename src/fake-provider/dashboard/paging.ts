@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../model/journal.js';
+import type { JournalEntry } from '../../contract/journal.js';
 import { matches, type JournalFilter } from './filter.js';
 
 /** The journal as the dashboard reads it: entries after a sequence number, oldest first (the journal repo's API). */

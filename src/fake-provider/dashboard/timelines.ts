@@ -1,4 +1,4 @@
-import type { JournalEntry, WebhookEntry } from '../model/journal.js';
+import type { JournalEntry, WebhookEntry } from '../../contract/journal.js';
 
 export interface Span {
   state: string;

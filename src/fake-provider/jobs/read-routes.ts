@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ProviderCore } from '../core.js';
 import { servedResults } from '../engine/results.js';
-import { isTerminal } from '../model/job.js';
+import { isTerminal } from '../../contract/jobs.js';
 import type { JobRow } from '../store/jobs-repo.js';
 import { zodErrors } from '../http/body.js';
 import type { Ctx } from '../http/context.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { JournalEntry, RequestEntry } from '../../../src/fake-provider/model/journal.js';
+import type { JournalEntry, RequestEntry } from '../../../src/contract/journal.js';
 import { layoutDiagram, selectEntries, LAYOUT } from '../../../src/conformance/report/html/diagram-layout.js';
 import type { HarnessEvent } from '../../../src/conformance/checker/evidence.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { JournalEntry, RequestEntry } from '../../../src/fake-provider/model/journal.js';
+import type { JournalEntry, RequestEntry } from '../../../src/contract/journal.js';
 import { entryFacts } from '../../../src/fake-provider/dashboard/entry-facts.js';
 import { matches, parseFilter } from '../../../src/fake-provider/dashboard/filter.js';
 import { hostAllowed } from '../../../src/fake-provider/dashboard/guards.js';

@@ -1,8 +1,11 @@
-import { Hono } from 'hono';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createProvider, type FaultPlanInput, type Provider, type RequestEntry } from '../../../src/fake-provider/index.js';
-import type { Ctx, Env } from '../../../src/fake-provider/http/context.js';
-import { mount, type ErrorRenderer } from '../../../src/fake-provider/http/mount.js';
+import { createProvider, type Provider } from '../../../src/fake-provider/index.js';
+import type { FaultPlanInput, RequestEntry } from '../../../src/contract/index.js';
+import { buildApp } from '../../../src/fake-provider/http/app.js';
+import type { Ctx } from '../../../src/fake-provider/http/context.js';
+import type { ErrorRenderer } from '../../../src/fake-provider/http/mount.js';
+import type { ProviderModule } from '../../../src/fake-provider/module.js';
+import { inProcessFetch } from '../../../src/fake-provider/transports/in-process-fetch.js';
 import { json } from '../../../src/fake-provider/http/problem.js';
 import { described, seam } from '../../../src/fake-provider/http/seam/index.js';
 import { settle, VirtualClock } from '../../../src/lib/clock.js';
@@ -19,30 +22,39 @@ function describeThing(c: Ctx): string {
 }
 
 let p: Provider;
+let f: typeof fetch;
 let clock: VirtualClock;
 let handled: number;
 beforeEach(() => {
   clock = new VirtualClock();
   p = createProvider({ clock });
   handled = 0;
-  const toy = new Hono<Env>();
-  toy.use('*', mount({ dialect: 'openai', renderError: openaiLike, credentials: (h) => h.get('x-api-key') }));
-  toy.get('/things/:id', seam(p.core, 'status', { describe: describeThing }), (c) => {
-    handled += 1;
-    c.var.draft.effect = 'read';
-    return json({ id: described(c, describeThing), tenant: c.var.principal.tenant });
-  });
-  toy.post('/holds', seam(p.core, 'create', { hold: true }), async (c) => {
-    handled += 1;
-    await c.var.hold();
-    handled += 1;
-    return json({ ok: true }, 202);
-  });
-  p.app.route('/toy/v1', toy);
+  // A module of its own, like a dialect: its prefix, its error shape and credentials, its routes behind the seam.
+  const toy: ProviderModule = {
+    name: 'toy',
+    mounts: [{ prefix: '/toy/v1', mount: { dialect: 'openai', renderError: openaiLike, credentials: (h) => h.get('x-api-key') } }],
+    routes: (app) => {
+      app.get('/toy/v1/things/:id', seam(p.core, 'status', { describe: describeThing }), (c) => {
+        handled += 1;
+        c.var.draft.effect = 'read';
+        return json({ id: described(c, describeThing), tenant: c.var.principal.tenant });
+      });
+      app.post('/toy/v1/holds', seam(p.core, 'create', { hold: true }), async (c) => {
+        handled += 1;
+        await c.var.hold();
+        handled += 1;
+        return json({ ok: true }, 202);
+      });
+    },
+    tick: () => undefined,
+    reset: () => undefined,
+    close: () => undefined,
+  };
+  f = inProcessFetch(buildApp(p.core, [toy]));
 });
 afterEach(() => p.close());
 
-const get = (path = '/toy/v1/things/t1?ref=r1', key = 'dev-token') => p.fetch(path, { headers: { 'x-api-key': key } });
+const get = (path = '/toy/v1/things/t1?ref=r1', key = 'dev-token') => f(path, { headers: { 'x-api-key': key } });
 const faults = (rules: FaultPlanInput['rules']) => p.control.setFaults({ rules });
 const lastRequest = () => p.journal.all().filter((e): e is RequestEntry => e.type === 'request').at(-1)!;
 
@@ -107,7 +119,7 @@ describe('the fault seam around a new route in a new mount', () => {
     expect(lastRequest()).toMatchObject({ delivery: 'delayed' });
 
     handled = 0;
-    const held = p.fetch('/toy/v1/holds', { method: 'POST', headers: { 'x-api-key': 'dev-token' } });
+    const held = f('/toy/v1/holds', { method: 'POST', headers: { 'x-api-key': 'dev-token' } });
     await settle();
     // The handler ran up to its hold point, and waits there.
     expect(handled).toBe(1);
@@ -116,10 +128,18 @@ describe('the fault seam around a new route in a new mount', () => {
     expect(handled).toBe(2);
   });
 
-  it("answers an unknown path under the mount with 404 in the mount's shape", async () => {
+  it("answers an unknown path and an oversized body under the mount in the mount's shape; native paths stay native", async () => {
     const res = await get('/toy/v1/nothing');
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error: { code: 'not_found' } });
     expect(lastRequest()).toMatchObject({ status: 404, dialect: 'openai', route: null });
+    const big = await f('/toy/v1/holds', { method: 'POST', headers: { 'x-api-key': 'dev-token' }, body: 'x'.repeat(1024 * 1024 + 1) });
+    expect(big.status).toBe(413);
+    expect(await big.json()).toMatchObject({ error: { code: 'payload_too_large' } });
+    expect(lastRequest()).toMatchObject({ status: 413, dialect: 'openai' });
+    expect(handled).toBe(0);
+    const native = await f('/v1/nothing');
+    expect(native.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(lastRequest().dialect).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
-import type { JournalEntry, RequestEntry } from '../../../fake-provider/model/journal.js';
-import type { HistoryEntry } from '../../../lib/client-protocol.js';
+import type { JournalEntry, RequestEntry } from '../../../contract/journal.js';
+import type { HistoryEntry } from '../../../contract/client-protocol.js';
 import type { RunEvidence } from '../../checker/evidence.js';
 import type { Failure } from '../../checker/verdict.js';
 

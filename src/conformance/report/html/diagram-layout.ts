@@ -1,4 +1,4 @@
-import type { JournalEntry, RequestEntry } from '../../../fake-provider/model/journal.js';
+import type { JournalEntry, RequestEntry } from '../../../contract/journal.js';
 import type { RunEvidence } from '../../checker/evidence.js';
 
 /**

@@ -1,4 +1,4 @@
-import { INVARIANT_IDS, invariantInfo } from '../../invariants.js';
+import { INVARIANT_IDS, invariantInfo } from '../../../contract/invariants.js';
 import type { ScenarioRun } from '../../runner/run-scenario.js';
 import { cellOf, failureLines, passed, runPassed, type Certification } from '../summary.js';
 import { buildArgument } from './argument.js';

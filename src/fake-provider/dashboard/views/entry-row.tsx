@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../../model/journal.js';
+import type { JournalEntry } from '../../../contract/journal.js';
 import { curlOf, type Exchange } from '../capture.js';
 import { entryFacts } from '../entry-facts.js';
 

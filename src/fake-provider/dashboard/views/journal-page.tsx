@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../../model/journal.js';
+import type { JournalEntry } from '../../../contract/journal.js';
 import { FILTER_FIELDS, filterQuery, type JournalFilter } from '../filter.js';
 import type { JournalPage } from '../paging.js';
 import { ColumnHeads, EntryRow } from './entry-row.js';

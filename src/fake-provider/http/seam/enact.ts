@@ -40,7 +40,9 @@ async function foreignReplay(core: ProviderCore, c: Ctx, res: Response, realId: 
   const fake = core.ids('job');
   const swap = (s: string) => s.split(realId).join(fake);
   const headers = new Headers();
-  res.headers.forEach((v, k) => headers.set(k, swap(v)));
+  res.headers.forEach((v, k) => {
+    headers.set(k, swap(v));
+  });
   const d = c.get('draft');
   d.effect = 'foreign_replay';
   d.job_state = null;
