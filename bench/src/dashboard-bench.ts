@@ -54,16 +54,23 @@ async function openStream(url: string, keep: boolean): Promise<StreamReader> {
         const { value, done } = await reader.read();
         if (done) return;
         buf += decoder.decode(value, { stream: true });
-        let i: number;
-        while ((i = buf.indexOf('\n\n')) !== -1) {
+        for (let i = buf.indexOf('\n\n'); i !== -1; i = buf.indexOf('\n\n')) {
           const block = buf.slice(0, i);
           buf = buf.slice(i + 2);
           if (!block.includes('event: entry')) continue;
-          const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+          const data = block
+            .split('\n')
+            .filter((l) => l.startsWith('data: '))
+            .map((l) => l.slice(6))
+            .join('\n');
           const d = JSON.parse(data) as { seq: number; at: string; html: string };
           const e = { seq: d.seq, at: Date.parse(d.at), got: Date.now(), html: keep ? d.html : '' };
           if (keep) events.push(e);
-          for (const w of [...waiters]) if (w.pred(d)) (waiters.splice(waiters.indexOf(w), 1), w.done(e.got));
+          for (const w of [...waiters]) {
+            if (!w.pred(d)) continue;
+            waiters.splice(waiters.indexOf(w), 1);
+            w.done(e.got);
+          }
         }
       }
     } catch {
@@ -114,7 +121,9 @@ async function overhead(rounds: number, amount: number): Promise<Record<string, 
         const us = ((cpuMsOf(pid) - cpu0) * 1000) / res.requests;
         cpuUs[v].push(us);
         rps[v].push(res.rps);
-        log(`round ${r + 1}/${rounds} ${v.padEnd(8)} ${us.toFixed(0)} µs CPU per read, ${Math.round(res.rps).toLocaleString('en')} reads/s (non-2xx ${res.non2xx})`);
+        log(
+          `round ${r + 1}/${rounds} ${v.padEnd(8)} ${us.toFixed(0)} µs CPU per read, ${Math.round(res.rps).toLocaleString('en')} reads/s (non-2xx ${res.non2xx})`,
+        );
       }
     }
   } finally {
@@ -123,7 +132,16 @@ async function overhead(rounds: number, amount: number): Promise<Record<string, 
   }
   const m = { off: median(cpuUs.off), on: median(cpuUs.on), watched: median(cpuUs.watched) };
   const mr = { off: median(rps.off), on: median(rps.on), watched: median(rps.watched) };
-  return { rounds, amount, cpu_us_per_read: cpuUs, rps, median_cpu_us: m, median_rps: mr, on_vs_off: m.on / m.off, watched_vs_off: m.watched / m.off };
+  return {
+    rounds,
+    amount,
+    cpu_us_per_read: cpuUs,
+    rps,
+    median_cpu_us: m,
+    median_rps: mr,
+    on_vs_off: m.on / m.off,
+    watched_vs_off: m.watched / m.off,
+  };
 }
 
 async function follow(rate: number, duration: number): Promise<Record<string, unknown>> {
@@ -137,7 +155,12 @@ async function follow(rate: number, duration: number): Promise<Record<string, un
       let i = 0;
       autocannon(
         {
-          url: s.url, connections: 20, pipelining: 1, duration, overallRate: rate, headers: { authorization: `Bearer ${TOKEN}` },
+          url: s.url,
+          connections: 20,
+          pipelining: 1,
+          duration,
+          overallRate: rate,
+          headers: { authorization: `Bearer ${TOKEN}` },
           requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: `/v1/jobs/${ids[i++ % ids.length]}` }) }],
         },
         (err, r) => (err ? reject(err) : resolve(r)),
@@ -154,8 +177,13 @@ async function follow(rate: number, duration: number): Promise<Record<string, un
     const lags = during.map((e) => e.got - e.at);
     const requests = result['2xx'] + result.non2xx;
     return {
-      target_rate: rate, duration_s: result.duration, requests, achieved_rps: requests / result.duration, entries_streamed: during.length,
-      lag_ms: { p50: pct(lags, 50), p99: pct(lags, 99), max: Math.max(...lags) }, catch_up_ms: caughtUp,
+      target_rate: rate,
+      duration_s: result.duration,
+      requests,
+      achieved_rps: requests / result.duration,
+      entries_streamed: during.length,
+      lag_ms: { p50: pct(lags, 50), p99: pct(lags, 99), max: Math.max(...lags) },
+      catch_up_ms: caughtUp,
     };
   } finally {
     await stopChild(s.child);
@@ -174,16 +202,37 @@ async function followJournal(rate: number, seconds: number): Promise<Record<stri
     const start = Date.now();
     let appended = 0;
     const entry = (i: number) => ({
-      type: 'request' as const, at: new Date().toISOString(), received_at: new Date().toISOString(), request_id: `req_bench_${i}`, method: 'GET',
-      path: '/v1/jobs/job_bench', route: 'status', tenant: 'acme', subject: 'agent-1', idempotency_key: null, trace_id: `tr_${i}`, worker_id: 'worker-1',
-      fingerprint: null, effect: 'read' as const, job_id: 'job_bench', status: 200, code: null, delivery: 'delivered' as const, fault: null,
-      job_state: 'running' as const, retry_after: null, client_ref: null,
+      type: 'request' as const,
+      at: new Date().toISOString(),
+      received_at: new Date().toISOString(),
+      request_id: `req_bench_${i}`,
+      method: 'GET',
+      path: '/v1/jobs/job_bench',
+      route: 'status',
+      tenant: 'acme',
+      subject: 'agent-1',
+      idempotency_key: null,
+      trace_id: `tr_${i}`,
+      worker_id: 'worker-1',
+      fingerprint: null,
+      effect: 'read' as const,
+      job_id: 'job_bench',
+      status: 200,
+      code: null,
+      delivery: 'delivered' as const,
+      fault: null,
+      job_state: 'running' as const,
+      retry_after: null,
+      client_ref: null,
     });
     await new Promise<void>((done) => {
       const tick = setInterval(() => {
         const due = Math.min(rate * seconds, Math.floor(((Date.now() - start) / 1000) * rate));
         while (appended < due) provider.core.journal.append(entry(appended++));
-        if (appended >= rate * seconds) (clearInterval(tick), done());
+        if (appended >= rate * seconds) {
+          clearInterval(tick);
+          done();
+        }
       }, 10);
     });
     const last = provider.journal.lastSeq();
@@ -192,8 +241,13 @@ async function followJournal(rate: number, seconds: number): Promise<Record<stri
     stream.close();
     const lags = stream.events.map((e) => e.got - e.at);
     return {
-      target_rate: rate, seconds, appended, achieved_rate: appended / ((ended - start) / 1000), entries_streamed: stream.events.length,
-      lag_ms: { p50: pct(lags, 50), p99: pct(lags, 99), max: Math.max(...lags) }, catch_up_ms: got - ended,
+      target_rate: rate,
+      seconds,
+      appended,
+      achieved_rate: appended / ((ended - start) / 1000),
+      entries_streamed: stream.events.length,
+      lag_ms: { p50: pct(lags, 50), p99: pct(lags, 99), max: Math.max(...lags) },
+      catch_up_ms: got - ended,
     };
   } finally {
     await server.close();
@@ -207,9 +261,28 @@ async function pageTimes(n: number): Promise<Record<string, number>> {
   try {
     for (let i = 0; i < n; i++) {
       provider.core.journal.append({
-        type: 'request', at: new Date().toISOString(), received_at: new Date().toISOString(), request_id: `req_${i}`, method: 'GET', path: `/v1/jobs/job_${i % 500}`,
-        route: 'status', tenant: 'acme', subject: 'agent-1', idempotency_key: null, trace_id: `tr_${i % 977}`, worker_id: `worker-${i % 4}`, fingerprint: null,
-        effect: 'read', job_id: `job_${i % 500}`, status: 200, code: null, delivery: 'delivered', fault: null, job_state: 'running', retry_after: null, client_ref: null,
+        type: 'request',
+        at: new Date().toISOString(),
+        received_at: new Date().toISOString(),
+        request_id: `req_${i}`,
+        method: 'GET',
+        path: `/v1/jobs/job_${i % 500}`,
+        route: 'status',
+        tenant: 'acme',
+        subject: 'agent-1',
+        idempotency_key: null,
+        trace_id: `tr_${i % 977}`,
+        worker_id: `worker-${i % 4}`,
+        fingerprint: null,
+        effect: 'read',
+        job_id: `job_${i % 500}`,
+        status: 200,
+        code: null,
+        delivery: 'delivered',
+        fault: null,
+        job_state: 'running',
+        retry_after: null,
+        client_ref: null,
       });
     }
     provider.journal.lastSeq(); // flush
@@ -242,10 +315,23 @@ function flag(name: string): string | undefined {
   return i === -1 ? undefined : process.argv[i + 1];
 }
 
-function markdown(r: { meta: Record<string, unknown>; overhead: any; follow: any; followJournal: any; pages: any }): string {
-  const o = r.overhead;
-  const f = r.follow;
-  const j = r.followJournal;
+type Figures = Record<string, number> & { lag_ms: Record<string, number> };
+type Overhead = Record<string, number> & {
+  cpu_us_per_read: Record<Variant, number[]>;
+  median_cpu_us: Record<Variant, number>;
+  median_rps: Record<Variant, number>;
+};
+
+function markdown(r: {
+  meta: Record<string, unknown>;
+  overhead: Record<string, unknown>;
+  follow: Record<string, unknown>;
+  followJournal: Record<string, unknown>;
+  pages: Record<string, number>;
+}): string {
+  const o = r.overhead as Overhead;
+  const f = r.follow as Figures;
+  const j = r.followJournal as Figures;
   const n = (x: number) => Math.round(x).toLocaleString('en');
   return [
     '## Dashboard (issue 14; `npm run bench:dashboard`)',

@@ -37,7 +37,12 @@ describe.runIf(process.env.JOBPROOF_SCREENSHOTS === '1')('screenshots for docs/i
           { id: 'dup-webhook', on: 'webhook', nth: 1, fault: { type: 'duplicate', copies: 1 } },
         ],
       },
-      dashboard: { scenarios: { names: listScenarios().map((s) => s.name), lookup: (n) => ({ behavior: getScenario(n).behavior, faults: getScenario(n).faults }) } },
+      dashboard: {
+        scenarios: {
+          names: listScenarios().map((s) => s.name),
+          lookup: (n) => ({ behavior: getScenario(n).behavior, faults: getScenario(n).faults }),
+        },
+      },
     });
     const server = await serve(provider, { port: 0 });
     const browser = await launchBrowser();
@@ -49,9 +54,18 @@ describe.runIf(process.env.JOBPROOF_SCREENSHOTS === '1')('screenshots for docs/i
         await clock.advance(137);
         return fetch(`${server.url}${path}`, {
           method,
-          headers: { authorization: 'Bearer dev-token', 'content-type': 'application/json', 'x-worker-id': worker, 'x-trace-id': trace, ...(key ? { 'idempotency-key': key } : {}) },
+          headers: {
+            authorization: 'Bearer dev-token',
+            'content-type': 'application/json',
+            'x-worker-id': worker,
+            'x-trace-id': trace,
+            ...(key ? { 'idempotency-key': key } : {}),
+          },
           body: body === undefined ? undefined : JSON.stringify(body),
-        }).then(async (r) => ({ status: r.status, json: await r.json().catch(() => null) }), () => ({ status: 0, json: null }));
+        }).then(
+          async (r) => ({ status: r.status, json: await r.json().catch(() => null) }),
+          () => ({ status: 0, json: null }),
+        );
       };
       const ids: string[] = [];
       for (const [i, w] of ['worker-1', 'worker-2', 'worker-1'].entries()) {

@@ -6,9 +6,19 @@ export const CHROMIUM = process.env.JOBPROOF_CHROMIUM ?? '/usr/bin/chromium';
 
 /** Headless Chromium with nothing that talks to the network on its own. */
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`no browser at ${CHROMIUM}: apt-get install -y --no-install-recommends chromium (or set JOBPROOF_CHROMIUM)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`no browser at ${CHROMIUM}: apt-get install -y --no-install-recommends chromium (or set JOBPROOF_CHROMIUM)`);
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }

@@ -25,7 +25,8 @@ export interface DashboardOptions {
 }
 
 const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',
@@ -49,7 +50,10 @@ export function dashboardApp(core: ProviderCore, opts: DashboardOptions = {}): {
     // A Request built in-process carries no Host header; its URL's host is what a server would have derived from one.
     const host = c.req.header('host') ?? new URL(c.req.url).host;
     if (!hostAllowed(host, hosts)) {
-      return c.text(`Host '${host}' is not served by the dashboard (DNS-rebinding guard); use localhost or start serve with --host <name>.\n`, 421);
+      return c.text(
+        `Host '${host}' is not served by the dashboard (DNS-rebinding guard); use localhost or start serve with --host <name>.\n`,
+        421,
+      );
     }
     exchanges.touch();
     await next();
@@ -74,7 +78,9 @@ export function dashboardApp(core: ProviderCore, opts: DashboardOptions = {}): {
     return streamSSE(c, async (sse) => {
       const release = exchanges.hold();
       let open = true;
-      sse.onAbort(() => void (open = false));
+      sse.onAbort(() => {
+        open = false;
+      });
       let quiet = 0;
       try {
         await sse.writeSSE({ event: 'hello', data: JSON.stringify({ since: cursor }), retry: 1000 });
@@ -84,7 +90,11 @@ export function dashboardApp(core: ProviderCore, opts: DashboardOptions = {}): {
             cursor = e.seq;
             if (!matches(e, filter)) continue;
             const html = String(await (<EntryRow e={e} />).toString());
-            await sse.writeSSE({ event: 'entry', id: String(e.seq), data: JSON.stringify({ seq: e.seq, at: e.at, group: groupOf(e, group), html }) });
+            await sse.writeSSE({
+              event: 'entry',
+              id: String(e.seq),
+              data: JSON.stringify({ seq: e.seq, at: e.at, group: groupOf(e, group), html }),
+            });
           }
           if (batch.length < 500) {
             await sse.sleep(pollMs);
@@ -110,7 +120,9 @@ export function dashboardApp(core: ProviderCore, opts: DashboardOptions = {}): {
     if (c.req.query('fragment') === '1') return c.html(detail);
     return c.html(
       <Layout title={`Entry #${seq}`} tab="journal" lastSeq={core.journal.lastSeq()} script={LIVE_SCRIPT}>
-        <p><a href={`/_dashboard?before=${seq + 1}#seq-${seq}`}>← in the journal</a></p>
+        <p>
+          <a href={`/_dashboard?before=${seq + 1}#seq-${seq}`}>← in the journal</a>
+        </p>
         {detail}
       </Layout>,
     );
@@ -119,7 +131,8 @@ export function dashboardApp(core: ProviderCore, opts: DashboardOptions = {}): {
   app.get('/exchange/:id/:part', (c) => {
     const x = exchanges.get(c.req.param('id'));
     const part = c.req.param('part');
-    if (!x || (part !== 'request' && part !== 'response')) return c.text('not kept (the dashboard keeps the newest 2,000 exchanges)\n', 404);
+    if (!x || (part !== 'request' && part !== 'response'))
+      return c.text('not kept (the dashboard keeps the newest 2,000 exchanges)\n', 404);
     return c.body(part === 'request' ? x.request_body : x.response_body, 200, { 'content-type': 'text/plain; charset=utf-8' });
   });
 
@@ -127,12 +140,27 @@ export function dashboardApp(core: ProviderCore, opts: DashboardOptions = {}): {
     const last = core.journal.lastSeq();
     const from = Math.max(0, last - JOBS_WINDOW);
     const tls = timelines(core.journal.since(from, JOBS_WINDOW)).reverse();
-    return c.html(<JobsPage timelines={tls.slice(0, 500)} now={core.clock.now()} lastSeq={last} truncated={from > 0 || tls.length > 500} />);
+    return c.html(
+      <JobsPage timelines={tls.slice(0, 500)} now={core.clock.now()} lastSeq={last} truncated={from > 0 || tls.length > 500} />,
+    );
   });
 
-  const faultsPage = (c: Context, message?: { ok: boolean; text: string; form: string }, draft?: { plan?: string; behavior?: string }, status = 200) =>
+  const faultsPage = (
+    c: Context,
+    message?: { ok: boolean; text: string; form: string },
+    draft?: { plan?: string; behavior?: string },
+    status = 200,
+  ) =>
     c.html(
-      <FaultsPage plan={core.faults.describe()} behavior={core.behaviors.get()} scenarios={opts.scenarios?.names ?? []} csrf={csrf.token} lastSeq={core.journal.lastSeq()} message={message} draft={draft} />,
+      <FaultsPage
+        plan={core.faults.describe()}
+        behavior={core.behaviors.get()}
+        scenarios={opts.scenarios?.names ?? []}
+        csrf={csrf.token}
+        lastSeq={core.journal.lastSeq()}
+        message={message}
+        draft={draft}
+      />,
       status as 200,
     );
 
@@ -141,7 +169,9 @@ export function dashboardApp(core: ProviderCore, opts: DashboardOptions = {}): {
   app.post('/faults/:form{scenario|plan|behavior|reset}', async (c) => {
     const form = c.req.param('form') as FormName;
     const fields = await c.req.parseBody();
-    const refused = csrf.check(c, fields) ?? (controlTokenOk(fields.control_token, core.tokens.control_token) ? null : 'wrong control token (the one `serve` printed at start)');
+    const refused =
+      csrf.check(c, fields) ??
+      (controlTokenOk(fields.control_token, core.tokens.control_token) ? null : 'wrong control token (the one `serve` printed at start)');
     if (refused) return faultsPage(c, { ok: false, text: refused, form }, undefined, 403);
     const out = applyForm(core, opts.scenarios?.lookup, form, fields);
     if (form === 'reset' && out.ok) exchanges.clear();

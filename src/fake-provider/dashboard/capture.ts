@@ -25,7 +25,10 @@ export class ExchangeLog {
   private readonly byId = new Map<string, Exchange>();
   private watchedUntil = 0;
 
-  constructor(private readonly capacity = 2_000, private readonly watchWindowMs = 10 * 60_000) {}
+  constructor(
+    private readonly capacity = 2_000,
+    private readonly watchWindowMs = 10 * 60_000,
+  ) {}
 
   /** A dashboard request arrived: record exchanges for the next while. */
   touch(now = Date.now()): void {
@@ -77,7 +80,9 @@ export class ExchangeLog {
         c.res = res;
       }
       this.put({
-        request_id: requestId, method: c.req.method, url: c.req.url,
+        request_id: requestId,
+        method: c.req.method,
+        url: c.req.url,
         request_headers: pairs(c.req.raw.headers),
         request_body: requestBody.slice(0, MAX_BODY),
         status: res.status,
@@ -90,7 +95,9 @@ export class ExchangeLog {
 
 function pairs(h: Headers): Array<[string, string]> {
   const out: Array<[string, string]> = [];
-  h.forEach((v, k) => out.push([k, v]));
+  h.forEach((v, k) => {
+    out.push([k, v]);
+  });
   return out;
 }
 

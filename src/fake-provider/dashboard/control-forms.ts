@@ -22,10 +22,18 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; te
   }
 }
 
-const explain = (what: string, err: z.ZodError) => `invalid ${what}:\n${zodErrors(err).map((e) => `  ${e.path}: ${e.message}`).join('\n')}`;
+const explain = (what: string, err: z.ZodError) =>
+  `invalid ${what}:\n${zodErrors(err)
+    .map((e) => `  ${e.path}: ${e.message}`)
+    .join('\n')}`;
 
 /** The changes the Faults page can make, with the same validation as the control API (control-routes.ts). */
-export function applyForm(core: ProviderCore, lookup: ScenarioLookup | undefined, form: FormName, fields: Record<string, unknown>): FormOutcome {
+export function applyForm(
+  core: ProviderCore,
+  lookup: ScenarioLookup | undefined,
+  form: FormName,
+  fields: Record<string, unknown>,
+): FormOutcome {
   const json = typeof fields.json === 'string' ? fields.json : '';
   switch (form) {
     case 'scenario': {
@@ -34,7 +42,11 @@ export function applyForm(core: ProviderCore, lookup: ScenarioLookup | undefined
       if (!s) return { ok: false, status: 404, text: `no scenario named '${name}'` };
       core.behaviors.set(parseBehaviorConfig(s.behavior));
       core.faults.install(s.faults);
-      return { ok: true, status: 200, text: `switched to scenario '${name}': ${core.faults.describe().rules.length} fault rule(s) installed` };
+      return {
+        ok: true,
+        status: 200,
+        text: `switched to scenario '${name}': ${core.faults.describe().rules.length} fault rule(s) installed`,
+      };
     }
     case 'plan': {
       const parsed = parseJson(json);

@@ -34,23 +34,67 @@ export function entryFacts(e: JournalEntry): EntryFacts {
     if (e.code && CONFLICT_CODES.test(e.code)) why.push(`key conflict: ${e.code}`);
     else if (e.code) why.push(e.code);
     if (e.effect === 'created') why.push('job created');
-    tone = e.delivery === 'lost' ? 'lost' : e.delivery === 'delayed' ? 'delayed' : e.fault ? 'fault'
-      : e.code && CONFLICT_CODES.test(e.code) ? 'conflict' : e.effect === 'replayed' || e.effect === 'foreign_replay' ? 'replayed' : e.status >= 400 ? 'error' : 'ok';
+    tone =
+      e.delivery === 'lost'
+        ? 'lost'
+        : e.delivery === 'delayed'
+          ? 'delayed'
+          : e.fault
+            ? 'fault'
+            : e.code && CONFLICT_CODES.test(e.code)
+              ? 'conflict'
+              : e.effect === 'replayed' || e.effect === 'foreign_replay'
+                ? 'replayed'
+                : e.status >= 400
+                  ? 'error'
+                  : 'ok';
     return {
-      seq: e.seq, at: e.at, type: e.type, principal: e.tenant ? `${e.tenant}/${e.subject ?? '?'}` : '',
-      route: `${e.method} ${e.path}`, status: String(e.status), key: e.idempotency_key ?? '', trace: e.trace_id ?? '',
-      worker: e.worker_id ?? '', job: e.job_id ?? e.task_id ?? '', why, tone,
+      seq: e.seq,
+      at: e.at,
+      type: e.type,
+      principal: e.tenant ? `${e.tenant}/${e.subject ?? '?'}` : '',
+      route: `${e.method} ${e.path}`,
+      status: String(e.status),
+      key: e.idempotency_key ?? '',
+      trace: e.trace_id ?? '',
+      worker: e.worker_id ?? '',
+      job: e.job_id ?? e.task_id ?? '',
+      why,
+      tone,
     };
   }
   if (e.type === 'transition') {
     why.push(`${e.from ?? '∅'} → ${e.to} (${e.cause})`);
-    return { seq: e.seq, at: e.at, type: e.type, principal: e.tenant, route: 'job transition', status: e.to, key: '', trace: '', worker: '', job: e.job_id, why, tone: 'ok' };
+    return {
+      seq: e.seq,
+      at: e.at,
+      type: e.type,
+      principal: e.tenant,
+      route: 'job transition',
+      status: e.to,
+      key: '',
+      trace: '',
+      worker: '',
+      job: e.job_id,
+      why,
+      tone: 'ok',
+    };
   }
   if (e.fault) why.push(`fault ${e.fault.rule_id}: ${e.fault.type}`);
   why.push(`webhook ${e.event_type} attempt ${e.attempt}: ${e.outcome}${e.error ? ` (${e.error})` : ''}`);
   tone = e.outcome === 'dropped' ? 'lost' : e.fault ? 'fault' : e.outcome === 'failed' ? 'error' : 'ok';
   return {
-    seq: e.seq, at: e.at, type: e.type, principal: '', route: `webhook → ${e.url}`, status: e.status === null ? e.outcome : String(e.status),
-    key: e.event_id, trace: '', worker: '', job: e.job_id, why, tone,
+    seq: e.seq,
+    at: e.at,
+    type: e.type,
+    principal: '',
+    route: `webhook → ${e.url}`,
+    status: e.status === null ? e.outcome : String(e.status),
+    key: e.event_id,
+    trace: '',
+    worker: '',
+    job: e.job_id,
+    why,
+    tone,
   };
 }

@@ -28,13 +28,20 @@ export function filterQuery(f: JournalFilter): string {
 export function matches(e: JournalEntry, f: JournalFilter): boolean {
   if (isEmptyFilter(f)) return true;
   // Cheapest first, and the whole-entry text only when asked for: a selective filter reads tens of thousands of entries.
-  if (f.job !== undefined && !(('job_id' in e && e.job_id) || (e.type === 'request' && e.task_id) || '').toLowerCase().includes(f.job)) return false;
+  if (f.job !== undefined && !(('job_id' in e && e.job_id) || (e.type === 'request' && e.task_id) || '').toLowerCase().includes(f.job))
+    return false;
   if (f.type !== undefined && !e.type.includes(f.type)) return false;
   const facts = entryFacts(e);
   const has = (s: string, needle: string | undefined) => needle === undefined || s.toLowerCase().includes(needle);
   return (
-    has(facts.principal, f.principal) && has(facts.route, f.route) && has(facts.status, f.status) && has(facts.key, f.key) &&
-    has(facts.trace, f.trace) && has(facts.worker, f.worker) && has(facts.job, f.job) &&
-    (f.why === undefined || has(facts.why.join(' '), f.why)) && (f.q === undefined || has(JSON.stringify(e), f.q))
+    has(facts.principal, f.principal) &&
+    has(facts.route, f.route) &&
+    has(facts.status, f.status) &&
+    has(facts.key, f.key) &&
+    has(facts.trace, f.trace) &&
+    has(facts.worker, f.worker) &&
+    has(facts.job, f.job) &&
+    (f.why === undefined || has(facts.why.join(' '), f.why)) &&
+    (f.q === undefined || has(JSON.stringify(e), f.q))
   );
 }

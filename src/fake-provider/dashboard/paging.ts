@@ -26,7 +26,11 @@ export const SCAN_BUDGET = 20_000;
  * One page of the journal, newest first: `before` pages backwards from a sequence number, `after` forwards. The
  * journal is read in windows of sequence numbers, growing while the filter is selective; gaps in the sequence are fine.
  */
-export function journalPage(reader: JournalReader, filter: JournalFilter, opts: { before?: number; after?: number; size: number }): JournalPage {
+export function journalPage(
+  reader: JournalReader,
+  filter: JournalFilter,
+  opts: { before?: number; after?: number; size: number },
+): JournalPage {
   const last = reader.lastSeq();
   const size = opts.size;
   let scanned = 0;
@@ -43,8 +47,11 @@ export function journalPage(reader: JournalReader, filter: JournalFilter, opts: 
     const page = found.slice(0, size);
     const reachedEnd = found.length <= size && cursor >= last;
     return {
-      entries: page.reverse(), older: page.length ? page[page.length - 1]!.seq : opts.after + 1,
-      newer: reachedEnd ? null : (page[0]?.seq ?? cursor), scanned, lastSeq: last,
+      entries: page.reverse(),
+      older: page.length ? page[page.length - 1]!.seq : opts.after + 1,
+      newer: reachedEnd ? null : (page[0]?.seq ?? cursor),
+      scanned,
+      lastSeq: last,
     };
   }
   const before = Math.min(opts.before ?? last + 1, last + 1);

@@ -37,8 +37,10 @@ function close(spans: Span[], at: string): void {
 export function timelines(entries: Iterable<JournalEntry>): Timeline[] {
   const byId = new Map<string, Timeline>();
   const get = (id: string, kind: Timeline['kind']) => {
-    let t = byId.get(id);
-    if (!t) byId.set(id, (t = { id, kind, spans: [], deliveries: [] }));
+    const known = byId.get(id);
+    if (known) return known;
+    const t: Timeline = { id, kind, spans: [], deliveries: [] };
+    byId.set(id, t);
     return t;
   };
   const deliveredOrder: string[] = [];
@@ -63,7 +65,8 @@ export function timelines(entries: Iterable<JournalEntry>): Timeline[] {
         firstSeen.set(e.event_id, e.seq);
       }
       d.attempts.push(e);
-      if (e.fault?.type === 'duplicate' || (e.outcome === 'delivered' && d.attempts.filter((a) => a.outcome === 'delivered').length > 1)) d.duplicate = true;
+      if (e.fault?.type === 'duplicate' || (e.outcome === 'delivered' && d.attempts.filter((a) => a.outcome === 'delivered').length > 1))
+        d.duplicate = true;
       if (e.fault?.type === 'reorder') d.reordered = true;
       if (e.outcome === 'delivered') deliveredOrder.push(e.event_id);
     }

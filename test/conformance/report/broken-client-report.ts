@@ -13,7 +13,14 @@ export async function brokenClientCertification(): Promise<Certification> {
   const failing = await runScenarioInProcess(getScenario(m.scenario), m.factory, { seed: 11 });
   const passing = await runScenarioInProcess(getScenario('duplicate-webhook'), createReferenceClient, { seed: 11 });
   return {
-    version: '0.1.0-test', client: 'mutant new-key-on-retry', runner: 'in-process', seed: 11, startedAt: new Date(0).toISOString(), wallMs: 1234,
-    scenarios: [passing, failing], clientArgs: '--in-process', timeScale: 1,
+    version: '0.1.0-test',
+    client: 'mutant new-key-on-retry',
+    runner: 'in-process',
+    seed: 11,
+    startedAt: new Date(0).toISOString(),
+    wallMs: 1234,
+    scenarios: [passing, failing],
+    clientArgs: '--in-process',
+    timeScale: 1,
   };
 }

@@ -10,18 +10,59 @@ const principal = { tenant: 'acme', subject: 'alice' };
 
 function req(seq: number, worker: string | null, sentMs: number, answerMs: number, extra: Partial<RequestEntry> = {}): RequestEntry {
   return {
-    seq, type: 'request', at: iso(answerMs), received_at: iso(sentMs), request_id: `req_${seq}`, method: 'GET', path: '/v1/jobs/job_1', route: 'status',
-    tenant: 'acme', subject: 'alice', idempotency_key: null, trace_id: 'tr_1', worker_id: worker, fingerprint: null, effect: 'read', job_id: 'job_1',
-    status: 200, code: null, delivery: 'delivered', fault: null, job_state: 'running', retry_after: null, client_ref: null, ...extra,
+    seq,
+    type: 'request',
+    at: iso(answerMs),
+    received_at: iso(sentMs),
+    request_id: `req_${seq}`,
+    method: 'GET',
+    path: '/v1/jobs/job_1',
+    route: 'status',
+    tenant: 'acme',
+    subject: 'alice',
+    idempotency_key: null,
+    trace_id: 'tr_1',
+    worker_id: worker,
+    fingerprint: null,
+    effect: 'read',
+    job_id: 'job_1',
+    status: 200,
+    code: null,
+    delivery: 'delivered',
+    fault: null,
+    job_state: 'running',
+    retry_after: null,
+    client_ref: null,
+    ...extra,
   };
 }
 
 describe('sequence diagram layout (pure)', () => {
   const journal: JournalEntry[] = [
-    req(1, 'w1', 0, 5, { method: 'POST', path: '/v1/jobs', route: 'create', effect: 'created', delivery: 'lost', fault: { rule_id: 'r1', type: 'lose_response' } }),
+    req(1, 'w1', 0, 5, {
+      method: 'POST',
+      path: '/v1/jobs',
+      route: 'create',
+      effect: 'created',
+      delivery: 'lost',
+      fault: { rule_id: 'r1', type: 'lose_response' },
+    }),
     { seq: 2, type: 'transition', at: iso(5), job_id: 'job_1', tenant: 'acme', from: null, to: 'queued', cause: 'created' },
     req(3, 'w2', 100, 101),
-    { seq: 4, type: 'webhook', at: iso(150), event_id: 'evt_1', event_type: 'job.succeeded', job_id: 'job_1', url: 'http://127.0.0.1:9/hook', attempt: 1, outcome: 'dropped', status: null, error: null, fault: { rule_id: 'r2', type: 'drop' } },
+    {
+      seq: 4,
+      type: 'webhook',
+      at: iso(150),
+      event_id: 'evt_1',
+      event_type: 'job.succeeded',
+      job_id: 'job_1',
+      url: 'http://127.0.0.1:9/hook',
+      attempt: 1,
+      outcome: 'dropped',
+      status: null,
+      error: null,
+      fault: { rule_id: 'r2', type: 'drop' },
+    },
     req(5, 'w1', 300, 301),
     req(6, null, 20, 21, { tenant: 'other', subject: 'mallory' }),
   ];
@@ -66,7 +107,15 @@ describe('sequence diagram layout (pure)', () => {
   });
 
   it('property: every request of the client gets a request and an answer arrow, answer not above request, all inside the canvas', () => {
-    const arb = fc.array(fc.record({ worker: fc.constantFrom('w1', 'w2', 'w3', null), sent: fc.integer({ min: 0, max: 10_000 }), took: fc.integer({ min: 0, max: 3_000 }), lost: fc.boolean() }), { maxLength: 60 });
+    const arb = fc.array(
+      fc.record({
+        worker: fc.constantFrom('w1', 'w2', 'w3', null),
+        sent: fc.integer({ min: 0, max: 10_000 }),
+        took: fc.integer({ min: 0, max: 3_000 }),
+        lost: fc.boolean(),
+      }),
+      { maxLength: 60 },
+    );
     fc.assert(
       fc.property(arb, (rs) => {
         const j = rs.map((r, i) => req(i + 1, r.worker, r.sent, r.sent + r.took, r.lost ? { delivery: 'lost' } : {}));

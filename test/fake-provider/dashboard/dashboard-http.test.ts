@@ -6,7 +6,18 @@ const CONTROL = 'control-token';
 let provider: Provider;
 
 function start(): Provider {
-  provider = createProvider({ dashboard: { hosts: ['jobproof.test'], scenarios: { names: ['lost-create-response'], lookup: (n) => (n === 'lost-create-response' ? { behavior: {}, faults: { rules: [{ on: 'create', nth: 1, fault: 'lose_response' }] } } : undefined) } } });
+  provider = createProvider({
+    dashboard: {
+      hosts: ['jobproof.test'],
+      scenarios: {
+        names: ['lost-create-response'],
+        lookup: (n) =>
+          n === 'lost-create-response'
+            ? { behavior: {}, faults: { rules: [{ on: 'create', nth: 1, fault: 'lose_response' }] } }
+            : undefined,
+      },
+    },
+  });
   return provider;
 }
 afterEach(() => provider?.close());
@@ -51,7 +62,8 @@ describe('/_dashboard over HTTP', () => {
     start();
     const page = await (await dash('/faults')).text();
     const csrf = /name="csrf" value="([^"]+)"/.exec(page)![1]!;
-    const post = (form: string, fields: Record<string, string>) => dash(`/faults/${form}`, { method: 'POST', body: new URLSearchParams(fields) });
+    const post = (form: string, fields: Record<string, string>) =>
+      dash(`/faults/${form}`, { method: 'POST', body: new URLSearchParams(fields) });
     expect((await post('scenario', { name: 'lost-create-response', control_token: CONTROL, csrf: 'forged' })).status).toBe(403);
     expect((await post('scenario', { name: 'lost-create-response', control_token: 'wrong', csrf })).status).toBe(403);
     expect(provider.core.faults.describe().rules).toHaveLength(0);

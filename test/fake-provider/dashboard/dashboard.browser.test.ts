@@ -14,7 +14,13 @@ describe('/_dashboard in a real browser', () => {
   beforeAll(async () => {
     provider = createProvider({
       dashboard: {
-        scenarios: { names: listScenarios().map((s) => s.name), lookup: (n) => { const s = getScenario(n); return { behavior: s.behavior, faults: s.faults }; } },
+        scenarios: {
+          names: listScenarios().map((s) => s.name),
+          lookup: (n) => {
+            const s = getScenario(n);
+            return { behavior: s.behavior, faults: s.faults };
+          },
+        },
       },
     });
     server = await serve(provider, { port: 0 });
@@ -30,7 +36,13 @@ describe('/_dashboard in a real browser', () => {
   const create = (key: string, headers: Record<string, string> = {}) =>
     fetch(`${server.url}/v1/jobs`, {
       method: 'POST',
-      headers: { authorization: 'Bearer dev-token', 'content-type': 'application/json', 'idempotency-key': key, 'x-worker-id': 'worker-7', ...headers },
+      headers: {
+        authorization: 'Bearer dev-token',
+        'content-type': 'application/json',
+        'idempotency-key': key,
+        'x-worker-id': 'worker-7',
+        ...headers,
+      },
       body: JSON.stringify({ kind: 'report', input: { note: '<img src=x onerror="window.__xss=3">' } }),
     });
 
@@ -45,7 +57,9 @@ describe('/_dashboard in a real browser', () => {
     expect(await row.textContent()).toContain('worker-7');
     // The trace id and the body came back as text, never as markup.
     await row.locator('.more', { hasText: 'onerror="window.__xss=2"' }).waitFor();
-    expect(await row.locator('.more').textContent()).toContain('{"kind":"report","input":{"note":"<img src=x onerror=\\"window.__xss=3\\">"}}');
+    expect(await row.locator('.more').textContent()).toContain(
+      '{"kind":"report","input":{"note":"<img src=x onerror=\\"window.__xss=3\\">"}}',
+    );
     expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
   });
 

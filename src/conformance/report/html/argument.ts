@@ -25,7 +25,8 @@ export function describeEntry(e: JournalEntry): string {
       r.trace_id ? `trace ${r.trace_id}` : '',
     ].filter(Boolean);
     const answer = `${r.status}${r.code ? ` ${r.code}` : ''}${r.effect !== 'none' && r.effect !== 'read' ? ` (${r.effect.replace('_', ' ')}${r.job_id ? ` ${r.job_id}` : ''})` : r.job_id ? ` for ${r.job_id}` : ''}${r.job_state ? `, job ${r.job_state}` : ''}`;
-    const fate = r.delivery === 'lost' ? '; the answer was lost on the way back' : r.delivery === 'delayed' ? '; the answer was delayed' : '';
+    const fate =
+      r.delivery === 'lost' ? '; the answer was lost on the way back' : r.delivery === 'delayed' ? '; the answer was delayed' : '';
     const fault = r.fault ? ` [fault ${r.fault.rule_id}: ${r.fault.type}]` : '';
     return `${bits.join(', ')} at ${r.received_at} → ${answer}${fate}${fault}`;
   }

@@ -20,13 +20,17 @@ function runs(c: Certification): LabelledRun[] {
   const base = `npx jobproof certify${c.clientArgs ? ` ${c.clientArgs}` : ''}`;
   const scale = c.timeScale && c.timeScale !== 1 ? ` --time-scale ${c.timeScale}` : '';
   const out: LabelledRun[] = c.scenarios.map((r) => ({
-    label: r.scenario, id: `run-${slug(r.scenario)}`, run: r,
+    label: r.scenario,
+    id: `run-${slug(r.scenario)}`,
+    run: r,
     replay: [`${base} --scenarios ${r.scenario} --seed ${c.seed}${scale}`],
   }));
   const p = c.property;
   if (p?.failed && p.counterexample) {
     out.push({
-      label: `property run (seed ${p.seed}, path ${p.path})`, id: 'run-property', run: p.counterexample.run,
+      label: `property run (seed ${p.seed}, path ${p.path})`,
+      id: 'run-property',
+      run: p.counterexample.run,
       replay: [
         ...(c.minimalOut ? [`${base} --scenario-file ${c.minimalOut}${scale}`] : []),
         `${base} --scenarios none --runs 1 --seed ${p.seed} --path ${p.path}${scale}`,
@@ -34,14 +38,23 @@ function runs(c: Certification): LabelledRun[] {
     });
   }
   // Failures first, then in the order they ran.
-  return out.map((r, i) => ({ r, i })).sort((a, b) => Number(runPassed(a.r.run)) - Number(runPassed(b.r.run)) || a.i - b.i).map((x) => x.r);
+  return out
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => Number(runPassed(a.r.run)) - Number(runPassed(b.r.run)) || a.i - b.i)
+    .map((x) => x.r);
 }
 
 function header(c: Certification): string {
   const ok = passed(c);
   const rows: Array<[string, string]> = [
-    ['jobproof', c.version], ['client', c.client], ['runner', c.runner], ['dialect', c.dialect ?? 'jobproof (native)'], ['seed', String(c.seed)],
-    ['time scale', String(c.timeScale ?? 1)], ['started', c.startedAt], ['wall time', `${(c.wallMs / 1000).toFixed(1)} s`],
+    ['jobproof', c.version],
+    ['client', c.client],
+    ['runner', c.runner],
+    ['dialect', c.dialect ?? 'jobproof (native)'],
+    ['seed', String(c.seed)],
+    ['time scale', String(c.timeScale ?? 1)],
+    ['started', c.startedAt],
+    ['wall time', `${(c.wallMs / 1000).toFixed(1)} s`],
     ['scenarios', `${c.scenarios.length} (${c.scenarios.filter(runPassed).length} passed)`],
     ['property runs', c.property ? `${c.property.runs} (${c.property.failed ? 'FAILED' : 'held'})` : 'none'],
   ];

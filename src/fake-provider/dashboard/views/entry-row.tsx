@@ -11,7 +11,11 @@ function Body(props: { text: string; href: string }) {
   return (
     <>
       <pre>{cut ? `${props.text.slice(0, INLINE_BODY)}…` : props.text}</pre>
-      {cut ? <a href={props.href} target="_blank" rel="noopener">view full ({props.text.length.toLocaleString('en')} characters)</a> : null}
+      {cut ? (
+        <a href={props.href} target="_blank" rel="noopener">
+          view full ({props.text.length.toLocaleString('en')} characters)
+        </a>
+      ) : null}
     </>
   );
 }
@@ -26,7 +30,9 @@ function ExchangeView(props: { x: Exchange }) {
   return (
     <div>
       <p>
-        <button type="button" class="copy-curl" data-curl={curlOf(x)}>copy as curl</button>
+        <button type="button" class="copy-curl" data-curl={curlOf(x)}>
+          copy as curl
+        </button>
       </p>
       <h4>Request headers</h4>
       <Headers headers={x.request_headers} />
@@ -62,17 +68,35 @@ export function EntryRow(props: { e: JournalEntry }) {
   const f = entryFacts(props.e);
   const e = props.e;
   return (
-    <details class={`row tone-${f.tone}`} id={`seq-${f.seq}`} data-seq={String(f.seq)} data-job={f.job} data-key={e.type === 'request' ? f.key : ''}>
+    <details
+      class={`row tone-${f.tone}`}
+      id={`seq-${f.seq}`}
+      data-seq={String(f.seq)}
+      data-job={f.job}
+      data-key={e.type === 'request' ? f.key : ''}
+    >
       <summary>
         <span class="mono">#{f.seq}</span>
-        <span class="mono" title={f.at}>{f.at.slice(11, 23)}</span>
+        <span class="mono" title={f.at}>
+          {f.at.slice(11, 23)}
+        </span>
         <span>{f.principal}</span>
-        <span class="mono" title={f.route}>{f.route}</span>
+        <span class="mono" title={f.route}>
+          {f.route}
+        </span>
         <span class="st">{f.status}</span>
-        <span class="mono" title={f.key}>{f.key}</span>
-        <span class="mono" title={f.trace}>{f.trace}</span>
+        <span class="mono" title={f.key}>
+          {f.key}
+        </span>
+        <span class="mono" title={f.trace}>
+          {f.trace}
+        </span>
         <span class="mono">{f.worker}</span>
-        <span class="why">{f.why.map((w) => <span class="badge">{w}</span>)}</span>
+        <span class="why">
+          {f.why.map((w) => (
+            <span class="badge">{w}</span>
+          ))}
+        </span>
       </summary>
       <div class="more" data-src={`/_dashboard/entry/${f.seq}?fragment=1`}>
         <a href={`/_dashboard/entry/${f.seq}`}>open entry #{f.seq}</a>
@@ -84,7 +108,15 @@ export function EntryRow(props: { e: JournalEntry }) {
 export function ColumnHeads() {
   return (
     <div class="cols">
-      <span>seq</span><span>time</span><span>principal</span><span>route</span><span>status</span><span>idempotency key</span><span>trace id</span><span>worker</span><span>why</span>
+      <span>seq</span>
+      <span>time</span>
+      <span>principal</span>
+      <span>route</span>
+      <span>status</span>
+      <span>idempotency key</span>
+      <span>trace id</span>
+      <span>worker</span>
+      <span>why</span>
     </div>
   );
 }

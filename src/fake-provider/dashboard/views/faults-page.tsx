@@ -31,7 +31,11 @@ function Auth(props: { csrf: string }) {
 
 function Msg(props: { m?: FaultsPageProps['message']; form: string }) {
   if (!props.m || props.m.form !== props.form) return null;
-  return <p class={props.m.ok ? 'okmsg' : 'err'} role={props.m.ok ? 'status' : 'alert'} id={`msg-${props.form}`}>{props.m.text}</p>;
+  return (
+    <p class={props.m.ok ? 'okmsg' : 'err'} role={props.m.ok ? 'status' : 'alert'} id={`msg-${props.form}`}>
+      {props.m.text}
+    </p>
+  );
 }
 
 export function FaultsPage(props: FaultsPageProps) {
@@ -40,9 +44,17 @@ export function FaultsPage(props: FaultsPageProps) {
     <Layout title="Faults & behaviour" tab="faults" lastSeq={props.lastSeq} script={TOKEN_SCRIPT}>
       <section>
         <h2>Current fault plan</h2>
-        <p class="muted">seed {props.plan.seed}; {rules.length} rule{rules.length === 1 ? '' : 's'}</p>
+        <p class="muted">
+          seed {props.plan.seed}; {rules.length} rule{rules.length === 1 ? '' : 's'}
+        </p>
         <table id="rules">
-          <tr><th>rule</th><th>on</th><th>when</th><th>fault</th><th>hits</th></tr>
+          <tr>
+            <th>rule</th>
+            <th>on</th>
+            <th>when</th>
+            <th>fault</th>
+            <th>hits</th>
+          </tr>
           {rules.map((r) => (
             <tr>
               <td class="mono">{String(r.id)}</td>
@@ -58,7 +70,9 @@ export function FaultsPage(props: FaultsPageProps) {
         <h2>Switch to a catalog scenario</h2>
         <form method="post" action="/_dashboard/faults/scenario" id="form-scenario">
           <select name="name" aria-label="scenario">
-            {props.scenarios.map((s) => <option value={s}>{s}</option>)}
+            {props.scenarios.map((s) => (
+              <option value={s}>{s}</option>
+            ))}
           </select>{' '}
           <Auth csrf={props.csrf} /> <button type="submit">switch</button>
         </form>
@@ -68,7 +82,9 @@ export function FaultsPage(props: FaultsPageProps) {
       <section>
         <h2>Edit the fault plan (JSON)</h2>
         <form method="post" action="/_dashboard/faults/plan" id="form-plan">
-          <textarea name="json" rows={10}>{props.draft?.plan ?? JSON.stringify({ seed: props.plan.seed, rules: rules.map(({ hits: _h, ...r }) => r) }, null, 2)}</textarea>
+          <textarea name="json" rows={10}>
+            {props.draft?.plan ?? JSON.stringify({ seed: props.plan.seed, rules: rules.map(({ hits: _h, ...r }) => r) }, null, 2)}
+          </textarea>
           <Auth csrf={props.csrf} /> <button type="submit">install plan</button>
         </form>
         <Msg m={props.message} form="plan" />
@@ -76,7 +92,9 @@ export function FaultsPage(props: FaultsPageProps) {
       <section>
         <h2>Edit the behaviour of new jobs (JSON)</h2>
         <form method="post" action="/_dashboard/faults/behavior" id="form-behavior">
-          <textarea name="json" rows={10}>{props.draft?.behavior ?? JSON.stringify(props.behavior, null, 2)}</textarea>
+          <textarea name="json" rows={10}>
+            {props.draft?.behavior ?? JSON.stringify(props.behavior, null, 2)}
+          </textarea>
           <Auth csrf={props.csrf} /> <button type="submit">save behaviour</button>
         </form>
         <Msg m={props.message} form="behavior" />

@@ -8,7 +8,11 @@ function Spans(props: { t: Timeline; now: number }) {
   return (
     <div class="spans" role="img" aria-label={props.t.spans.map((s) => s.state).join(' → ')}>
       {props.t.spans.map((s, i) => (
-        <span class={`s-${KNOWN.has(s.state) ? s.state : 'other'}`} style={`flex:${fr[i]!.toFixed(4)}`} title={`${s.state}: ${s.from} → ${s.to ?? 'now'} (#${s.seq})`}>
+        <span
+          class={`s-${KNOWN.has(s.state) ? s.state : 'other'}`}
+          style={`flex:${fr[i]!.toFixed(4)}`}
+          title={`${s.state}: ${s.from} → ${s.to ?? 'now'} (#${s.seq})`}
+        >
           {s.state}
         </span>
       ))}
@@ -20,15 +24,25 @@ function Deliveries(props: { t: Timeline }) {
   if (props.t.deliveries.length === 0) return null;
   return (
     <table>
-      <tr><th>webhook event</th><th>attempts</th><th>flags</th></tr>
+      <tr>
+        <th>webhook event</th>
+        <th>attempts</th>
+        <th>flags</th>
+      </tr>
       {props.t.deliveries.map((d) => (
         <tr>
-          <td class="mono">{d.event_type}<br />{d.event_id}</td>
+          <td class="mono">
+            {d.event_type}
+            <br />
+            {d.event_id}
+          </td>
           <td>
             {d.attempts.map((a) => (
               <div>
                 <a href={`/_dashboard?job=${encodeURIComponent(props.t.id)}#seq-${a.seq}`}>#{a.seq}</a> attempt {a.attempt}: {a.outcome}
-                {a.status !== null ? ` ${a.status}` : ''}{a.error ? ` (${a.error})` : ''}{a.fault ? ` — fault ${a.fault.rule_id}: ${a.fault.type}` : ''}
+                {a.status !== null ? ` ${a.status}` : ''}
+                {a.error ? ` (${a.error})` : ''}
+                {a.fault ? ` — fault ${a.fault.rule_id}: ${a.fault.type}` : ''}
               </div>
             ))}
           </td>
@@ -50,8 +64,8 @@ export function JobsPage(props: { timelines: Timeline[]; now: number; lastSeq: n
       <summary>
         <b class="mono">{t.id}</b> <span class="muted">{t.spans.map((s) => s.state).join(' → ')}</span>
         {t.deliveries.some((d) => d.duplicate) ? <span class="badge flag">duplicate webhook</span> : null}
-        {t.deliveries.some((d) => d.reordered) ? <span class="badge flag">reordered webhook</span> : null}
-        {' '}<a href={`/_dashboard?job=${encodeURIComponent(t.id)}`}>journal</a>
+        {t.deliveries.some((d) => d.reordered) ? <span class="badge flag">reordered webhook</span> : null}{' '}
+        <a href={`/_dashboard?job=${encodeURIComponent(t.id)}`}>journal</a>
       </summary>
       <div class="more">
         <Spans t={t} now={props.now} />

@@ -8,8 +8,16 @@ import { LIVE_SCRIPT } from './live-script.js';
 export type Grouping = 'none' | 'job' | 'key';
 
 const LABELS: Record<string, string> = {
-  type: 'type', principal: 'principal', route: 'route', status: 'status', key: 'idempotency key', trace: 'trace id', worker: 'worker',
-  job: 'job / task', why: 'why', q: 'anywhere',
+  type: 'type',
+  principal: 'principal',
+  route: 'route',
+  status: 'status',
+  key: 'idempotency key',
+  trace: 'trace id',
+  worker: 'worker',
+  job: 'job / task',
+  why: 'why',
+  q: 'anywhere',
 };
 
 export function groupOf(e: JournalEntry, by: Grouping): string {
@@ -32,7 +40,8 @@ export function JournalPageView(props: { page: JournalPage; filter: JournalFilte
   const { page, filter, group } = props;
   const shown = [...page.entries].reverse();
   const base = filterQuery(filter);
-  const href = (extra: Record<string, string>) => `/_dashboard?${new URLSearchParams({ ...Object.fromEntries(new URLSearchParams(base)), ...(group !== 'none' ? { group } : {}), ...(props.size !== 100 ? { size: String(props.size) } : {}), ...extra })}`;
+  const href = (extra: Record<string, string>) =>
+    `/_dashboard?${new URLSearchParams({ ...Object.fromEntries(new URLSearchParams(base)), ...(group !== 'none' ? { group } : {}), ...(props.size !== 100 ? { size: String(props.size) } : {}), ...extra })}`;
   const row = (e: JournalEntry) => <EntryRow e={e} />;
   const isLive = page.newer === null;
   const since = page.entries[0]?.seq ?? page.lastSeq;
@@ -48,25 +57,41 @@ export function JournalPageView(props: { page: JournalPage; filter: JournalFilte
         <label>
           group by
           <select name="group">
-            {(['none', 'job', 'key'] as const).map((g) => <option value={g} selected={g === group}>{g}</option>)}
+            {(['none', 'job', 'key'] as const).map((g) => (
+              <option value={g} selected={g === group}>
+                {g}
+              </option>
+            ))}
           </select>
         </label>
         <button type="submit">filter</button>
         <a href="/_dashboard">clear</a>
         <span class="live">
-          <label style="flex-direction:row;gap:.2rem"><input type="checkbox" id="autoscroll" checked /> auto-scroll</label>
-          <button type="button" id="pause" disabled={!isLive}>pause</button>
+          <label style="flex-direction:row;gap:.2rem">
+            <input type="checkbox" id="autoscroll" checked /> auto-scroll
+          </label>
+          <button type="button" id="pause" disabled={!isLive}>
+            pause
+          </button>
           <span id="live-state">{isLive ? 'connecting…' : 'not live (older page)'}</span>
         </span>
       </form>
       <div class="pager">
         {page.older !== null ? <a href={href({ before: String(page.older) })}>← older</a> : <span>start of journal</span>}
-        <span>{page.entries.length} entries shown · {page.scanned.toLocaleString('en')} read</span>
+        <span>
+          {page.entries.length} entries shown · {page.scanned.toLocaleString('en')} read
+        </span>
         {page.newer !== null ? <a href={href({ after: String(page.newer) })}>newer →</a> : null}
         {page.newer !== null ? <a href={href({})}>newest ⇥</a> : null}
       </div>
       <ColumnHeads />
-      <div id="entries" data-live={isLive ? '1' : '0'} data-since={String(isLive ? page.lastSeq : since)} data-group={group} data-stream={`/_dashboard/stream?${base}${base ? '&' : ''}group=${group}`}>
+      <div
+        id="entries"
+        data-live={isLive ? '1' : '0'}
+        data-since={String(isLive ? page.lastSeq : since)}
+        data-group={group}
+        data-stream={`/_dashboard/stream?${base}${base ? '&' : ''}group=${group}`}
+      >
         {group === 'none'
           ? shown.map(row)
           : groups(shown, group).map(([g, es]) => (
@@ -79,7 +104,11 @@ export function JournalPageView(props: { page: JournalPage; filter: JournalFilte
               </details>
             ))}
       </div>
-      {shown.length === 0 ? <p class="muted" id="empty">No journal entries{base ? ' match this filter' : ' yet'}.</p> : null}
+      {shown.length === 0 ? (
+        <p class="muted" id="empty">
+          No journal entries{base ? ' match this filter' : ' yet'}.
+        </p>
+      ) : null}
     </Layout>
   );
 }
