@@ -118,7 +118,7 @@ function printBanner(url: string, tokens: ReturnType<typeof createProvider>['tok
     flags.faults ? `  faults:    ${flags.faults}` : undefined,
     `  tokens:    ${Object.entries(tokens.tokens).map(([t, p]) => `${t} (${p.tenant}/${p.subject}, ${p.roles.join('+') || 'no roles'})`).join(', ')}`,
     flags.control ? `  control:   ${url}/_control/… with Bearer ${tokens.control_token}` : '  control:   off',
-    flags.dashboard ? `  dashboard: ${url}/_dashboard/ (changes need the control token)` : '  dashboard: off',
+    flags.dashboard ? `  dashboard: ${url}/_dashboard (changes need the control token)` : '  dashboard: off',
     '',
     ...dialectLines(url, flags.openaiWebhookUrl),
     '',
