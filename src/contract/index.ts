@@ -13,3 +13,5 @@ export * from './principals.js';
 export * from './tasks.js';
 export * from './problems.js';
 export * from './webhooks.js';
+export * from './control.js';
+export { openApiDocument } from './openapi/document.js';

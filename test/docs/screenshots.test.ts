@@ -93,7 +93,8 @@ describe.runIf(process.env.JOBPROOF_SCREENSHOTS === '1')('screenshots for docs/i
 
       const dir = mkdtempSync(join(tmpdir(), 'jobproof-shots-'));
       const file = join(dir, 'certificate.html');
-      writeReports(await brokenClientCertification(), [{ kind: 'html', path: file }]);
+      const { report: cert, evidence } = await brokenClientCertification();
+      writeReports(cert, [{ kind: 'html', path: file }], evidence);
       const report = await browser.newPage({ viewport: { width: 1440, height: 1400 }, colorScheme: 'light', javaScriptEnabled: false });
       await report.goto(pathToFileURL(file).href);
       await report.screenshot({ path: join(OUT, 'certificate-html.png') });

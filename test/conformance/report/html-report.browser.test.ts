@@ -9,10 +9,10 @@ import { brokenClientCertification } from './broken-client-report.js';
 
 describe('certify --report html=PATH in a real browser, JavaScript off', () => {
   it("shows the broken client's failing run: the lost answer in its diagram and the broken invariant", async () => {
-    const cert = await brokenClientCertification();
+    const { report, evidence } = await brokenClientCertification();
     const dir = mkdtempSync(join(tmpdir(), 'jobproof-html-'));
     const file = join(dir, 'certificate.html');
-    writeReports(cert, [{ kind: 'html', path: file }]);
+    writeReports(report, [{ kind: 'html', path: file }], evidence);
     const browser = await launchBrowser();
     try {
       // No script is needed to read it, and it fetches nothing.
