@@ -71,9 +71,17 @@ export function toJson(r: CertificationReport): string {
 }
 
 /** `html` targets get the certificate drawn from `evidence` (the runs behind the failing cases); the rest the shared writers. */
-export function writeReports(r: CertificationReport, targets: ReportTarget[], evidence: HtmlEvidence = { runs: new Map(), clientArgs: '' }): void {
+export function writeReports(
+  r: CertificationReport,
+  targets: ReportTarget[],
+  evidence: HtmlEvidence = { runs: new Map(), clientArgs: '' },
+): void {
   const json = toJson(r);
-  writeReportFiles(certificationDoc(r), json, targets.filter((t) => t.kind !== 'html'));
+  writeReportFiles(
+    certificationDoc(r),
+    json,
+    targets.filter((t) => t.kind !== 'html'),
+  );
   for (const t of targets.filter((x) => x.kind === 'html')) {
     mkdirSync(dirname(t.path), { recursive: true });
     writeFileSync(t.path, toHtml(r, evidence, json));

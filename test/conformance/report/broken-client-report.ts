@@ -16,8 +16,14 @@ export async function brokenClientCertification(): Promise<{ report: Certificati
   const passing = await runScenarioInProcess(getScenario('duplicate-webhook'), createReferenceClient, { seed: 11 });
   const report = buildReport(
     {
-      version: '0.1.0-test', client: 'mutant new-key-on-retry', runner: 'in-process', seed: 11, startedAt: new Date(0).toISOString(), wallMs: 1234,
-      timeScale: { factor: 1, source: 'virtual', client_start_ms: null, provider_round_trip_ms: null }, webhooks: true,
+      version: '0.1.0-test',
+      client: 'mutant new-key-on-retry',
+      runner: 'in-process',
+      seed: 11,
+      startedAt: new Date(0).toISOString(),
+      wallMs: 1234,
+      timeScale: { factor: 1, source: 'virtual', client_start_ms: null, provider_round_trip_ms: null },
+      webhooks: true,
     },
     [scenarioCase(passing), scenarioCase(failing)],
   );

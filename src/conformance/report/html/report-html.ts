@@ -36,7 +36,10 @@ function labelled(r: CertificationReport, ev: HtmlEvidence): LabelledCase[] {
     const s = c.schedules;
     const replay =
       c.kind === 'schedules' && s
-        ? [...(ev.minimalOut ? [`${base} --scenario-file ${ev.minimalOut} --time-scale 1`] : []), `${base} --scenarios none --runs 1 --seed ${s.seed}${s.path ? ` --path ${s.path}` : ''}${scale}`]
+        ? [
+            ...(ev.minimalOut ? [`${base} --scenario-file ${ev.minimalOut} --time-scale 1`] : []),
+            `${base} --scenarios none --runs 1 --seed ${s.seed}${s.path ? ` --path ${s.path}` : ''}${scale}`,
+          ]
         : c.kind === 'task'
           ? [`${base} --scenarios none --tasks`]
           : [`${base} --scenarios ${c.name} --seed ${r.seed}${scale}`];
@@ -62,7 +65,10 @@ function header(r: CertificationReport, ev: HtmlEvidence): string {
     ['webhooks', r.webhooks ? 'the client listens' : 'polling only'],
     ['started', r.started_at],
     ['wall time', `${(r.wall_ms / 1000).toFixed(1)} s`],
-    ['cases', `${r.cases.length}: ${c.pass} pass, ${c.fail} fail, ${c.not_exercised} not exercised, ${c.skipped} skipped, ${c.not_applicable} not applicable`],
+    [
+      'cases',
+      `${r.cases.length}: ${c.pass} pass, ${c.fail} fail, ${c.not_exercised} not exercised, ${c.skipped} skipped, ${c.not_applicable} not applicable`,
+    ],
     ['pass rule', r.pass_rule],
   ];
   return `<header><h1>jobproof certificate</h1><p class="verdict ${r.passed ? 'pass' : 'fail'}" id="verdict">${r.passed ? 'CERTIFIED' : 'NOT CERTIFIED'}</p>
