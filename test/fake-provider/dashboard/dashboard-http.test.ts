@@ -54,6 +54,12 @@ describe('/_dashboard over HTTP', () => {
     expect((await dash('/faults')).status).toBe(200);
     expect((await dash('/nope')).status).toBe(404);
     expect(provider.journal.lastSeq()).toBe(before);
+    // A plan that loses every answer on every request route does not touch the dashboard.
+    provider.control.setFaults({
+      rules: (['status', 'list', 'create', 'cancel', 'results'] as const).map((on) => ({ on, fault: { type: 'lose_response' as const } })),
+    });
+    expect((await dash('')).status).toBe(200);
+    expect(provider.journal.lastSeq()).toBe(before);
     const evil = await provider.fetch('http://attacker.example/_dashboard/', { headers: { host: 'attacker.example' } });
     expect(evil.status).toBe(421);
   });
