@@ -92,7 +92,7 @@ export function registerCertify(program: Command, version: string): void {
     .option('--seed <s>', 'seed of the random schedules (printed on every run; reuse it to replay)')
     .option('--path <p>', 'fast-check replay path of a failure (needs --seed)')
     .option('--webhooks', 'the client listens for webhooks (JOBPROOF_WEBHOOK_PORT); without it, webhook-only scenarios are skipped')
-    .option('--report <spec>', 'write reports: junit=PATH,json=PATH,md=PATH')
+    .option('--report <spec>', 'write reports: junit=PATH,json=PATH,md=PATH,html=PATH (html: one self-contained certificate, a sequence diagram per failure)')
     .option('--parallel <n>', 'scenarios run at once (default: CPU cores)')
     .option(
       '--time-scale <f>',
@@ -120,7 +120,7 @@ Examples:
       const reports = flags.report
         ? (() => {
             try {
-              return parseReportSpec(flags.report!);
+              return parseReportSpec(flags.report!, ['junit', 'json', 'md', 'html']);
             } catch (e) {
               throw new CliError((e as Error).message);
             }
@@ -196,6 +196,9 @@ Examples:
         { parallel, seed, onResult: (r) => out(progressLine(r, ++shown, chosen.length)) },
       );
       for (const [i, r] of results.entries()) cases[toRun[i]!.at] = scenarioCase(r);
+      // The HTML certificate draws each failing case from its run (the JSON report keeps no journal).
+      const htmlRuns = new Map(results.map((r) => [r.scenario, r] as const));
+      let minimalOut: string | undefined;
 
       if (runs > 0) {
         out(`\nrandom schedules: ${runs} (seed ${seed}, time scale ${factor}×, webhooks ${webhooks ? 'on' : 'off'})…`);
@@ -208,10 +211,13 @@ Examples:
             if (n % 50 === 0) out(`  ${n} schedules run`);
           },
         });
-        cases.push(schedulesCase(p));
+        const sc = schedulesCase(p);
+        cases.push(sc);
         if (p.failed && p.counterexample) {
           const file = resolve(flags.minimalOut ?? 'jobproof-minimal-failure.json');
           writeFileSync(file, JSON.stringify(p.counterexample.scenario, null, 2) + '\n');
+          htmlRuns.set(sc.name, p.counterexample.run);
+          minimalOut = file;
           const who = flags.client ? `--client "${flags.client}" ` : inProcess ? '--in-process ' : '';
           out(`  FAILED after ${p.runs} runs, shrunk ${p.numShrinks} times (seed ${p.seed}, path ${p.path})`);
           for (const l of failureLines(p.counterexample.run)) out(`    ${l}`);
@@ -248,7 +254,8 @@ Examples:
         for (const l of failureLines(r)) out(`  ${l}`);
         for (const d of r.diagnostics.slice(0, 5)) out(`  client: ${d}`);
       }
-      writeReports(report, reports);
+      const clientArgs = flags.client ? `--client ${JSON.stringify(flags.client)}` : inProcess ? '--in-process' : '';
+      writeReports(report, reports, { runs: htmlRuns, clientArgs: `${clientArgs}${webhooks && !inProcess ? ' --webhooks' : ''}`.trim(), minimalOut });
       for (const t of reports) out(`report: ${t.kind} → ${t.path}`);
       const c = report.counts;
       const also = [

@@ -17,6 +17,7 @@ interface ServeFlags {
   openaiWebhookUrl?: string;
   control: boolean;
   journalMax?: string;
+  dashboard: boolean;
 }
 
 function scenarioParts(name: string): { behavior: BehaviorConfigInput; faults: FaultPlanInput } {
@@ -54,6 +55,7 @@ export function registerServe(program: Command): void {
     .option('--openai-webhook-url <url>', "OpenAI dialect: send tenant acme's batch events (batch.completed, …) to this URL")
     .option('--no-control', 'do not serve the control API')
     .option('--journal-max <n>', 'keep only the newest N journal entries (long soaks; a judge needs the whole journal)')
+    .option('--no-dashboard', 'do not serve the live dashboard at /_dashboard')
     .addHelpText('after', '\nExample:\n  npx jobproof serve --port 4010 --scenario lost-create-response\n')
     .action(async (flags: ServeFlags) => {
       const port = Number(flags.port);
@@ -76,7 +78,9 @@ export function registerServe(program: Command): void {
           throw new CliError(`--openai-webhook-url must be an http(s) URL, got '${flags.openaiWebhookUrl}'`);
         }
         const openaiWebhooks = flags.openaiWebhookUrl ? { acme: flags.openaiWebhookUrl } : undefined;
-        provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario, openaiWebhooks, journalMax });
+        provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario, openaiWebhooks, journalMax,
+          dashboard: flags.dashboard && { hosts: [flags.host], scenarios: { names: listScenarios().map((s) => s.name), lookup: lookupScenario } },
+        });
       } catch (err) {
         if (err instanceof z.ZodError) throw new CliError(`invalid behaviour or fault plan: ${z.prettifyError(err)}`);
         if (err instanceof StoreVersionError) throw new CliError(err.message);
@@ -122,6 +126,7 @@ function printBanner(url: string, tokens: ReturnType<typeof createProvider>['tok
       .map(([t, p]) => `${t} (${p.tenant}/${p.subject}, ${p.roles.join('+') || 'no roles'})`)
       .join(', ')}`,
     flags.control ? `  control:   ${url}/_control/… with Bearer ${tokens.control_token}` : '  control:   off',
+    flags.dashboard ? `  dashboard: ${url}/_dashboard (changes need the control token)` : '  dashboard: off',
     '',
     ...dialectLines(url, flags.openaiWebhookUrl),
     '',

@@ -6,6 +6,7 @@ import { JobEngine } from './engine/job-engine.js';
 import { jobView } from './engine/job-view.js';
 import { FaultEngine } from './faults/fault-engine.js';
 import { buildApp } from './http/app.js';
+import { mountDashboard, type DashboardOptions } from './dashboard/index.js';
 import { scenarioControl } from './http/routes/scenario-control.js';
 import type { Env } from './http/context.js';
 import { parseBehaviorConfig, type Behavior, type BehaviorConfig, type BehaviorConfigInput } from '../contract/behavior.js';
@@ -50,6 +51,8 @@ export interface ProviderOptions {
   journalMax?: number | null;
   /** Lets `PUT /_control/scenario {"name"}` switch to a named scenario's provider-side behaviour and faults. */
   scenarioLookup?: (name: string) => { behavior: BehaviorConfigInput; faults: FaultPlanInput } | undefined;
+  /** Serve the live dashboard at `/_dashboard` (default off here; `jobproof serve` turns it on). */
+  dashboard?: boolean | DashboardOptions;
   /** OpenAI dialect: where each tenant's batch events go (`{tenant: url}`); replaces the stored ones when given. */
   openaiWebhooks?: Record<string, string>;
 }
@@ -150,7 +153,12 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   modules = [jobsModule, tasks, dialects];
   if (opts.openaiWebhooks) for (const [tenant, url] of Object.entries(opts.openaiWebhooks)) setOpenaiWebhookUrl(core, tenant, url);
   const scenario = opts.scenarioLookup ? scenarioControl(core, opts.scenarioLookup) : undefined;
-  const app = buildApp(core, modules, (a) => scenario?.(a));
+  const app = buildApp(
+    core,
+    modules,
+    (a) => scenario?.(a),
+    opts.dashboard ? (a) => mountDashboard(a, core, opts.dashboard === true ? {} : opts.dashboard || {}) : undefined,
+  );
   // Jobs and tasks that fell due while the provider was down move on now.
   for (const m of modules) m.tick();
 
