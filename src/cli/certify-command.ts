@@ -81,6 +81,7 @@ export function registerCertify(program: Command, version: string): void {
     .addHelpText('after', '\nExamples:\n  npx jobproof certify\n  npx jobproof certify --client "python3 examples/python-client/client.py" --report junit=reports/jobproof.xml,md=reports/certificate.md\n  npx jobproof certify --in-process --runs 1000 --seed 42\n')
     .action(async (flags: CertifyFlags) => {
       if (flags.inProcess && flags.client) throw new CliError('--in-process certifies the reference client; it does not take --client');
+      if (flags.path !== undefined && flags.seed === undefined) throw new CliError('--path replays a failure of one seed: give --seed with it (both are printed with every failure)');
       const reports = flags.report ? (() => { try { return parseReportSpec(flags.report!); } catch (e) { throw new CliError((e as Error).message); } })() : [];
       let client: ClientUnderTest;
       let label: string;

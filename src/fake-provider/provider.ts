@@ -16,6 +16,7 @@ import { IdempotencyRepo } from './store/idempotency-repo.js';
 import { JobsRepo } from './store/jobs-repo.js';
 import { JournalRepo } from './store/journal-repo.js';
 import { SettingsRepo } from './store/settings-repo.js';
+import { persistPrincipals } from './store/principals-persistence.js';
 import { attachTasks, type TaskService } from './tasks/index.js';
 import { inProcessFetch } from './transports/in-process-fetch.js';
 import { defaultWebhookOptions, WebhookDispatcher, type WebhookOptions } from './webhooks/dispatcher.js';
@@ -86,7 +87,12 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   const engine = new JobEngine({ db, jobs, journal, webhookRepo, clock, ids, webhooks: () => webhooks });
   webhooks = new WebhookDispatcher({
     repo: webhookRepo, journal, faults, clock, ids,
-    secretFor: (tenant) => tokens.webhook_secrets[tenant] ?? tokens.webhook_secrets.acme!,
+    // Never another tenant's key: a delivery for a tenant without a secret fails (journalled with the reason).
+    secretFor: (tenant) => {
+      const secret = tokens.webhook_secrets[tenant];
+      if (!secret) throw new Error(`no webhook secret for tenant '${tenant}'`);
+      return secret;
+    },
     fetch: opts.webhookFetch ?? ((...a) => globalThis.fetch(...a)),
     options: { ...defaultWebhookOptions, ...opts.webhooks },
     reschedule: () => engine.reschedule(),
@@ -116,6 +122,8 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
 
   // Tasks API: its service, control additions and reset hook (src/fake-provider/tasks/).
   const tasks = attachTasks(core);
+  // After attachTasks has taken the configured table as the one `reset` restores: the table of the last run.
+  persistPrincipals(tokens, settings, opts.tokens?.tokens !== undefined);
   const scenario = opts.scenarioLookup ? scenarioControl(core, opts.scenarioLookup) : undefined;
   const app = buildApp(core, (a) => {
     scenario?.(a);
