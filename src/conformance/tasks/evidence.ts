@@ -1,5 +1,5 @@
 import type { RequestEntry } from '../../fake-provider/model/journal.js';
-import type { TaskHistoryEntry, TaskOpRow } from '../../reference-client/tasks/types.js';
+import type { TaskRecord } from '../../lib/task-client-protocol.js';
 
 /** One thing the harness did during a run, placed in the journal's order by the last journal seq before it. */
 export interface HarnessEvent {
@@ -30,8 +30,8 @@ export interface ProviderTask {
 export interface TaskEvidence {
   /** Request entries of the provider journal (others are ignored). */
   journal: RequestEntry[];
-  /** The client under test: its principal, and its task records with their history. */
-  client: { tenant: string; subject: string; ops: Array<{ row: TaskOpRow; history: TaskHistoryEntry[] }> };
+  /** The client under test: its principal, and its task records (`task show`, parsed with TaskRecordSchema). */
+  client: { tenant: string; subject: string; ops: TaskRecord[] };
   provider: {
     tasks: ProviderTask[];
     objects: Array<{ tenant: string; object_ref: string; version: number }>;
