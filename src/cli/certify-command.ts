@@ -9,6 +9,7 @@ import { failureLines, invariantTotals, passed, runPassed, type Certification } 
 import { parseReportSpec, writeReports } from '../conformance/report/write-reports.js';
 import type { ScenarioRun } from '../conformance/runner/run-scenario.js';
 import { catalog, getScenario, parseScenario, scaleScenarioTime, type Scenario } from '../scenarios/index.js';
+import { runTaskCatalog, type TaskClientUnderTest } from './certify-tasks.js';
 import { CliError, readJsonFile } from './read-json-file.js';
 
 interface CertifyFlags {
@@ -76,9 +77,9 @@ export function registerCertify(program: Command, version: string): void {
     .option('--report <spec>', 'write reports: junit=PATH,json=PATH,md=PATH')
     .option('--parallel <n>', 'scenarios run at once (default: CPU cores)')
     .option('--time-scale <f>', 'stretch every scenario time by this factor (slow-starting clients, loaded CI)', '1')
-    .option('--tasks', 'also run the task scenarios (approval, redraft, lost apply) against the reference task client, in-process')
+    .option('--tasks', 'also run the task scenarios (approval, redraft, lost apply) through the client\'s task verbs (client-protocol.md); the reference task client by default, in-process with --in-process')
     .option('--minimal-out <file>', 'where to write the minimal failing schedule', 'jobproof-minimal-failure.json')
-    .addHelpText('after', '\nExamples:\n  npx jobproof certify\n  npx jobproof certify --client "python3 examples/python-client/client.py" --report junit=reports/jobproof.xml,md=reports/certificate.md\n  npx jobproof certify --in-process --runs 1000 --seed 42\n')
+    .addHelpText('after', '\nExamples:\n  npx jobproof certify\n  npx jobproof certify --client "python3 examples/python-client/client.py" --report junit=reports/jobproof.xml,md=reports/certificate.md\n  npx jobproof certify --in-process --runs 1000 --seed 42\n  npx jobproof certify --tasks --scenarios none --client "python3 examples/python-client/client.py"\n')
     .action(async (flags: CertifyFlags) => {
       if (flags.inProcess && flags.client) throw new CliError('--in-process certifies the reference client; it does not take --client');
       if (flags.path !== undefined && flags.seed === undefined) throw new CliError('--path replays a failure of one seed: give --seed with it (both are printed with every failure)');
@@ -125,8 +126,10 @@ export function registerCertify(program: Command, version: string): void {
           out(`  ${p.runs} schedules, every invariant held (${(p.wallMs / 1000).toFixed(1)} s, ${(p.runs / (p.wallMs / 1000)).toFixed(1)} schedules/s)`);
         }
       }
-      let tasksOk = true;
-      if (flags.tasks) tasksOk = await runTaskCatalog(out);
+      if (flags.tasks) {
+        const taskClient: TaskClientUnderTest = client.kind === 'process' ? { kind: 'process', command: client.command, label } : { kind: 'in-process' };
+        cert.tasks = await runTaskCatalog(taskClient, { timeScale: factor, parallel }, out);
+      }
       cert.wallMs = Date.now() - started;
       out('\ninvariant                     verdict   broken in');
       for (const t of invariantTotals(cert)) out(`${`${t.id} ${t.name}`.padEnd(29)} ${t.status.padEnd(9)} ${t.brokenIn.join(', ')}`);
@@ -137,24 +140,8 @@ export function registerCertify(program: Command, version: string): void {
       }
       writeReports(cert, reports);
       for (const t of reports) out(`report: ${t.kind} → ${t.path}`);
-      const ok = passed(cert) && tasksOk;
-      out(`\n${ok ? 'PASSED' : 'FAILED'}: ${results.filter(runPassed).length}/${results.length} scenarios${cert.property ? `, property run ${cert.property.failed ? 'failed' : 'held'}` : ''} in ${(cert.wallMs / 1000).toFixed(1)} s`);
+      const ok = passed(cert);
+      out(`\n${ok ? 'PASSED' : 'FAILED'}: ${results.filter(runPassed).length}/${results.length} scenarios${cert.property ? `, property run ${cert.property.failed ? 'failed' : 'held'}` : ''}${cert.tasks ? `, task scenarios ${cert.tasks.filter((t) => t.status !== 'fail').length}/${cert.tasks.length}` : ''} in ${(cert.wallMs / 1000).toFixed(1)} s`);
       process.exitCode = ok ? 0 : 1;
     });
-}
-
-/** The task scenarios (tasks-api.md) against the reference task client, in-process; prints a line per scenario. */
-async function runTaskCatalog(out: (s: string) => void): Promise<boolean> {
-  const { TASK_SCENARIOS, runTaskScenario } = await import('../conformance/tasks/index.js');
-  const { createTaskClient } = await import('../reference-client/tasks/index.js');
-  out(`\ntask scenarios: ${TASK_SCENARIOS.length} (reference task client, in-process)`);
-  let ok = true;
-  for (const [i, s] of TASK_SCENARIOS.entries()) {
-    const run = await runTaskScenario(s, (env) => createTaskClient({ ...env, workerId: 'task-worker-1' }));
-    const good = run.verdict.ok && run.problems.length === 0;
-    ok &&= good;
-    out(`[${i + 1}/${TASK_SCENARIOS.length}] ${run.scenario.padEnd(24)} ${good ? 'pass' : 'FAIL'}${run.verdict.failed.length ? `  broken: ${run.verdict.failed.join(' ')}` : ''}`);
-    for (const p of run.problems) out(`    ${p}`);
-  }
-  return ok;
 }

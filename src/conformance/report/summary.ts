@@ -1,6 +1,7 @@
 import { INVARIANTS, type InvariantId } from '../invariants.js';
 import type { PropertyRunResult } from '../property-run.js';
 import type { ScenarioRun } from '../runner/run-scenario.js';
+import { taskRunPassed, type TaskScenarioVerdict } from '../tasks/verdicts.js';
 
 /** Everything a report needs about one certification, independent of its format. */
 export interface Certification {
@@ -12,6 +13,8 @@ export interface Certification {
   wallMs: number;
   scenarios: ScenarioRun[];
   property?: PropertyRunResult;
+  /** Task scenarios (`--tasks`), in the common verdict vocabulary. */
+  tasks?: TaskScenarioVerdict[];
 }
 
 export type Cell = 'held' | 'broken' | 'not_applicable';
@@ -26,7 +29,7 @@ export function runPassed(r: ScenarioRun): boolean {
 }
 
 export function passed(c: Certification): boolean {
-  return c.scenarios.every(runPassed) && !(c.property?.failed ?? false);
+  return c.scenarios.every(runPassed) && !(c.property?.failed ?? false) && (c.tasks ?? []).every(taskRunPassed);
 }
 
 /** Per invariant across all runs: broken anywhere → broken; held somewhere → held. */

@@ -21,6 +21,7 @@ export function toJson(c: Certification): string {
     {
       passed: passed(c), version: c.version, client: c.client, runner: c.runner, seed: c.seed, started_at: c.startedAt, wall_ms: c.wallMs,
       scenarios: c.scenarios.map((r) => ({ scenario: r.scenario, ok: runPassed(r), timed_out: r.timedOut, vacuous: r.vacuous, run_ms: r.runMs, wall_ms: r.wallMs, invariants: r.verdict.invariants, diagnostics: r.diagnostics })),
+      tasks: c.tasks,
       property: c.property && {
         runs: c.property.runs, seed: c.property.seed, failed: c.property.failed, path: c.property.path, shrinks: c.property.numShrinks, wall_ms: c.property.wallMs,
         counterexample: c.property.counterexample && { scenario: c.property.counterexample.scenario, invariants: c.property.counterexample.run.verdict.invariants },
