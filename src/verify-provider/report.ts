@@ -11,7 +11,8 @@ const esc = (s: string) => s.replace(/[<>&"']/g, (ch) => ({ '<': '&lt;', '>': '&
 export function toJUnit(r: VerifyReport): string {
   const cases = r.checks.map((c) => {
     const head = `    <testcase classname="jobproof.verify-provider" name="${esc(c.name)}" time="${((c.duration_ms ?? 0) / 1000).toFixed(3)}"`;
-    const out = c.evidence.length ? `      <system-out>${esc(c.evidence.join('\n'))}</system-out>` : '';
+    const lines = [...(c.expected !== undefined ? [`expected ${c.expected}, got ${c.got ?? 'nothing'}`] : []), ...c.evidence, ...(c.audit ?? []).map((a) => `audit ${a}`)];
+    const out = lines.length ? `      <system-out>${esc(lines.join('\n'))}</system-out>` : '';
     if (c.status === 'passed') return out ? `${head}>\n${out}\n    </testcase>` : `${head}/>`;
     const inner = c.status === 'failed' ? `      <failure message="${esc(c.explanation)}" type="check">${esc([c.explanation, ...c.evidence].join('\n'))}</failure>` : `      <skipped message="${esc(c.explanation)}"/>`;
     return [`${head}>`, inner, out, '    </testcase>'].filter(Boolean).join('\n');
@@ -42,14 +43,19 @@ export function toMarkdown(r: VerifyReport): string {
     `| checks | ${r.counts.passed} passed, ${r.counts.failed} failed, ${r.counts.not_run} not run |`,
     `| wall time | ${(r.wall_ms / 1000).toFixed(1)} s |`,
     '',
-    '| check | result | explanation |',
-    '| --- | --- | --- |',
-    ...r.checks.map((c) => `| ${c.name} | ${MARK[c.status]} | ${cell(c.explanation)} |`),
+    '| check | result | expected | got | explanation |',
+    '| --- | --- | --- | --- | --- |',
+    ...r.checks.map((c) => `| ${c.name} | ${MARK[c.status]} | ${cell(c.expected ?? '')} | ${cell(c.got ?? '')} | ${cell(c.explanation)} |`),
   ];
   const failed = r.checks.filter((c) => c.status === 'failed');
   if (failed.length) {
     out.push('', '## Failures', '');
     for (const c of failed) out.push(`### ${c.name}`, '', c.explanation, '', ...c.evidence.map((e) => `- \`${e.replace(/`/g, "'")}\``), '');
+  }
+  const audited = r.checks.filter((c) => c.audit?.length);
+  if (audited.length) {
+    out.push('', '## Audit records', '', 'What `GET /v1/tasks/{id}/audit` showed after each task check.', '');
+    for (const c of audited) out.push(`### ${c.name}`, '', ...c.audit!.map((a) => `- \`${a.replace(/`/g, "'")}\``), '');
   }
   return out.join('\n') + '\n';
 }
