@@ -19,7 +19,7 @@ const FAST = 'jobproof-verify.fast';
 const SLOW = 'jobproof-verify.slow';
 
 async function detectControl(http: Http, token: string | undefined): Promise<{ ok: boolean; why: string }> {
-  if (!token) return { ok: false, why: 'no --control-token given' };
+  if (!token) return { ok: false, why: 'no control token given (--control-token, or "control_token" in a --plan)' };
   const out = await http.try('GET', '/_control/faults', { token });
   if (!out.ok) return { ok: false, why: `GET /_control/faults: no answer (${out.error})` };
   if (out.answer.status === 200) return { ok: true, why: '' };
