@@ -6,11 +6,12 @@ import { resolve } from 'node:path';
 import { runCatalog, type ClientUnderTest } from '../conformance/catalog-run.js';
 import { propertyRun } from '../conformance/property-run.js';
 import { failureLines, invariantTotals, passed, runPassed, type Certification } from '../conformance/report/summary.js';
-import { parseReportSpec, writeReports } from '../conformance/report/write-reports.js';
+import { writeReports } from '../conformance/report/write-reports.js';
+import { parseReportSpec } from '../lib/report-spec.js';
 import type { ScenarioRun } from '../conformance/runner/run-scenario.js';
 import { catalog, getScenario, parseScenario, scaleScenarioTime, type Scenario } from '../scenarios/index.js';
-import { runTaskCatalog, type TaskClientUnderTest } from './certify-tasks.js';
-import { CliError, readJsonFile } from './read-json-file.js';
+import { runTaskCatalog, type TaskClientSpec } from './certify-tasks.js';
+import { CliError, readJsonFile } from '../lib/read-json-file.js';
 
 interface CertifyFlags {
   client?: string;
@@ -127,7 +128,7 @@ export function registerCertify(program: Command, version: string): void {
         }
       }
       if (flags.tasks) {
-        const taskClient: TaskClientUnderTest = client.kind === 'process' ? { kind: 'process', command: client.command, label } : { kind: 'in-process' };
+        const taskClient: TaskClientSpec = client.kind === 'process' ? { kind: 'process', command: client.command, label } : { kind: 'in-process' };
         cert.tasks = await runTaskCatalog(taskClient, { timeScale: factor, parallel }, out);
       }
       cert.wallMs = Date.now() - started;

@@ -1,13 +1,13 @@
 import type { TaskScenarioVerdict } from '../conformance/tasks/verdicts.js';
 
-export type TaskClientUnderTest = { kind: 'in-process' } | { kind: 'process'; command: string; label: string };
+export type TaskClientSpec = { kind: 'in-process' } | { kind: 'process'; command: string; label: string };
 
 /**
  * The task scenarios (tasks-api.md) for `certify --tasks`: through the client command as child processes (the task
  * verbs of client-protocol.md), or the reference task client in-process. One line per scenario as it ends.
  */
 export async function runTaskCatalog(
-  client: TaskClientUnderTest, opts: { timeScale: number; parallel: number }, out: (s: string) => void,
+  client: TaskClientSpec, opts: { timeScale: number; parallel: number }, out: (s: string) => void,
 ): Promise<TaskScenarioVerdict[]> {
   const { TASK_SCENARIOS, runTaskScenario, runTaskScenarioProcess, taskScenarioVerdict } = await import('../conformance/tasks/index.js');
   out(`\ntask scenarios: ${TASK_SCENARIOS.length} (${client.kind === 'process' ? `${client.label}, as processes (task submit/work/show)` : 'reference task client, in-process'})`);

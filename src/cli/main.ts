@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
-import { CliError } from './read-json-file.js';
+import { CliError } from '../lib/read-json-file.js';
 
 const version = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 

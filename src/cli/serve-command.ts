@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { createProvider, resolveTokensConfig, serve, TokensConfigSchema, type BehaviorConfigInput, type FaultPlanInput } from '../fake-provider/index.js';
-import { getScenario, listScenarios } from '../scenarios/index.js';
+import { createProvider, serve } from '../fake-provider/index.js';
+import { resolveTokensConfig, TokensConfigSchema, type BehaviorConfigInput, type FaultPlanInput } from '../contract/index.js';
 import { tenantsWithoutSecret } from '../fake-provider/store/principals-persistence.js';
-import { CliError, readJsonFile } from './read-json-file.js';
+import { getScenario, listScenarios } from '../scenarios/index.js';
+import { CliError, readJsonFile } from '../lib/read-json-file.js';
+import { StoreVersionError } from '../fake-provider/store/migrations.js';
 
 interface ServeFlags {
   port: string;
@@ -69,11 +71,12 @@ export function registerServe(program: Command): void {
       const fromScenario = flags.scenario ? scenarioParts(flags.scenario) : undefined;
       const behavior = flags.behavior ? (readJsonFile(flags.behavior, 'behavior') as BehaviorConfigInput) : fromScenario?.behavior;
       const faults = flags.faults ? (readJsonFile(flags.faults, 'fault plan') as FaultPlanInput) : fromScenario?.faults;
-      let provider;
+      let provider: ReturnType<typeof createProvider>;
       try {
         provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario });
       } catch (err) {
         if (err instanceof z.ZodError) throw new CliError(`invalid behaviour or fault plan: ${zodMessage(err)}`);
+        if (err instanceof StoreVersionError) throw new CliError(err.message);
         throw err;
       }
       const server = await serve(provider, { port, host: flags.host }).catch((err: Error) => {

@@ -1,4 +1,4 @@
-import type { InProcessClientFactory } from '../lib/client-protocol.js';
+import type { InProcessClientFactory } from '../contract/client-protocol.js';
 import type { Scenario } from '../scenarios/index.js';
 import { runScenarioInProcess, runScenarioProcess, type ScenarioRun } from './runner/run-scenario.js';
 

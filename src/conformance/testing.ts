@@ -1,4 +1,4 @@
-import type { InProcessClientFactory } from '../lib/client-protocol.js';
+import type { InProcessClientFactory } from '../contract/client-protocol.js';
 import { catalog, getScenario, type Scenario } from '../scenarios/index.js';
 import { runCatalog } from './catalog-run.js';
 import { propertyRun, type PropertyRunResult } from './property-run.js';

@@ -3,21 +3,26 @@ import { realClock, type Clock } from '../lib/clock.js';
 import { randomId, type IdSource } from '../lib/ids.js';
 import type { ProviderCore } from './core.js';
 import { JobEngine } from './engine/job-engine.js';
+import { jobView } from './engine/job-view.js';
 import { FaultEngine } from './faults/fault-engine.js';
 import { buildApp } from './http/app.js';
 import { scenarioControl } from './http/routes/scenario-control.js';
 import type { Env } from './http/context.js';
-import { parseBehaviorConfig, type BehaviorConfig, type BehaviorConfigInput } from './model/behavior.js';
-import type { FaultPlanInput } from './model/faults.js';
-import type { JournalEntry } from './model/journal.js';
-import { resolveTokensConfig, type TokensConfig, type TokensConfigInput } from './model/principals.js';
+import { parseBehaviorConfig, type Behavior, type BehaviorConfig, type BehaviorConfigInput } from '../contract/behavior.js';
+import type { Job } from '../contract/jobs.js';
+import type { FaultPlanInput } from '../contract/faults.js';
+import type { JournalEntry } from '../contract/journal.js';
+import { resolveTokensConfig, type TokensConfig, type TokensConfigInput } from '../contract/principals.js';
 import { openDatabase } from './store/database.js';
 import { IdempotencyRepo } from './store/idempotency-repo.js';
 import { JobsRepo } from './store/jobs-repo.js';
 import { JournalRepo } from './store/journal-repo.js';
 import { SettingsRepo } from './store/settings-repo.js';
 import { persistPrincipals } from './store/principals-persistence.js';
-import { attachTasks, type TaskService } from './tasks/index.js';
+import { createJobsModule } from './jobs/index.js';
+import type { ProviderModule } from './module.js';
+import type { Principal } from '../contract/principals.js';
+import { createTasksModule, type TaskService } from './tasks/index.js';
 import { inProcessFetch } from './transports/in-process-fetch.js';
 import { defaultWebhookOptions, WebhookDispatcher, type WebhookOptions } from './webhooks/dispatcher.js';
 import { WebhookRepo } from './webhooks/webhook-repo.js';
@@ -39,6 +44,8 @@ export interface ProviderOptions {
   /** How webhooks reach receivers: global fetch by default; the in-process harness routes them itself. */
   webhookFetch?: typeof fetch;
   webhooks?: Partial<WebhookOptions>;
+  /** Keep only the newest N journal entries (long soaks, `serve --journal-max`); the judge needs them all. */
+  journalMax?: number | null;
   /** Lets `PUT /_control/scenario {"name"}` switch to a named scenario's provider-side behaviour and faults. */
   scenarioLookup?: (name: string) => { behavior: BehaviorConfigInput; faults: FaultPlanInput } | undefined;
 }
@@ -49,7 +56,11 @@ export interface Provider {
   fetch: typeof fetch;
   clock: Clock;
   tokens: TokensConfig;
-  journal: { all(): JournalEntry[]; since(seq: number, limit?: number): JournalEntry[]; lastSeq(): number };
+  /**
+   * The journal. Entries are group-committed: reads flush first; `committed()` resolves once every entry so far is
+   * on disk (a transport answering over the network waits for it before it sends).
+   */
+  journal: { all(): JournalEntry[]; since(seq: number, limit?: number): JournalEntry[]; lastSeq(): number; committed(): Promise<void>; flush(): void };
   control: {
     setBehavior(config: BehaviorConfigInput): void;
     behavior(): BehaviorConfig;
@@ -57,6 +68,9 @@ export interface Provider {
     clearFaults(): void;
     reset(): void;
   };
+  /** Every job held, as its public Job object at the provider's now, with its tenant and behaviour (for judges). */
+  jobs(): Array<Job & { tenant: string; behavior: Behavior }>;
+  /** @internal The wiring behind the routes; stripped from the published types. */
   core: ProviderCore;
   /** The tasks API (tasks-api.md). */
   tasks: TaskService;
@@ -73,7 +87,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   const ids = opts.ids ?? randomId;
   const settings = new SettingsRepo(db);
   const jobs = new JobsRepo(db);
-  const journal = new JournalRepo(db);
+  const journal = new JournalRepo(db, { maxEntries: opts.journalMax ?? null });
   const webhookRepo = new WebhookRepo(db);
   const faults = new FaultEngine(settings);
   const tokens = resolveTokensConfig(opts.tokens);
@@ -99,6 +113,11 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     isClosed: () => closed,
   });
 
+  // The token table as configured: a reset forgets principals changed through the control API.
+  const initialTokens: Record<string, Principal> = { ...tokens.tokens };
+  // The table of the last run (changed through the control API) comes back from the database, like tasks and objects.
+  persistPrincipals(tokens, settings, opts.tokens?.tokens !== undefined);
+  let modules: ProviderModule[] = [];
   const core: ProviderCore = {
     db, clock, ids, jobs, journal, settings, faults, engine, webhooks, tokens,
     idempotency: new IdempotencyRepo(db),
@@ -112,32 +131,37 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     options: { idempotencyTtlMs: opts.idempotencyTtlMs ?? 24 * 3600 * 1000, pollAdviceSeconds: opts.pollAdviceSeconds ?? 1, control: opts.control ?? true },
     isClosed: () => closed,
     reset: () => {
+      journal.flush();
       db.transaction(() => {
-        for (const t of ['jobs', 'idempotency', 'journal', 'webhook_events']) db.prepare(`DELETE FROM ${t}`).run();
+        for (const t of ['idempotency', 'journal']) db.prepare(`DELETE FROM ${t}`).run();
+        for (const m of modules) m.reset();
       })();
       faults.clear();
-      engine.reschedule();
+      tokens.tokens = { ...initialTokens };
     },
   };
 
-  // Tasks API: its service, control additions and reset hook (src/fake-provider/tasks/).
-  const tasks = attachTasks(core);
-  // After attachTasks has taken the configured table as the one `reset` restores: the table of the last run.
-  persistPrincipals(tokens, settings, opts.tokens?.tokens !== undefined);
+  // The provider's APIs, each a module with the same layout (routes, control additions, tick, reset, close).
+  const jobsModule = createJobsModule(core);
+  const tasks = createTasksModule(core);
+  modules = [jobsModule, tasks];
   const scenario = opts.scenarioLookup ? scenarioControl(core, opts.scenarioLookup) : undefined;
-  const app = buildApp(core, (a) => {
-    scenario?.(a);
-    tasks.control(a);
-  });
-  // Jobs that fell due while the provider was down move on now.
-  engine.tick();
+  const app = buildApp(core, modules, (a) => scenario?.(a));
+  // Jobs and tasks that fell due while the provider was down move on now.
+  for (const m of modules) m.tick();
 
   return {
     app,
     fetch: inProcessFetch(app),
     clock,
     tokens,
-    journal: { all: () => journal.all(), since: (s, l) => journal.since(s, l), lastSeq: () => journal.lastSeq() },
+    journal: {
+      all: () => journal.all(),
+      since: (s, l) => journal.since(s, l),
+      lastSeq: () => journal.lastSeq(),
+      committed: () => journal.committed(),
+      flush: () => journal.flush(),
+    },
     control: {
       setBehavior: (c) => core.behaviors.set(parseBehaviorConfig(c)),
       behavior: () => behaviors,
@@ -145,14 +169,18 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
       clearFaults: () => faults.clear(),
       reset: () => core.reset(),
     },
+    jobs: () => {
+      const now = clock.now();
+      return jobs.all().map((j) => ({ ...jobView(j, now), tenant: j.tenant, behavior: j.behavior }));
+    },
     core,
     tasks: tasks.service,
     idle: () => webhooks.idle(),
     close: () => {
       if (closed) return;
       closed = true;
-      engine.close();
-      tasks.service.close();
+      for (const m of modules) m.close();
+      journal.close();
       db.close();
     },
   };

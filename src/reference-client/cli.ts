@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Server } from 'node:http';
-import { ChangedRequestError, EXIT, UnknownOperationError } from '../lib/client-protocol.js';
+import { ChangedRequestError, EXIT, UnknownOperationError } from '../contract/client-protocol.js';
 import { realClock } from '../lib/clock.js';
 import { ReferenceClient } from './client.js';
 import { verifyAudit } from './index.js';
@@ -52,6 +52,7 @@ async function readStdinJson(): Promise<unknown> {
 }
 
 /** Run an action and turn every refusal into the protocol's exit code and a message on stderr. */
+// biome-ignore lint/suspicious/noConfusingVoidType: an action either returns an exit code or nothing at all
 function act<A extends unknown[]>(fn: (...args: A) => Promise<number | void>): (...args: A) => Promise<void> {
   return async (...args: A) => {
     try {

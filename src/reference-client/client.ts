@@ -9,7 +9,7 @@ import {
   type InProcessClientOptions,
   type OperationRecord,
   type SubmitInput,
-} from '../lib/client-protocol.js';
+} from '../contract/client-protocol.js';
 import { isoTime } from '../lib/clock.js';
 import { requestFingerprint } from './create.js';
 import { MAX_REQUEST_MS } from './deadlines.js';

@@ -1,4 +1,4 @@
-import type { InProcessClientFactory, InProcessClientOptions } from '../lib/client-protocol.js';
+import type { InProcessClientFactory, InProcessClientOptions } from '../contract/client-protocol.js';
 import { verifyChain, type AuditVerdict } from './audit.js';
 import { ReferenceClient } from './client.js';
 import { SqliteOperationStore } from './store/sqlite-store.js';
@@ -6,6 +6,7 @@ import { SqliteOperationStore } from './store/sqlite-store.js';
 export { ReferenceClient, toRecord } from './client.js';
 export { SqliteOperationStore } from './store/sqlite-store.js';
 export type { OperationStore, Lease } from './store/operation-store.js';
+export { createTaskClient, type TaskClient, type TaskClientOptions } from './tasks/index.js';
 export { TRANSITIONS, EVIDENCE_CLASS, EVIDENCE_KINDS, canTransition, transition } from './state-machine.js';
 
 /** The in-process factory of client-protocol.md. */

@@ -1,7 +1,7 @@
-import type { OperationState } from '../lib/client-protocol.js';
+import type { OperationState } from '../contract/client-protocol.js';
 import type { Clock } from '../lib/clock.js';
 import { isoTime } from '../lib/clock.js';
-import type { JobState } from '../fake-provider/model/job.js';
+import type { JobState } from '../contract/jobs.js';
 import { requestTimeout } from './deadlines.js';
 import { call, summarize, type CallOutcome, type CallSpec, type HttpOptions } from './http.js';
 import { transition, type EvidenceKind } from './state-machine.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { OperationStateSchema } from '../lib/client-protocol.js';
-import { JobStateSchema } from '../fake-provider/model/job.js';
+import { OperationStateSchema } from '../contract/client-protocol.js';
+import { JobStateSchema } from '../contract/jobs.js';
 
 /**
  * The reference client's durable record. Times are epoch milliseconds (of the injected clock); they are turned into

@@ -26,7 +26,9 @@ export class WebhookReceiver {
   async handle(request: Request): Promise<Response> {
     const body = await request.text();
     const headers: Record<string, string> = {};
-    request.headers.forEach((v, k) => (headers[k] = v));
+    request.headers.forEach((v, k) => {
+      headers[k] = v;
+    });
     let payload: unknown;
     try {
       payload = this.verifier.verify(body, headers);

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { BehaviorConfigSchema } from '../fake-provider/model/behavior.js';
-import { FaultPlanSchema } from '../fake-provider/model/faults.js';
-import { SubmitInputSchema } from '../lib/client-protocol.js';
-import { InvariantIdSchema } from '../conformance/invariants.js';
+import { BehaviorConfigSchema } from '../contract/behavior.js';
+import { FaultPlanSchema } from '../contract/faults.js';
+import { SubmitInputSchema } from '../contract/client-protocol.js';
+import { InvariantIdSchema } from '../contract/invariants.js';
 import { HarnessActionSchema } from './actions.js';
 import { checkScenarioConsistency } from './consistency.js';
 

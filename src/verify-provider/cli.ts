@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import { CliError } from '../cli/read-json-file.js';
+import { CliError, readJsonFile } from '../lib/read-json-file.js';
 import { CHECKS } from './checks/index.js';
 import { parseReportSpec, writeReports } from './report.js';
 import { verifyProvider } from './run.js';
-import { readJsonFile } from '../cli/read-json-file.js';
 import { castOf, PilotPlanSchema, planExpectationFaults, resolveTokens } from './plan.js';
 import type { CheckResult, VerifyOptions } from './types.js';
 

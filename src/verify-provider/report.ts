@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { VerifyReport } from './run.js';
-import { parseReportSpec, type ReportKind } from '../conformance/report/write-reports.js';
+import { parseReportSpec, type ReportKind } from '../lib/report-spec.js';
 
 export { parseReportSpec, type ReportKind };
 

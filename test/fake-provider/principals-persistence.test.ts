@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createProvider, DEFAULT_TOKENS } from '../../src/fake-provider/index.js';
+import { DEFAULT_TOKENS } from '../../src/contract/index.js';
+import { createProvider } from '../../src/fake-provider/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jobproof-principals-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -92,6 +92,12 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>
   }
 }
 
+/** Whether the provider holds `key` in flight (reserved, not yet answered) on `scope` for the principal of `token`. */
+export function keyInFlight(provider: Provider, scope: string, key: string, token = 'dev-token'): boolean {
+  const p = provider.tokens.tokens[token]!;
+  return provider.core.idempotency.lookup({ tenant: p.tenant, subject: p.subject, scope, key }, provider.clock.now())?.state === 'in_flight';
+}
+
 let keySeq = 0;
 /** A fresh idempotency key. */
 export function newKey(prefix = 'k'): string {
@@ -121,9 +127,9 @@ export function problemOf(res: CallResult, status: number, code: string): Record
 }
 
 /** The journal's request entry for a response, by its X-Request-ID. */
-export function journalEntryFor(provider: Provider, res: { headers: Headers }): import('../../src/fake-provider/index.js').RequestEntry {
+export function journalEntryFor(provider: Provider, res: { headers: Headers }): import('../../src/contract/index.js').RequestEntry {
   const id = res.headers.get('x-request-id');
   const e = provider.journal.all().find((x) => x.type === 'request' && x.request_id === id);
-  if (!e || e.type !== 'request') throw new Error(`no journal entry for request ${id}`);
+  if (e?.type !== 'request') throw new Error(`no journal entry for request ${id}`);
   return e;
 }

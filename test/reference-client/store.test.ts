@@ -4,7 +4,7 @@ import type { StoredHistoryEntry } from '../../src/reference-client/types.js';
 import { row, tempDir } from './helpers.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
-const first = (id: string): StoredHistoryEntry => ({
+const first = (_id: string): StoredHistoryEntry => ({
   at: new Date(T0).toISOString(), actor: 'w', from: null, to: 'create_pending', cause: 'submit', evidence: { kind: 'submit' }, remote_state: null,
 });
 
@@ -111,10 +111,9 @@ describe('SqliteOperationStore', () => {
       )
       .all() as { detail: string }[];
     expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING INDEX operations_due/);
-    const started = performance.now();
+    // Speed belongs in the benchmarks (npm run bench); here the plan above and the answer below are what is asserted.
     const leases = a.claimDue('w1', T0 + 4_500, 1000, 16, new Map());
     expect(leases.map((l) => l.operation_id)).toEqual(['op0', 'op1', 'op2', 'op3', 'op4']);
-    expect(performance.now() - started).toBeLessThan(50);
     expect(a.nextWakeAt('w1', T0 + 4_500)).toBe(T0 + 5_000);
   });
 });

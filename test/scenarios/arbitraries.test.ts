@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FaultPlanSchema } from '../../src/fake-provider/model/faults.js';
-import { BehaviorConfigSchema } from '../../src/fake-provider/model/behavior.js';
+import { FaultPlanSchema } from '../../src/contract/faults.js';
+import { BehaviorConfigSchema } from '../../src/contract/behavior.js';
 import { faultPlanArb, harnessScheduleArb, scheduleArb, ScenarioSchema, workloadArb } from '../../src/scenarios/index.js';
 
 function issues(r: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FaultPlanSchema } from '../../src/fake-provider/model/faults.js';
+import { FaultPlanSchema } from '../../src/contract/faults.js';
 import { parseScenario, ScenarioSchema, getScenario } from '../../src/scenarios/index.js';
 
 function issuePaths(input: unknown, schema: { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[] }[] } } }) {

@@ -1,4 +1,4 @@
-import { INVARIANT_IDS } from '../invariants.js';
+import { INVARIANT_IDS } from '../../contract/invariants.js';
 import { cellOf, failureLines, invariantTotals, passed, runPassed, type Cell, type Certification } from './summary.js';
 
 const MARK: Record<Cell, string> = { held: '✓', broken: '✗', not_applicable: '·' };

@@ -1,4 +1,4 @@
-import { INVARIANTS, type InvariantId } from '../invariants.js';
+import { INVARIANTS, type InvariantId } from '../../contract/invariants.js';
 import type { PropertyRunResult } from '../property-run.js';
 import type { ScenarioRun } from '../runner/run-scenario.js';
 import { taskRunPassed, type TaskScenarioVerdict } from '../tasks/verdicts.js';

@@ -3,18 +3,7 @@ import { dirname } from 'node:path';
 import { toJUnit } from './junit.js';
 import { toMarkdown } from './markdown.js';
 import { passed, runPassed, type Certification } from './summary.js';
-
-export type ReportKind = 'junit' | 'json' | 'md';
-
-/** Parse `junit=PATH,json=PATH,md=PATH`. */
-export function parseReportSpec(spec: string): Array<{ kind: ReportKind; path: string }> {
-  return spec.split(',').filter(Boolean).map((part) => {
-    const [kind, ...rest] = part.split('=');
-    const path = rest.join('=');
-    if (!['junit', 'json', 'md'].includes(kind ?? '') || !path) throw new Error(`--report expects junit=PATH,json=PATH,md=PATH; got '${part}'`);
-    return { kind: kind as ReportKind, path };
-  });
-}
+import type { ReportKind } from '../../lib/report-spec.js';
 
 export function toJson(c: Certification): string {
   return JSON.stringify(

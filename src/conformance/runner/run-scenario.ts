@@ -1,4 +1,4 @@
-import type { InProcessClientFactory } from '../../lib/client-protocol.js';
+import type { InProcessClientFactory } from '../../contract/client-protocol.js';
 import type { Scenario } from '../../scenarios/index.js';
 import { check, RunEvidenceSchema, type RunEvidence, type Verdict } from '../checker/index.js';
 import type { RunDriver } from './driver.js';

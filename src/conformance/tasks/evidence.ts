@@ -1,5 +1,8 @@
-import type { RequestEntry } from '../../fake-provider/model/journal.js';
-import type { TaskRecord } from '../../lib/task-client-protocol.js';
+import type { RequestEntry } from '../../contract/journal.js';
+import type { InProcessTaskClient, TaskRecord } from '../../contract/task-client-protocol.js';
+
+/** The face a task client under test offers the in-process runner (the reference client's `TaskClient` has it). */
+export type TaskClientUnderTest = InProcessTaskClient;
 
 /** One thing the harness did during a run, placed in the journal's order by the last journal seq before it. */
 export interface HarnessEvent {

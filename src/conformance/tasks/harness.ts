@@ -18,6 +18,7 @@ export class TaskHarness {
 
   constructor(private readonly provider: Provider, private readonly now: () => number, private readonly taskOf: (opId: string) => string | undefined) {}
 
+  // biome-ignore lint/suspicious/noExplicitAny: the control API's JSON answer, read field by field by the harness
   async control(method: string, path: string, body?: unknown): Promise<any> {
     const res = await this.provider.fetch(`${IN_PROCESS_BASE}/_control${path}`, { method, headers: CONTROL, body: body === undefined ? undefined : JSON.stringify(body) });
     const json = await res.json();

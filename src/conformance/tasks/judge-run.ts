@@ -1,5 +1,6 @@
-import type { Provider, RequestEntry } from '../../fake-provider/index.js';
-import type { TaskRecord } from '../../lib/task-client-protocol.js';
+import type { RequestEntry } from '../../contract/journal.js';
+import type { Provider } from '../../fake-provider/index.js';
+import type { TaskRecord } from '../../contract/task-client-protocol.js';
 import { checkTasks, type TaskVerdict } from './check.js';
 import type { ProviderTask, TaskEvidence } from './evidence.js';
 import type { TaskHarness } from './harness.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createProvider, serve, type Provider, type RunningServer } from '../../fake-provider/index.js';
 import { seededIds } from '../../lib/ids.js';
-import { TaskRecordSchema, type TaskRecord } from '../../lib/task-client-protocol.js';
+import { TaskRecordSchema, type TaskRecord } from '../../contract/task-client-protocol.js';
 import { callClient, spawnClient } from '../runner/process/spawn-client.js';
 import { TaskHarness } from './harness.js';
 import { judgeTaskRun, TASK_CLIENT, type TaskScenarioRun } from './judge-run.js';

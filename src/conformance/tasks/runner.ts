@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { settle, VirtualClock } from '../../lib/clock.js';
 import { seededIds } from '../../lib/ids.js';
-import type { InProcessTaskClient, InProcessTaskClientFactory, InProcessTaskClientOptions } from '../../lib/task-client-protocol.js';
+import type { InProcessTaskClient, InProcessTaskClientFactory, InProcessTaskClientOptions } from '../../contract/task-client-protocol.js';
 import { createProvider, IN_PROCESS_BASE } from '../../fake-provider/index.js';
 import { TaskHarness } from './harness.js';
 import { judgeTaskRun, TASK_CLIENT, type TaskScenarioRun } from './judge-run.js';

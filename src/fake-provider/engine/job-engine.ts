@@ -1,8 +1,8 @@
 import { isoTime, type Clock, type TimerHandle } from '../../lib/clock.js';
 import type { IdSource } from '../../lib/ids.js';
-import type { Behavior } from '../model/behavior.js';
-import type { CreateJobBody, Job } from '../model/job.js';
-import type { Principal } from '../model/principals.js';
+import type { Behavior } from '../../contract/behavior.js';
+import type { CreateJobBody, Job } from '../../contract/jobs.js';
+import type { Principal } from '../../contract/principals.js';
 import type { Db } from '../store/database.js';
 import type { JobRow, JobsRepo } from '../store/jobs-repo.js';
 import type { JournalRepo } from '../store/journal-repo.js';

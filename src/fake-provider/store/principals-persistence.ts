@@ -1,4 +1,4 @@
-import type { Principal, TokensConfig } from '../model/principals.js';
+import type { Principal, TokensConfig } from '../../contract/principals.js';
 import type { SettingsRepo } from './settings-repo.js';
 
 const KEY = 'principals';

@@ -1,7 +1,8 @@
 import { isoTime, type Clock } from '../../lib/clock.js';
 import type { IdSource } from '../../lib/ids.js';
 import type { FaultEngine } from '../faults/fault-engine.js';
-import type { Job, WebhookEventType } from '../model/job.js';
+import type { Job } from '../../contract/jobs.js';
+import type { WebhookEventType } from '../../contract/webhooks.js';
 import type { JournalRepo } from '../store/journal-repo.js';
 import { signDelivery } from './signing.js';
 import type { WebhookRepo, WebhookRow } from './webhook-repo.js';
@@ -75,7 +76,9 @@ export class WebhookDispatcher {
   /** Held (reordered) events go out after the final one, newest first. */
   private releaseHeld(jobId: string, at: number): void {
     const held = this.d.repo.held(jobId).reverse();
-    held.forEach((w, i) => this.d.repo.update(w.event_id, { status: 'pending', next_attempt_at: at + (i + 1) * this.d.options.reorderSpacingMs }));
+    held.forEach((w, i) => {
+      this.d.repo.update(w.event_id, { status: 'pending', next_attempt_at: at + (i + 1) * this.d.options.reorderSpacingMs });
+    });
   }
 
   /** Start every delivery that is due. Deliveries run in the background; `idle()` waits for them. */

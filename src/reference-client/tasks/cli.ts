@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { EXIT, UnknownOperationError } from '../../lib/client-protocol.js';
+import { EXIT, UnknownOperationError } from '../../contract/client-protocol.js';
 import { realClock } from '../../lib/clock.js';
-import { TaskSubmitSchema } from '../../lib/task-client-protocol.js';
+import { TaskSubmitSchema } from '../../contract/task-client-protocol.js';
 import { ChangedTaskRequestError, createTaskClient, type TaskClient } from './index.js';
 
 /**

@@ -10,6 +10,7 @@ export interface TaskHttpOptions {
 }
 
 export type TaskCallOutcome =
+  // biome-ignore lint/suspicious/noExplicitAny: a provider's JSON answer, read field by field by the worker
   | { kind: 'answer'; status: number; json: any; retryAfterMs: number | null; replayed: boolean }
   | { kind: 'no_answer'; detail: string };
 

@@ -1,7 +1,7 @@
 import { canonicalJson } from '../../lib/canonical-json.js';
-import { UnknownOperationError } from '../../lib/client-protocol.js';
+import { UnknownOperationError } from '../../contract/client-protocol.js';
 import type { Clock } from '../../lib/clock.js';
-import type { InProcessTaskClient } from '../../lib/task-client-protocol.js';
+import type { InProcessTaskClient } from '../../contract/task-client-protocol.js';
 import { toTaskRecord } from './record.js';
 import type { TaskPolicy } from './policy.js';
 import { SqliteTaskStore } from './store.js';

@@ -1,4 +1,4 @@
-import type { FaultPlanInput } from '../../fake-provider/model/faults.js';
+import type { FaultPlanInput } from '../../contract/faults.js';
 import type { ScenarioInput } from '../schema.js';
 import { REPORT_INPUT, behavior, op } from './common.js';
 

@@ -1,4 +1,4 @@
-import { brief } from '../http.js';
+import { brief, type Answer } from '../http.js';
 import { approve, changeObject, expectAnswer, expectProblem, fail, needToken, review, taskAwaitingReview, withRoles } from '../helpers.js';
 import type { Check, CheckContext } from '../types.js';
 
@@ -55,7 +55,7 @@ export const reviewByInitiator: Check = {
     // With the reviewer role too, the only reason left to refuse is self-review: a token of the plan that holds both
     // roles initiates and approves its own task, or the control API gives --token the reviewer role for a moment.
     const both = ctx.opts.bothRolesToken;
-    let b;
+    let b: Answer | undefined;
     if (both) {
       const own = await taskAwaitingReview(ctx, 'self-review-both', ev, both);
       b = await review(ctx, own.id, both, 'approve', own.task.result.proposal.proposal_version);

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Clock, TimerHandle } from '../../../src/lib/clock.js';
-import type { InProcessClientFactory, InProcessClientOptions } from '../../../src/lib/client-protocol.js';
-import type { InvariantId } from '../../../src/conformance/invariants.js';
+import type { Clock, } from '../../../src/lib/clock.js';
+import type { InProcessClientFactory, InProcessClientOptions } from '../../../src/contract/client-protocol.js';
+import type { InvariantId } from '../../../src/contract/invariants.js';
 import { ReferenceClient, SqliteOperationStore, type OperationStore } from '../../../src/reference-client/index.js';
 
 /**
@@ -39,7 +39,7 @@ function withStore(wrap: (s: OperationStore) => Partial<OperationStore>): InProc
   };
 }
 
-function withClock(wrap: (c: Clock) => Clock): InProcessClientFactory {
+function _withClock(wrap: (c: Clock) => Clock): InProcessClientFactory {
   return (opts) => new ReferenceClient({ ...opts, clock: wrap(opts.clock) });
 }
 

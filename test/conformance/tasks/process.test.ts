@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { callClient } from '../../../src/conformance/runner/process/spawn-client.js';
 import { runTaskScenarioProcess, taskScenario, taskScenarioVerdict, TASK_SCENARIOS, type TaskScenarioRun } from '../../../src/conformance/tasks/index.js';
-import { TaskRecordSchema } from '../../../src/lib/task-client-protocol.js';
+import { TaskRecordSchema } from '../../../src/contract/task-client-protocol.js';
 
 const REPO = join(import.meta.dirname, '..', '..', '..');
 const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

@@ -1,15 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { settle, VirtualClock } from '../../../src/lib/clock.js';
-import {
-  createProvider,
-  type FaultPlanInput,
-  type JournalEntry,
-  type Provider,
-  type ProviderOptions,
-  type RequestEntry,
-  type WebhookEntry,
-} from '../../../src/fake-provider/index.js';
+import { createProvider, type Provider, type ProviderOptions } from '../../../src/fake-provider/index.js';
+import type { FaultPlanInput, JournalEntry, RequestEntry, WebhookEntry } from '../../../src/contract/index.js';
 
 export const TOKEN = 'dev-token';
 export const CONTROL = 'control-token';

@@ -4,7 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../src/lib/clock.js';
-import { createProvider, serve, type FaultPlanInput, type Provider, type RequestEntry } from '../../../src/fake-provider/index.js';
+import { createProvider, serve, type Provider } from '../../../src/fake-provider/index.js';
+import type { FaultPlanInput, RequestEntry } from '../../../src/contract/index.js';
 import {
   controlInit, createInit, getInit, outcome, requests, settle, track, waitFor,
 } from './helpers.js';

@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../src/lib/clock.js';
-import { createProvider, serve, type FaultPlanInput, type Provider, type RunningServer } from '../../../src/fake-provider/index.js';
+import { createProvider, serve, type Provider, type RunningServer } from '../../../src/fake-provider/index.js';
+import type { FaultPlanInput } from '../../../src/contract/index.js';
 import { createInit, inProcessReceiver, startReceiver, waitFor, webhookEntries, type ReceivedWebhook } from './helpers.js';
 
 /** Event types of a job with items that succeeds (duration ≥ 2 ms): running, progress, succeeded. */

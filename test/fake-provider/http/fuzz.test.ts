@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_TOKENS } from '../../../src/fake-provider/index.js';
+import { DEFAULT_TOKENS } from '../../../src/contract/index.js';
 import { createBody, newKey, startProviderServer, waitFor, type ProviderServer } from '../../helpers/provider-server.js';
 
 const RUNS = process.env.JOBPROOF_LONG ? 2000 : 150;

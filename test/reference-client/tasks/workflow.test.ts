@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createProvider, IN_PROCESS_BASE, type Provider } from '../../../src/fake-provider/index.js';
 import { settle, VirtualClock } from '../../../src/lib/clock.js';
 import { seededIds } from '../../../src/lib/ids.js';
-import { createTaskClient, type TaskClient, type TaskReport } from '../../../src/reference-client/tasks/index.js';
+import { createTaskClient, type TaskClient, } from '../../../src/reference-client/tasks/index.js';
 
 const CONTROL = { authorization: 'Bearer control-token', 'content-type': 'application/json' };
 
@@ -63,7 +63,7 @@ const submit = (c: TaskClient) => c.submitTask({ task_op_id: 'op-1', object_ref:
 const requests = (route: string) => provider.journal.all().filter((e) => e.type === 'request' && e.route === route) as Array<Extract<ReturnType<Provider['journal']['all']>[number], { type: 'request' }>>;
 
 describe('reference task client', () => {
-  it('records the intent with a 128-bit create key before sending anything, in ${state}/tasks.db (WAL); a second submit is a no-op', () => {
+  it('records the intent with a 128-bit create key before sending anything, in <state>/tasks.db (WAL); a second submit is a no-op', () => {
     let calls = 0;
     const c = client((async (...a: Parameters<typeof fetch>) => {
       calls += 1;
@@ -207,14 +207,13 @@ describe('reference task client', () => {
     db.close();
   });
 
-  it('runs on the virtual clock only: a 45 s review wait takes well under a second of real time', async () => {
+  it('runs on the virtual clock only: a 45 s review wait passes in virtual time', async () => {
     const c = client();
     submit(c);
     clock.setTimeout(() => void review(c.records()[0]!.row.task_id!), 45_000);
-    const t0 = performance.now();
+    // No wall-clock assertion (speed is for benchmarks): the test's own timeout (far below 45 s) is the bound.
     const r = await drive(c.runTask('op-1'));
     expect(r.state).toBe('applied');
-    expect(performance.now() - t0).toBeLessThan(2_000);
     expect(clock.now() - Date.parse('2026-01-01T00:00:00.000Z')).toBeGreaterThanOrEqual(45_000);
   });
 });

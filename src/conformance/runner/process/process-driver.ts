@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createProvider, serve, type Provider, type RunningServer } from '../../../fake-provider/index.js';
-import { jobView } from '../../../fake-provider/engine/job-view.js';
-import { OperationRecordSchema, type CancelInput, type OperationRecord, type SubmitInput } from '../../../lib/client-protocol.js';
+import { OperationRecordSchema, type CancelInput, type OperationRecord, type SubmitInput } from '../../../contract/client-protocol.js';
 import type { Scenario } from '../../../scenarios/index.js';
 import type { ProviderJob } from '../../checker/evidence.js';
 import type { RunDriver } from '../driver.js';
@@ -185,8 +184,7 @@ export class ProcessDriver implements RunDriver {
 
   providerJobs(): ProviderJob[] {
     if (!this.provider) return [];
-    const now = Date.now();
-    return this.provider.core.jobs.all().map((j) => ({ ...jobView(j, now), tenant: j.tenant, behavior: j.behavior }));
+    return this.provider.jobs();
   }
 
   diagnostics(): string[] {

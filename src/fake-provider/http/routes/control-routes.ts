@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { VirtualClock } from '../../../lib/clock.js';
 import type { ProviderCore } from '../../core.js';
 import { jobView } from '../../engine/job-view.js';
-import { parseBehaviorConfig } from '../../model/behavior.js';
-import { FaultPlanSchema } from '../../model/faults.js';
+import { parseBehaviorConfig } from '../../../contract/behavior.js';
+import { FaultPlanSchema } from '../../../contract/faults.js';
 import { authenticateControl } from '../auth.js';
 import { zodErrors } from '../body.js';
 import type { Ctx, Env } from '../context.js';
@@ -42,7 +42,7 @@ export function controlRoutes(core: ProviderCore, extra?: (app: Hono<Env>) => vo
     await next();
   });
 
-  app.post('/reset', (c) => {
+  app.post('/reset', (_c) => {
     core.reset();
     return json({ reset: true });
   });
