@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { settle, VirtualClock } from '../../lib/clock.js';
 import { seededIds } from '../../lib/ids.js';
-import type { InProcessTaskClient, InProcessTaskClientFactory, InProcessTaskClientOptions } from '../../contract/task-client-protocol.js';
+import { TaskRecordSchema, type InProcessTaskClient, type InProcessTaskClientFactory, type InProcessTaskClientOptions } from '../../contract/task-client-protocol.js';
 import { createProvider, IN_PROCESS_BASE } from '../../fake-provider/index.js';
 import { TaskHarness } from './harness.js';
 import { judgeTaskRun, TASK_CLIENT, type TaskScenarioRun } from './judge-run.js';
@@ -60,7 +60,8 @@ export async function runTaskScenario(input: TaskScenario | TaskScenarioInput, c
     if (!done) abort.abort(new Error('scenario time limit'));
     await working;
     await Promise.all(pendingSteps);
-    const records = sc.ops.map((op) => c.show(op.task_op_id));
+    // The judge reads every client's records through the protocol's schema, an in-process one's too.
+    const records = sc.ops.map((op) => TaskRecordSchema.parse(c.show(op.task_op_id)));
     return await judgeTaskRun(sc, provider, harness, records, { finished, elapsed_ms: clock.now() - start });
   } finally {
     client?.close();
