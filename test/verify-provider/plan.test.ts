@@ -108,4 +108,17 @@ describe('verify-provider --plan against a provider without a control API', () =
     expect(narrow.code).toBe(1);
     expect(narrow.out).toMatch(/expected 409 approval_required, got 409 stale_object_version/);
   });
+
+  it('change_object as a command: JOBPROOF_OBJECT_REF is set; a command that fails or changes nothing leaves the check not run, with the reason', { timeout: 30_000 }, async () => {
+    const touch = `curl -fsS -X POST "${url}/admin/objects/$JOBPROOF_OBJECT_REF/touch" -H 'Authorization: Bearer admin-secret' >/dev/null`;
+    const ok = await run(['--plan', plan({ change_object: { command: touch } }), '--only', 'task.review-stale-proposal,task.stale-source-version']);
+    expect(ok.code, ok.out + ok.err).toBe(0);
+    expect(ok.out).toMatch(/2 passed, 0 failed, 0 not run/);
+    const broken = await run(['--plan', plan({ change_object: { command: 'echo no admin here >&2; exit 3' } }), '--only', 'task.review-stale-proposal']);
+    expect(broken.code).toBe(0);
+    expect(broken.out).toMatch(/task\.review-stale-proposal +not run +the plan's change_object command exited 3: no admin here/);
+    const idle = await run(['--plan', plan({ change_object: { command: 'true' } }), '--only', 'task.review-stale-proposal']);
+    expect(idle.out).toMatch(/not run +the plan's change_object did not change pilot-note-1/);
+  });
 });
+
