@@ -53,6 +53,8 @@ export class TaskHarness {
       return;
     }
     const id = this.taskOf(a.op);
+    // Drafting is due by the provider's clock; its timer may run late on a busy machine. Catch up first, as a request does.
+    this.provider.tasks.tick();
     const t = id ? this.provider.tasks.tasks.get(id) : undefined;
     const pv = a.proposal === 'current' ? t?.result?.proposal.proposal_version : a.proposal;
     if (!id || pv === undefined) {

@@ -30,6 +30,8 @@ export function scaleTaskScenario(sc: TaskScenario, f: number): TaskScenario {
   };
 }
 
+/** `task submit` and `task show` are short, but an interpreter can take many seconds to start on a loaded machine. */
+const VERB_TIMEOUT_MS = 60_000;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const lastLines = (s: string, n = 3) => s.trim().split('\n').slice(-n).join(' | ');
 
@@ -63,7 +65,7 @@ export async function runTaskScenarioProcess(input: TaskScenario | TaskScenarioI
     await harness.setUp(sc);
 
     const show = async (opId: string): Promise<TaskRecord | null> => {
-      const r = await callClient(command, ['task', 'show', opId], env('harness'), null);
+      const r = await callClient(command, ['task', 'show', opId], env('harness'), null, VERB_TIMEOUT_MS);
       if (r.exit !== 0) {
         problems.push(`task show ${opId} exited ${r.exit}: ${lastLines(r.stderr)}`);
         return null;
@@ -85,7 +87,7 @@ export async function runTaskScenarioProcess(input: TaskScenario | TaskScenarioI
 
     for (const op of sc.ops) {
       const req = { task_op_id: op.task_op_id, object_ref: op.object_ref, object_version: harness.versions.get(op.object_ref) ?? 1, input: op.input, deadline_ms: sc.limit_ms };
-      const r = await callClient(command, ['task', 'submit'], env('harness'), JSON.stringify(req));
+      const r = await callClient(command, ['task', 'submit'], env('harness'), JSON.stringify(req), VERB_TIMEOUT_MS);
       if (r.exit !== 0) problems.push(`task submit ${op.task_op_id} exited ${r.exit}: ${lastLines(r.stderr)}`);
       const rec = await show(op.task_op_id);
       if (rec) createKeys.set(op.task_op_id, rec.create_key);
