@@ -15,6 +15,7 @@ interface ServeFlags {
   scenario?: string;
   faults?: string;
   behavior?: string;
+  openaiWebhookUrl?: string;
   control: boolean;
 }
 
@@ -50,6 +51,7 @@ export function registerServe(program: Command): void {
     .option('--scenario <name>', "start with a catalog scenario's provider-side behaviour and faults (see `jobproof scenarios`)")
     .option('--faults <file>', 'start with this fault plan (JSON, as PUT /_control/faults takes)')
     .option('--behavior <file>', 'start with this behaviour config (JSON, as PUT /_control/behavior takes)')
+    .option('--openai-webhook-url <url>', "OpenAI dialect: send tenant acme's batch events (batch.completed, …) to this URL")
     .option('--no-control', 'do not serve the control API')
     .addHelpText('after', '\nExample:\n  npx jobproof serve --port 4010 --scenario lost-create-response\n')
     .action(async (flags: ServeFlags) => {
@@ -73,7 +75,11 @@ export function registerServe(program: Command): void {
       const faults = flags.faults ? (readJsonFile(flags.faults, 'fault plan') as FaultPlanInput) : fromScenario?.faults;
       let provider: ReturnType<typeof createProvider>;
       try {
-        provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario });
+        if (flags.openaiWebhookUrl !== undefined && !/^https?:\/\/\S+$/.test(flags.openaiWebhookUrl)) {
+          throw new CliError(`--openai-webhook-url must be an http(s) URL, got '${flags.openaiWebhookUrl}'`);
+        }
+        const openaiWebhooks = flags.openaiWebhookUrl ? { acme: flags.openaiWebhookUrl } : undefined;
+        provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario, openaiWebhooks });
       } catch (err) {
         if (err instanceof z.ZodError) throw new CliError(`invalid behaviour or fault plan: ${zodMessage(err)}`);
         if (err instanceof StoreVersionError) throw new CliError(err.message);
@@ -95,6 +101,19 @@ export function registerServe(program: Command): void {
     });
 }
 
+/** Every dialect's base URL and a one-line SDK snippet (dialects.md: one server, one port). */
+export function dialectLines(url: string, openaiWebhookUrl?: string): string[] {
+  const rows: Array<[string, string, string]> = [
+    ['native:', `${url}/v1`, 'jobproof API (docs/spec/provider-api.md)'],
+    ['openai:', `${url}/openai/v1`, `new OpenAI({ apiKey: 'dev-token', baseURL: '${url}/openai/v1' })`],
+    ['anthropic:', `${url}/anthropic/v1`, `new Anthropic({ apiKey: 'dev-token', baseURL: '${url}/anthropic' })`],
+  ];
+  const width = Math.max(...rows.map((r) => r[1].length)) + 2;
+  const lines = rows.map(([name, base, snippet]) => `  ${name.padEnd(11)}${base.padEnd(width)}${snippet}`);
+  if (openaiWebhookUrl) lines.push(`  openai batch events for tenant acme → ${openaiWebhookUrl} (Standard Webhooks, the tenant's whsec_ secret)`);
+  return lines;
+}
+
 function printBanner(url: string, tokens: ReturnType<typeof createProvider>['tokens'], flags: ServeFlags): void {
   const lines = [
     `jobproof fake provider listening on ${url}`,
@@ -103,6 +122,8 @@ function printBanner(url: string, tokens: ReturnType<typeof createProvider>['tok
     flags.faults ? `  faults:    ${flags.faults}` : undefined,
     `  tokens:    ${Object.entries(tokens.tokens).map(([t, p]) => `${t} (${p.tenant}/${p.subject}, ${p.roles.join('+') || 'no roles'})`).join(', ')}`,
     flags.control ? `  control:   ${url}/_control/… with Bearer ${tokens.control_token}` : '  control:   off',
+    '',
+    ...dialectLines(url, flags.openaiWebhookUrl),
     '',
     'Try:',
     `  curl -s -X POST ${url}/v1/jobs -H 'Authorization: Bearer dev-token' -H 'Idempotency-Key: my-first-job' \\`,

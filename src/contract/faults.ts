@@ -1,9 +1,15 @@
 import { z } from 'zod';
 
-export const REQUEST_ROUTES = ['create', 'status', 'list', 'cancel', 'results', 'task_create', 'task_read', 'review', 'apply'] as const;
+export const REQUEST_ROUTES = ['create', 'status', 'list', 'cancel', 'results', 'upload', 'delete', 'task_create', 'task_read', 'review', 'apply'] as const;
 export const FAULT_ROUTES = [...REQUEST_ROUTES, 'webhook'] as const;
 export type RequestRoute = (typeof REQUEST_ROUTES)[number];
 export type FaultRoute = (typeof FAULT_ROUTES)[number];
+
+/**
+ * dialects.md names the read and find routes `read` and `find`; provider-api.md names them `status` and `list`.
+ * Both spellings name the same route, so one rule covers a native poll and a dialect's poll alike.
+ */
+export const ROUTE_ALIASES: Readonly<Record<string, FaultRoute>> = { read: 'status', find: 'list' };
 
 const retryAfter = z.number().int().min(0).max(3600);
 
@@ -41,7 +47,7 @@ const nth = z.union([z.number().int().min(1), z.array(z.number().int().min(1)).m
 export const FaultRuleSchema = z
   .object({
     id: z.string().min(1).max(100).optional(),
-    on: z.enum(FAULT_ROUTES),
+    on: z.preprocess((v) => (typeof v === 'string' && v in ROUTE_ALIASES ? ROUTE_ALIASES[v] : v), z.enum(FAULT_ROUTES)),
     nth: nth.optional(),
     probability: z.number().min(0).max(1).optional(),
     times: z.number().int().min(1).optional(),

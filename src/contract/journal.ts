@@ -62,6 +62,12 @@ export const RequestEntrySchema = z.object({
   task_state: z.string().nullable().optional(),
   /** dialects.md: the wire API a request came in (`openai`, `anthropic`); absent on native requests. */
   dialect: z.enum(['native', 'openai', 'anthropic']).optional(),
+  /** Dialects: the `custom_id`s of the batch a create (or an OpenAI upload) carried, in input order. */
+  custom_ids: z.array(z.string()).optional(),
+  /** Dialects: the file an OpenAI Files request created or read, or a create named as its input. */
+  file_id: z.string().optional(),
+  /** Dialects: SHA-256 (hex) of the results body handed out by a `results_served` answer (OpenAI: of that file). */
+  served_sha256: z.string().optional(),
 });
 
 export const TransitionEntrySchema = z.object({

@@ -23,6 +23,8 @@ import { createJobsModule } from './jobs/index.js';
 import type { ProviderModule } from './module.js';
 import type { Principal } from '../contract/principals.js';
 import { createTasksModule, type TaskService } from './tasks/index.js';
+import { createDialectsModule } from './dialects/index.js';
+import { setOpenaiWebhookUrl } from './dialects/openai/webhook-events.js';
 import { inProcessFetch } from './transports/in-process-fetch.js';
 import { defaultWebhookOptions, WebhookDispatcher, type WebhookOptions } from './webhooks/dispatcher.js';
 import { WebhookRepo } from './webhooks/webhook-repo.js';
@@ -48,6 +50,8 @@ export interface ProviderOptions {
   journalMax?: number | null;
   /** Lets `PUT /_control/scenario {"name"}` switch to a named scenario's provider-side behaviour and faults. */
   scenarioLookup?: (name: string) => { behavior: BehaviorConfigInput; faults: FaultPlanInput } | undefined;
+  /** OpenAI dialect: where each tenant's batch events go (`{tenant: url}`); replaces the stored ones when given. */
+  openaiWebhooks?: Record<string, string>;
 }
 
 export interface Provider {
@@ -144,7 +148,10 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   // The provider's APIs, each a module with the same layout (routes, control additions, tick, reset, close).
   const jobsModule = createJobsModule(core);
   const tasks = createTasksModule(core);
-  modules = [jobsModule, tasks];
+  // OpenAI Batch and Anthropic Message Batches on the jobs engine (dialects.md).
+  const dialects = createDialectsModule(core);
+  modules = [jobsModule, tasks, dialects];
+  if (opts.openaiWebhooks) for (const [tenant, url] of Object.entries(opts.openaiWebhooks)) setOpenaiWebhookUrl(core, tenant, url);
   const scenario = opts.scenarioLookup ? scenarioControl(core, opts.scenarioLookup) : undefined;
   const app = buildApp(core, modules, (a) => scenario?.(a));
   // Jobs and tasks that fell due while the provider was down move on now.

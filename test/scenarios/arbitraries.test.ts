@@ -53,7 +53,7 @@ describe('arbitraries only produce valid data', () => {
     const routes = new Set<string>();
     fc.assert(
       fc.property(faultPlanArb, (p) => {
-        for (const r of p.rules ?? []) routes.add(r.on);
+        for (const r of p.rules ?? []) routes.add(String(r.on));
       }),
       { numRuns: 500 },
     );

@@ -24,6 +24,12 @@ export interface JournalDraft {
   delivery: 'delivered' | 'lost' | 'delayed';
   loss: 'reset' | 'hang' | null;
   listed?: Array<{ job_id: string; state: JobState }>;
+  /** Dialects: the `custom_id`s of a batch's requests (create, upload), by which the judge links batches to operations. */
+  custom_ids?: string[];
+  /** Dialects: the file an OpenAI Files request created or read, or a create named as its input. */
+  file_id?: string;
+  /** Dialects: SHA-256 (hex) of the results body a `results_served` answer handed out (OpenAI: of that file). */
+  served_sha256?: string;
 }
 
 export type Vars = {

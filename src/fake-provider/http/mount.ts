@@ -28,6 +28,8 @@ export interface Mount {
   renderError: ErrorRenderer;
   /** The token a principal is looked up by, or null when the request carries none. */
   credentials(headers: Headers): string | null;
+  /** Another header the API's SDK reads the request id from (Anthropic: `request-id`), besides `X-Request-ID`. */
+  requestIdHeader?: string;
 }
 
 const TITLES: Record<number, string> = {
