@@ -9,7 +9,7 @@ export interface HarnessEvent {
   /** The journal's last seq when the step ran: the step happened after every entry up to it. */
   after_seq: number;
   at: string;
-  kind: 'put_object' | 'review' | 'set_principals';
+  kind: 'put_object' | 'review' | 'set_principals' | 'restart_worker';
   object_ref?: string;
   tenant?: string;
   task_id?: string;

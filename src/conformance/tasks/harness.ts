@@ -16,7 +16,13 @@ export class TaskHarness {
   readonly notExercised: string[] = [];
   readonly versions = new Map<string, number>();
 
-  constructor(private readonly provider: Provider, private readonly now: () => number, private readonly taskOf: (opId: string) => string | undefined) {}
+  constructor(
+    private readonly provider: Provider,
+    private readonly now: () => number,
+    private readonly taskOf: (opId: string) => string | undefined,
+    /** Kill the client's worker and start a new one on the same state (the runner knows how). */
+    private readonly restartWorker: () => Promise<void>,
+  ) {}
 
   // biome-ignore lint/suspicious/noExplicitAny: the control API's JSON answer, read field by field by the harness
   async control(method: string, path: string, body?: unknown): Promise<any> {
@@ -45,6 +51,11 @@ export class TaskHarness {
     if (a.type === 'edit_object') {
       await this.control('PUT', `/objects/${a.ref}`, { tenant: a.tenant, data: a.data });
       this.note({ kind: 'put_object', object_ref: a.ref, tenant: a.tenant });
+      return;
+    }
+    if (a.type === 'restart_worker') {
+      await this.restartWorker();
+      this.note({ kind: 'restart_worker' });
       return;
     }
     if (a.type === 'set_principals') {

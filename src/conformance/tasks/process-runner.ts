@@ -34,6 +34,11 @@ export function scaleTaskScenario(sc: TaskScenario, f: number): TaskScenario {
 const VERB_TIMEOUT_MS = 60_000;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const lastLines = (s: string, n = 3) => s.trim().split('\n').slice(-n).join(' | ');
+/** The first line (where a CLI says what went wrong) and the last ones (where a stack trace ends). */
+const gist = (s: string) => {
+  const lines = s.trim().split('\n').filter(Boolean);
+  return lines.length <= 4 ? lines.join(' | ') : `${lines[0]} | … | ${lines.slice(-2).join(' | ')}`;
+};
 
 /**
  * Run one task scenario against a client command (client-protocol.md, task verbs) as real processes over loopback:
@@ -61,13 +66,27 @@ export async function runTaskScenarioProcess(input: TaskScenario | TaskScenarioI
       const e = key ? provider.journal.all().find((x) => x.type === 'request' && x.route === 'task_create' && x.idempotency_key === key && x.task_id) : undefined;
       return e?.type === 'request' ? e.task_id ?? undefined : undefined;
     };
-    const harness = new TaskHarness(provider, () => Date.now(), taskOf);
+    let exited: Promise<number> = Promise.resolve(0);
+    let running = false;
+    let restarts = 0;
+    let generation = 0;
+    let restarting = false;
+    const harness = new TaskHarness(provider, () => Date.now(), taskOf, async () => {
+      // SIGKILL, as a crash: the new worker must carry on from the record alone. A worker that already finished
+      // has nothing left to lose.
+      if (!running) return;
+      restarting = true;
+      worker?.kill('SIGKILL');
+      await exited;
+      startWorker();
+      restarting = false;
+    });
     await harness.setUp(sc);
 
     const show = async (opId: string): Promise<TaskRecord | null> => {
       const r = await callClient(command, ['task', 'show', opId], env('harness'), null, VERB_TIMEOUT_MS);
       if (r.exit !== 0) {
-        problems.push(`task show ${opId} exited ${r.exit}: ${lastLines(r.stderr)}`);
+        problems.push(`task show ${opId} exited ${r.exit}: ${gist(r.stderr)}`);
         return null;
       }
       let raw: unknown;
@@ -88,17 +107,15 @@ export async function runTaskScenarioProcess(input: TaskScenario | TaskScenarioI
     for (const op of sc.ops) {
       const req = { task_op_id: op.task_op_id, object_ref: op.object_ref, object_version: harness.versions.get(op.object_ref) ?? 1, input: op.input, deadline_ms: sc.limit_ms };
       const r = await callClient(command, ['task', 'submit'], env('harness'), JSON.stringify(req), VERB_TIMEOUT_MS);
-      if (r.exit !== 0) problems.push(`task submit ${op.task_op_id} exited ${r.exit}: ${lastLines(r.stderr)}`);
+      if (r.exit !== 0) problems.push(`task submit ${op.task_op_id} exited ${r.exit}: ${gist(r.stderr)}`);
       const rec = await show(op.task_op_id);
       if (rec) createKeys.set(op.task_op_id, rec.create_key);
     }
     if (problems.length > 0) return await judgeTaskRun(sc, provider, harness, [], { finished: false, elapsed_ms: Date.now() - started, problems, diagnostics });
 
-    let exited: Promise<number> = Promise.resolve(0);
-    let running = false;
-    let restarts = 0;
     const startWorker = () => {
-      const child = spawnClient(command, ['task', 'work'], env(`task-worker-${restarts + 1}`));
+      generation++;
+      const child = spawnClient(command, ['task', 'work'], env(`task-worker-${generation}`));
       worker = child;
       running = true;
       let err = '';
@@ -106,7 +123,7 @@ export async function runTaskScenarioProcess(input: TaskScenario | TaskScenarioI
       child.stderr!.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-4000)));
       exited = new Promise((resolve) => child.on('close', (code, signal) => {
         running = false;
-        if (code !== 0) diagnostics.push(`task work exited ${code ?? signal}: ${lastLines(err, 5)}`);
+        if (code !== 0 && !restarting) diagnostics.push(`task work exited ${code ?? signal}: ${lastLines(err, 5)}`);
         resolve(code ?? 128);
       }));
     };
@@ -121,8 +138,14 @@ export async function runTaskScenarioProcess(input: TaskScenario | TaskScenarioI
 
     const deadline = t0 + sc.limit_ms;
     for (;;) {
+      const g = generation;
       const code = await Promise.race([exited, sleep(Math.max(0, deadline - Date.now())).then(() => null)]);
       if (code === null) break;
+      if (restarting || g !== generation) {
+        // The harness killed this worker on purpose and is starting the next one.
+        while (restarting && Date.now() < deadline) await sleep(10);
+        continue;
+      }
       if (code === 0) break;
       if (restarts >= (opts.restarts ?? 3) || Date.now() >= deadline) break;
       restarts++;

@@ -24,15 +24,35 @@ export async function runTaskScenario(input: TaskScenario | TaskScenarioInput, c
   const provider = createProvider({ clock, ids: seededIds(sc.seed) });
   const state = mkdtempSync(join(tmpdir(), 'jobproof-tasks-'));
   let client: InProcessTaskClient | null = null;
+  const newClient = () => clientFactory({ fetch: provider.fetch, clock, providerUrl: IN_PROCESS_BASE, token: TASK_CLIENT.token, state });
+  // The running `work`: restarting the worker abandons it (abort, close) and starts another client on the same state.
+  let worker = { abort: new AbortController(), done: false, promise: Promise.resolve() };
+  let restarting = false;
+  const startWork = (c: InProcessTaskClient) => {
+    const w = { abort: new AbortController(), done: false, promise: Promise.resolve() };
+    w.promise = c.work({ signal: w.abort.signal }).finally(() => {
+      w.done = true;
+    });
+    w.promise.catch(() => undefined);
+    worker = w;
+  };
   try {
     const opTask = new Map<string, string>();
     const harness = new TaskHarness(provider, () => clock.now(), (opId) => {
       const known = opTask.get(opId) ?? client?.show(opId).task_id ?? undefined;
       if (known) opTask.set(opId, known);
       return known;
+    }, async () => {
+      restarting = true;
+      worker.abort.abort(new Error('worker killed by the harness'));
+      await worker.promise.catch(() => undefined);
+      client?.close();
+      client = newClient();
+      startWork(client);
+      restarting = false;
     });
     await harness.setUp(sc);
-    client = clientFactory({ fetch: provider.fetch, clock, providerUrl: IN_PROCESS_BASE, token: TASK_CLIENT.token, state });
+    client = newClient();
     const c = client;
     for (const op of sc.ops) c.submitTask({ task_op_id: op.task_op_id, object_ref: op.object_ref, object_version: harness.versions.get(op.object_ref) ?? 1, input: op.input, deadline_ms: sc.limit_ms });
 
@@ -42,26 +62,22 @@ export async function runTaskScenario(input: TaskScenario | TaskScenarioInput, c
         pendingSteps.push(harness.step(s.action).catch((err) => void harness.problems.push(`step failed: ${String(err)}`)));
       }, s.at_ms);
     }
-    const abort = new AbortController();
-    let done = false;
-    const working = c.work({ signal: abort.signal }).finally(() => {
-      done = true;
-    });
-    working.catch(() => undefined);
+    startWork(c);
     const limit = start + sc.limit_ms;
-    while (!done && clock.now() <= limit) {
+    while ((restarting || !worker.done) && clock.now() <= limit) {
       const moved = await clock.step();
       if (!moved) {
         await settle(10);
-        if (!done) break;
+        if (!worker.done && !restarting) break;
       }
     }
-    const finished = done;
-    if (!done) abort.abort(new Error('scenario time limit'));
-    await working;
+    const finished = worker.done;
+    if (!worker.done) worker.abort.abort(new Error('scenario time limit'));
+    await worker.promise;
     await Promise.all(pendingSteps);
+    const last = client;
     // The judge reads every client's records through the protocol's schema, an in-process one's too.
-    const records = sc.ops.map((op) => TaskRecordSchema.parse(c.show(op.task_op_id)));
+    const records = sc.ops.map((op) => TaskRecordSchema.parse(last.show(op.task_op_id)));
     return await judgeTaskRun(sc, provider, harness, records, { finished, elapsed_ms: clock.now() - start });
   } finally {
     client?.close();

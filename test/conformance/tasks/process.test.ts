@@ -19,6 +19,7 @@ const python = (() => {
   return r.status === 0 && r.stdout.trim() ? r.stdout.trim() : null;
 })();
 const PY = python ? `${q(python)} ${q(join(REPO, 'examples/python-client/client.py'))}` : '';
+const PY_KEY_IN_MEMORY = python ? `${q(python)} ${q(join(REPO, 'test/conformance/tasks/fixtures/py_apply_key_in_memory.py'))}` : '';
 const PY_BROKEN = python ? `${q(python)} ${q(join(REPO, 'test/conformance/tasks/fixtures/py_apply_without_approval.py'))}` : '';
 const REFERENCE = `${q(process.execPath)} ${q(join(REPO, 'dist/cli/main.js'))} client`;
 const SCALE = 0.5;
@@ -76,26 +77,39 @@ describe('the reference task client through its CLI', () => {
 
 describe.skipIf(!python)('examples/python-client task support', () => {
   const names = TASK_SCENARIOS.map((s) => s.name).filter((n) => n !== 'no-approval-yet');
+  // A shorter wait for the reviewer than the catalog's 45 s; the same shape.
+  const shortWait = { ...taskScenario('no-approval-yet'), steps: [{ at_ms: 6_000, action: { type: 'review' as const, decision: 'approve' as const, op: 'op-1', token: 'reviewer-token', proposal: 'current' as const } }] };
+  // Every run starts at once: they mostly wait on timers and on each other's processes.
   const runs = new Map<string, Promise<TaskScenarioRun>>();
-  const runOf = (n: string) => {
-    if (!runs.has(n)) runs.set(n, runTaskScenarioProcess(taskScenario(n), PY, { timeScale: SCALE }));
-    return runs.get(n)!;
+  const start = (label: string, go: () => Promise<TaskScenarioRun>) => {
+    const p = go();
+    p.catch(() => undefined);
+    runs.set(label, p);
   };
-  it('starts the scenarios', () => {
-    for (const n of names) void runOf(n).catch(() => undefined);
-  });
+  if (python) {
+    for (const n of names) start(n, () => runTaskScenarioProcess(taskScenario(n), PY, { timeScale: SCALE }));
+    start('short-wait', () => runTaskScenarioProcess(shortWait, PY, { timeScale: SCALE }));
+    start('broken-no-approval', () => runTaskScenarioProcess(shortWait, PY_BROKEN, { timeScale: SCALE }));
+    start('broken-key-in-memory', () => runTaskScenarioProcess(taskScenario('apply-crash-restart'), PY_KEY_IN_MEMORY, { timeScale: SCALE }));
+  }
+
   for (const n of names) {
-    it(`passes ${n}`, { timeout: 90_000 }, async () => {
-      const run = await runOf(n);
+    it(`passes ${n}`, { timeout: 120_000 }, async () => {
+      const run = await runs.get(n)!;
       expectPassed(run);
       if (n.startsWith('redraft')) expect(taskScenarioVerdict(run).invariants.find((i) => i.id === 'T3')!.status).toBe('pass');
       if (n === 'apply-lost-answer') expect(run.evidence.journal.filter((e) => e.route === 'apply').map((e) => e.effect)).toEqual(['applied', 'replayed']);
+      if (n === 'apply-crash-restart') {
+        // The worker was SIGKILLed while its apply was held; the next one replayed the recorded key.
+        expect(run.evidence.harness.some((h) => h.kind === 'restart_worker')).toBe(true);
+        expect(new Set(run.evidence.journal.filter((e) => e.route === 'apply').map((e) => e.idempotency_key)).size).toBe(1);
+        expect(run.evidence.provider.objects[0]!.version).toBe(2);
+      }
     });
   }
 
-  it('no-approval-yet (a shorter wait): no apply before the approval', { timeout: 60_000 }, async () => {
-    const sc = { ...taskScenario('no-approval-yet'), steps: [{ at_ms: 6_000, action: { type: 'review' as const, decision: 'approve' as const, op: 'op-1', token: 'reviewer-token', proposal: 'current' as const } }] };
-    const run = await runTaskScenarioProcess(sc, PY, { timeScale: SCALE });
+  it('no-approval-yet (a shorter wait): no apply before the approval', { timeout: 120_000 }, async () => {
+    const run = await runs.get('short-wait')!;
     expectPassed(run);
     const approval = run.evidence.journal.find((e) => e.route === 'review')!;
     const applies = run.evidence.journal.filter((e) => e.route === 'apply');
@@ -103,12 +117,16 @@ describe.skipIf(!python)('examples/python-client task support', () => {
     expect(applies[0]!.seq).toBeGreaterThan(approval.seq);
   });
 
-  it('a broken Python task client that applies without approval fails, with T2', { timeout: 60_000 }, async () => {
-    const sc = { ...taskScenario('no-approval-yet'), steps: [{ at_ms: 6_000, action: { type: 'review' as const, decision: 'approve' as const, op: 'op-1', token: 'reviewer-token', proposal: 'current' as const } }] };
-    const run = await runTaskScenarioProcess(sc, PY_BROKEN, { timeScale: SCALE });
-    const v = taskScenarioVerdict(run);
-    expect(v.status).toBe('fail');
+  it('a broken Python task client that applies without approval fails, with T2', { timeout: 120_000 }, async () => {
+    const run = await runs.get('broken-no-approval')!;
+    expect(taskScenarioVerdict(run).status).toBe('fail');
     expect(run.verdict.failed).toContain('T2');
     expect(run.verdict.results.T2.violations[0]).toMatch(/apply \(seq \d+\) sent with no approval/);
+  });
+
+  it('a Python task client that keeps its apply key in memory only fails apply-crash-restart (T5)', { timeout: 120_000 }, async () => {
+    const run = await runs.get('broken-key-in-memory')!;
+    expect(taskScenarioVerdict(run).status, why(run)).toBe('fail');
+    expect(run.verdict.failed).toContain('T5');
   });
 });
