@@ -19,10 +19,6 @@ interface ServeFlags {
   control: boolean;
 }
 
-function zodMessage(err: z.ZodError): string {
-  return err.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-}
-
 function scenarioParts(name: string): { behavior: BehaviorConfigInput; faults: FaultPlanInput } {
   try {
     const s = getScenario(name);
@@ -60,7 +56,7 @@ export function registerServe(program: Command): void {
       let tokens: z.input<typeof TokensConfigSchema> | undefined;
       if (flags.tokens) {
         const parsed = TokensConfigSchema.safeParse(readJsonFile(flags.tokens, 'tokens'));
-        if (!parsed.success) throw new CliError(`tokens file ${flags.tokens}: ${zodMessage(parsed.error)}`);
+        if (!parsed.success) throw new CliError(`tokens file ${flags.tokens}: ${z.prettifyError(parsed.error)}`);
         tokens = parsed.data;
         const missing = tenantsWithoutSecret(resolveTokensConfig(parsed.data));
         if (missing.length) {
@@ -81,7 +77,7 @@ export function registerServe(program: Command): void {
         const openaiWebhooks = flags.openaiWebhookUrl ? { acme: flags.openaiWebhookUrl } : undefined;
         provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario, openaiWebhooks });
       } catch (err) {
-        if (err instanceof z.ZodError) throw new CliError(`invalid behaviour or fault plan: ${zodMessage(err)}`);
+        if (err instanceof z.ZodError) throw new CliError(`invalid behaviour or fault plan: ${z.prettifyError(err)}`);
         if (err instanceof StoreVersionError) throw new CliError(err.message);
         throw err;
       }

@@ -6,10 +6,11 @@ export { runScenarioInProcess, runScenarioProcess, type ScenarioRun } from './ru
 export { runCatalog, runOne, type ClientUnderTest, type CatalogRunOptions } from './catalog-run.js';
 export { propertyRun, type PropertyRunOptions, type PropertyRunResult } from './property-run.js';
 export { certifyInProcess, expectCertified, type CertifyInProcessOptions, type InProcessCertification } from './testing.js';
-export { toJUnit } from './report/junit.js';
-export { toMarkdown } from './report/markdown.js';
-export { toJson, writeReports } from './report/write-reports.js';
-export type { Certification } from './report/summary.js';
+export { certificationDoc, toJson, writeReports } from './report/write-reports.js';
+export { buildReport, scenarioCase, schedulesCase, skippedCase, taskCase, failureLines } from './report/build.js';
+export { CertificationReportSchema, ReportCaseSchema, REPORT_FORMAT, PASS_RULE, type CertificationReport, type ReportCase, type TimeScale } from './report/schema.js';
+export { CASE_VERDICTS, CaseVerdictSchema, certificationPassed, type CaseVerdict, type CaseOutcome } from './outcome.js';
+export { calibrate, timeScaleFor, type Calibration } from './calibrate.js';
 export { checkTasks, runTaskScenario, TASK_SCENARIOS, TASK_INVARIANTS, TASK_INVARIANT_IDS } from './tasks/index.js';
 export type { TaskVerdict, TaskScenario, TaskScenarioRun, TaskClientFactory, TaskClientEnv } from './tasks/index.js';
 export type { TaskClientUnderTest, TaskEvidence } from './tasks/evidence.js';

@@ -67,6 +67,8 @@ export const HistoryEntrySchema = z
     from: OperationStateSchema.nullable(),
     to: OperationStateSchema,
     cause: z.string(),
+    /** The fencing token the entry was written under (client-protocol.md "Lease tokens"); null for submit and cancel. */
+    lease_token: z.number().int().nullable().optional(),
   })
   .passthrough();
 export type HistoryEntry = z.infer<typeof HistoryEntrySchema>;

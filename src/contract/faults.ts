@@ -67,8 +67,10 @@ export const FaultRuleSchema = z
           : `fault '${rule.fault.type}' does not apply to requests (lose_response, fail_before_commit, rate_limit, error_after_commit, delay, foreign_job_id)`,
       });
     }
-    if (rule.fault.type === 'foreign_job_id' && rule.on !== 'create') {
-      ctx.addIssue({ code: 'custom', path: ['on'], message: "foreign_job_id applies to 'create' only" });
+    // On a find (`list`), the answer names a foreign job next to the one the key created: the lookup path of the
+    // same contract violation (a client that reconciles by lookup never replays its create).
+    if (rule.fault.type === 'foreign_job_id' && rule.on !== 'create' && rule.on !== 'list') {
+      ctx.addIssue({ code: 'custom', path: ['on'], message: "foreign_job_id applies to 'create' and 'list' only" });
     }
   });
 

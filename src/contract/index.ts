@@ -14,3 +14,5 @@ export * from './tasks.js';
 export * from './task-client-protocol.js';
 export * from './problems.js';
 export * from './webhooks.js';
+export * from './control.js';
+export { openApiDocument } from './openapi/document.js';

@@ -24,7 +24,7 @@ export const INVARIANTS: readonly InvariantInfo[] = [
   { id: 'I6', name: 'one-cancel', description: 'the cancel was sent by one owner, once, and again only after an ambiguous failure of the previous attempt' },
   { id: 'I7', name: 'retry-after', description: 'after a 429, 503 or 409 that carried Retry-After, no request of that operation was sent before it elapsed (small tolerance)' },
   { id: 'I8', name: 'bounded-polling', description: "polls per job stay within the budget of a capped exponential backoff over the job's life" },
-  { id: 'I9', name: 'single-owner', description: "after a worker's lease was taken over, the stale worker changed nothing in the record and sent at most the one request it already had under way" },
+  { id: 'I9', name: 'single-owner', description: 'no request is sent and no history entry is written under a lease token (X-Lease-Token) older than one already used for the operation, beyond the one request a stale worker already had under way; a worker that takes the lease back with a newer token is the owner again' },
   { id: 'I10', name: 'contract-violation', description: 'a replayed create answered with a different job id leaves the operation in needs_attention, both ids in the history, and no further calls for it' },
   { id: 'I11', name: 'verified-results', description: 'corrupted results never end succeeded; partial batches report their failed items' },
   { id: 'I12', name: 'deadlines', description: 'a job that never finishes ends result_timed_out after the result deadline and polling stops; create gives up after the create deadline without creating a second job' },

@@ -69,3 +69,14 @@ export const ResultItemSchema = z.discriminatedUnion('status', [
     .strict(),
 ]);
 export type ResultItem = z.infer<typeof ResultItemSchema>;
+
+/** `GET /v1/jobs?…`: find by client_ref or idempotency_key, newest first, paged by `next_cursor`. */
+export const FindJobsQuerySchema = z.object({
+  client_ref: z.string().min(1).max(200).optional(),
+  idempotency_key: z.string().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().regex(/^c[0-9]+$/, 'cursor must be a value returned as next_cursor').optional(),
+});
+
+export const JobListSchema = z.object({ data: z.array(JobSchema), next_cursor: z.string().nullable() });
+export type JobList = z.infer<typeof JobListSchema>;

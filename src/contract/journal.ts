@@ -41,6 +41,8 @@ export const RequestEntrySchema = z.object({
   idempotency_key: z.string().nullable(),
   trace_id: z.string().nullable(),
   worker_id: z.string().nullable(),
+  /** `X-Lease-Token`: the fencing token the worker held for the operation (client-protocol.md), when it sent one. */
+  lease_token: z.number().int().nullable().optional(),
   fingerprint: z.string().nullable(),
   effect: EffectSchema,
   job_id: z.string().nullable(),

@@ -58,62 +58,61 @@ export const PutPrincipalsBodySchema = z
   })
   .strict();
 
-export interface Source {
-  ref: string;
-  version: number;
-  excerpt: string;
-}
+export const SourceSchema = z.object({ ref: z.string(), version: z.number().int(), excerpt: z.string() });
+export type Source = z.infer<typeof SourceSchema>;
 
-export interface Draft {
-  text: string;
-  sources: Source[];
-  confidence: number;
-}
+export const DraftSchema = z.object({ text: z.string(), sources: z.array(SourceSchema), confidence: z.number() });
+export type Draft = z.infer<typeof DraftSchema>;
 
 /** The change a proposal makes: an RFC 7386 JSON merge patch of the object's data. */
-export interface Change {
-  type: 'merge_patch';
-  patch: Record<string, unknown>;
-}
+export const ChangeSchema = z.object({ type: z.literal('merge_patch'), patch: z.record(z.string(), z.unknown()) });
+export type Change = z.infer<typeof ChangeSchema>;
 
-export interface Proposal {
-  proposal_version: number;
-  object_ref: string;
-  base_version: number;
-  change: Change;
-  rationale: string;
-  sha256: string;
-}
+export const ProposalSchema = z.object({
+  proposal_version: z.number().int(),
+  object_ref: z.string(),
+  base_version: z.number().int(),
+  change: ChangeSchema,
+  rationale: z.string(),
+  sha256: z.string(),
+});
+export type Proposal = z.infer<typeof ProposalSchema>;
 
-export interface Review {
-  decision: 'approved' | 'rejected' | 'revoked';
-  reviewer: string;
-  proposal_version: number;
-  proposal_sha256: string;
-  at: string;
-}
+export const ReviewSchema = z.object({
+  decision: z.enum(['approved', 'rejected', 'revoked']),
+  reviewer: z.string(),
+  proposal_version: z.number().int(),
+  proposal_sha256: z.string(),
+  at: z.string(),
+});
+export type Review = z.infer<typeof ReviewSchema>;
 
-export interface Application {
-  applied_at: string;
-  new_version: number;
-  idempotency_key: string;
-}
+export const ApplicationSchema = z.object({ applied_at: z.string(), new_version: z.number().int(), idempotency_key: z.string() });
+export type Application = z.infer<typeof ApplicationSchema>;
 
-
-export interface TaskView {
-  task_id: string;
-  type: string;
-  state: TaskState;
-  object_ref: string;
-  object_version: number;
-  initiator: string;
-  created_at: string;
-  updated_at: string;
-  result: { draft: Draft; proposal: Proposal } | null;
-  review: Review | null;
-  application: Application | null;
-  error: { code: string; message: string } | null;
-}
+/** The public Task object of tasks-api.md. */
+export const TaskViewSchema = z.object({
+  task_id: z.string(),
+  type: z.string(),
+  state: TaskStateSchema,
+  object_ref: z.string(),
+  object_version: z.number().int(),
+  initiator: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  result: z.object({ draft: DraftSchema, proposal: ProposalSchema }).nullable(),
+  review: ReviewSchema.nullable(),
+  application: ApplicationSchema.nullable(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+});
+export type TaskView = z.infer<typeof TaskViewSchema>;
 
 /** One audit event; `seq` orders them per task. Never holds a token. */
+export const AuditEventSchema = z.looseObject({ seq: z.number().int(), at: z.string(), type: z.string(), actor: z.string() });
 export type AuditEvent = { seq: number; at: string; type: string; actor: string } & Record<string, unknown>;
+
+/** `GET /v1/tasks/{task_id}/audit`. */
+export const TaskAuditSchema = z.object({ task_id: z.string(), events: z.array(AuditEventSchema) });
+
+/** `GET /v1/objects/{object_ref}`: the object a task proposes to change, at its current version. */
+export const ObjectViewSchema = z.object({ object_ref: z.string(), version: z.number().int(), data: z.record(z.string(), z.unknown()), updated_at: z.string() });

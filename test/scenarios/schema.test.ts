@@ -71,7 +71,7 @@ describe('ScenarioSchema cross-checks', () => {
   });
 
   it('parseScenario names the scenario and the path in its error', () => {
-    expect(() => parseScenario({ ...base, name: 'bad-one', workload: [] })).toThrow(/scenario bad-one is invalid:\n {2}workload:/);
+    expect(() => parseScenario({ ...base, name: 'bad-one', workload: [] })).toThrow(/scenario bad-one is invalid:\n {2}✖ .*\n {4}→ at workload/);
   });
 
   it('a catalog scenario survives a JSON round trip (scenario files)', () => {

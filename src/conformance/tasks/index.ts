@@ -3,4 +3,3 @@ export type { HarnessEvent, ProviderTask, TaskEvidence } from './evidence.js';
 export { TASK_SCENARIOS, TASK_SCENARIO_INPUTS, TaskScenarioSchema, TaskStepActionSchema, taskScenario, type TaskScenario, type TaskScenarioInput, type TaskStepAction } from './scenarios.js';
 export { runTaskScenario, type TaskClientEnv, type TaskClientFactory, type TaskScenarioRun } from './runner.js';
 export { runTaskScenarioProcess, scaleTaskScenario, type TaskProcessOptions } from './process-runner.js';
-export { taskScenarioVerdict, taskRunPassed, type TaskScenarioVerdict, type TaskInvariantVerdict, type VerdictStatus } from './verdicts.js';

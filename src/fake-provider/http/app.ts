@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { openApiDocument } from '../../contract/openapi/document.js';
 import { isoTime } from '../../lib/clock.js';
 import type { ProviderCore } from '../core.js';
 import type { ProviderModule } from '../module.js';
@@ -10,9 +11,21 @@ import { problem } from './problem.js';
 import { controlRoutes } from './routes/control-routes.js';
 import { ProviderClosedError } from './seam/index.js';
 
+let openApi: string | undefined;
+function openApiText(): string {
+  openApi ??= JSON.stringify(openApiDocument(), null, 2);
+  return openApi;
+}
+
 /** X-Trace-ID / X-Worker-ID as sent (trimmed): every request that carries one has it journalled and echoed. */
 function headerId(c: Ctx, name: string): string | null {
   return c.req.header(name)?.trim() || null;
+}
+
+/** `X-Lease-Token` (client-protocol.md "Lease tokens"): a fencing token is a whole number; anything else is none. */
+function leaseToken(c: Ctx): number | null {
+  const v = headerId(c, 'x-lease-token');
+  return v !== null && /^\d{1,15}$/.test(v) ? Number(v) : null;
 }
 
 /** Write the request's journal entry once its answer is known, and stamp the ids every answer carries. */
@@ -27,6 +40,8 @@ function journalRequest(core: ProviderCore, c: Ctx): void {
     status: res.status, code: d.code, delivery: d.delivery, fault: d.fault, job_state: d.job_state,
     retry_after: retryAfter !== null && retryAfter !== '' && !Number.isNaN(Number(retryAfter)) ? Number(retryAfter) : null,
     client_ref: d.client_ref,
+    // Only when sent: the journal's compact layout stores optional fields in `extra`, and most requests carry none.
+    ...(leaseToken(c) !== null ? { lease_token: leaseToken(c) } : {}),
     ...(d.listed ? { listed: d.listed } : {}),
     ...(d.task_id !== null ? { task_id: d.task_id, task_state: d.task_state } : {}),
     // Native entries stay as they were; a dialect's requests say which wire API they came in.
@@ -45,6 +60,9 @@ export function buildApp(core: ProviderCore, modules: ProviderModule[], extendCo
   const app = new Hono<Env>();
   const mounts = modules.flatMap((m) => m.mounts ?? []);
   const mountOf = (path: string) => mounts.find((m) => path === m.prefix || path.startsWith(`${m.prefix}/`));
+
+  // The API description, before the journal middleware: not journalled, no faults, no token (it describes, it does nothing).
+  app.get('/openapi.json', () => new Response(openApiText(), { headers: { 'content-type': 'application/json' } }));
 
   app.use('*', async (c, next) => {
     c.set('requestId', core.ids('req'));

@@ -58,6 +58,7 @@ CREATE TABLE IF NOT EXISTS history (
   cause TEXT NOT NULL,
   evidence TEXT NOT NULL,
   remote_state TEXT,
+  lease_token INTEGER,
   PRIMARY KEY (operation_id, seq)
 ) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS history_no_update BEFORE UPDATE ON history BEGIN SELECT RAISE(ABORT, 'history is append-only'); END;

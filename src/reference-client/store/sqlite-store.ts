@@ -20,6 +20,9 @@ export class SqliteOperationStore implements OperationStore {
     // FULL: a state change acknowledged to the provider-facing logic must survive a SIGKILL or power cut.
     this.db.pragma('synchronous = FULL');
     this.db.exec(SCHEMA);
+    // State written before lease tokens were recorded: add the column (old entries have none).
+    const cols = this.db.prepare('PRAGMA table_info(history)').all() as { name: string }[];
+    if (!cols.some((c) => c.name === 'lease_token')) this.db.exec('ALTER TABLE history ADD COLUMN lease_token INTEGER');
   }
 
   static open(stateDir: string): SqliteOperationStore {
@@ -79,6 +82,7 @@ export class SqliteOperationStore implements OperationStore {
       cause: r.cause!,
       evidence: JSON.parse(r.evidence!),
       remote_state: r.remote_state as StoredHistoryEntry['remote_state'],
+      lease_token: (r.lease_token as unknown as number | null) ?? null,
     }));
   }
 
@@ -208,13 +212,13 @@ export class SqliteOperationStore implements OperationStore {
     if (!entries.length) return;
     const { n } = this.q('SELECT COUNT(*) AS n FROM history WHERE operation_id = ?').get(operationId) as { n: number };
     const insert = this.q(
-      'INSERT INTO history (operation_id, seq, at, actor, from_state, to_state, cause, evidence, remote_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO history (operation_id, seq, at, actor, from_state, to_state, cause, evidence, remote_state, lease_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     let prev = n === 0 ? null : from;
     entries.forEach((e, i) => {
       // Defence in depth: the state machine already refused anything else, but the store must never persist it.
       if (!isAllowedTransition(prev, e.to)) throw new Error(`refusing to store transition ${prev} -> ${e.to}`);
-      insert.run(operationId, n + i + 1, e.at, e.actor, prev, e.to, e.cause, JSON.stringify(e.evidence), e.remote_state);
+      insert.run(operationId, n + i + 1, e.at, e.actor, prev, e.to, e.cause, JSON.stringify(e.evidence), e.remote_state, e.lease_token ?? null);
       prev = e.to;
     });
   }

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { callClient } from '../../../src/conformance/runner/process/spawn-client.js';
-import { runTaskScenarioProcess, taskScenario, taskScenarioVerdict, TASK_SCENARIOS, type TaskScenarioRun } from '../../../src/conformance/tasks/index.js';
+import { taskCase } from '../../../src/conformance/report/build.js';
+import { runTaskScenarioProcess, taskScenario, TASK_SCENARIOS, type TaskScenarioRun } from '../../../src/conformance/tasks/index.js';
 import { TaskRecordSchema } from '../../../src/contract/task-client-protocol.js';
 
 const REPO = join(import.meta.dirname, '..', '..', '..');
@@ -24,16 +25,19 @@ const PY_BROKEN = python ? `${q(python)} ${q(join(REPO, 'test/conformance/tasks/
 const REFERENCE = `${q(process.execPath)} ${q(join(REPO, 'dist/cli/main.js'))} client`;
 const SCALE = 0.5;
 
+/** The run as the certification report shows it (its verdict in the common vocabulary, cells per invariant). */
+const caseOf = (run: TaskScenarioRun) => taskCase(run, 0);
+
 function why(run: TaskScenarioRun): string {
-  const v = taskScenarioVerdict(run);
-  return JSON.stringify({ status: v.status, reason: v.reason, failed: v.invariants.filter((i) => i.status === 'fail'), diagnostics: v.diagnostics }, null, 1);
+  const k = caseOf(run);
+  return JSON.stringify({ verdict: k.verdict, reason: k.reason, failures: k.failures, diagnostics: k.diagnostics }, null, 1);
 }
 
 function expectPassed(run: TaskScenarioRun): void {
-  const v = taskScenarioVerdict(run);
-  expect(v.status, why(run)).not.toBe('fail');
+  const k = caseOf(run);
+  expect(k.verdict, why(run)).not.toBe('fail');
   expect(run.finished).toBe(true);
-  for (const id of ['T1', 'T4'] as const) expect(v.invariants.find((i) => i.id === id)!.status).toBe('pass');
+  for (const id of ['T1', 'T4'] as const) expect(k.invariants[id]).toBe('held');
 }
 
 describe('task verbs: submit, show and their exit codes', () => {
@@ -97,7 +101,7 @@ describe.skipIf(!python)('examples/python-client task support', () => {
     it(`passes ${n}`, { timeout: 120_000 }, async () => {
       const run = await runs.get(n)!;
       expectPassed(run);
-      if (n.startsWith('redraft')) expect(taskScenarioVerdict(run).invariants.find((i) => i.id === 'T3')!.status).toBe('pass');
+      if (n.startsWith('redraft')) expect(caseOf(run).invariants.T3).toBe('held');
       if (n === 'apply-lost-answer') expect(run.evidence.journal.filter((e) => e.route === 'apply').map((e) => e.effect)).toEqual(['applied', 'replayed']);
       if (n === 'apply-crash-restart') {
         // The worker was SIGKILLed while its apply was held; the next one replayed the recorded key.
@@ -119,14 +123,14 @@ describe.skipIf(!python)('examples/python-client task support', () => {
 
   it('a broken Python task client that applies without approval fails, with T2', { timeout: 120_000 }, async () => {
     const run = await runs.get('broken-no-approval')!;
-    expect(taskScenarioVerdict(run).status).toBe('fail');
+    expect(caseOf(run).verdict).toBe('fail');
     expect(run.verdict.failed).toContain('T2');
     expect(run.verdict.results.T2.violations[0]).toMatch(/apply \(seq \d+\) sent with no approval/);
   });
 
   it('a Python task client that keeps its apply key in memory only fails apply-crash-restart (T5)', { timeout: 120_000 }, async () => {
     const run = await runs.get('broken-key-in-memory')!;
-    expect(taskScenarioVerdict(run).status, why(run)).toBe('fail');
+    expect(caseOf(run).verdict, why(run)).toBe('fail');
     expect(run.verdict.failed).toContain('T5');
   });
 });

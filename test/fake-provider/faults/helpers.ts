@@ -141,13 +141,4 @@ export function inProcessReceiver(clock: VirtualClock): { fetch: typeof fetch; r
   return { fetch: f, received };
 }
 
-/** Poll until `cond` holds (real time), failing after `ms`. */
-export async function waitFor(cond: () => boolean, ms = 5000, what = 'condition'): Promise<void> {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 export { settle };
