@@ -36,9 +36,12 @@ export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
   const draft = c.var.draft;
   const principal = c.var.principal;
   const { key: keyParse, body } = described(c, describeCreate);
-  if (keyParse.ok === 'missing') return unexecuted(problem(c, 400, 'idempotency_key_missing', 'POST /v1/jobs needs an Idempotency-Key header'));
+  if (keyParse.ok === 'missing')
+    return unexecuted(problem(c, 400, 'idempotency_key_missing', 'POST /v1/jobs needs an Idempotency-Key header'));
   if (keyParse.ok === false) {
-    return unexecuted(problem(c, 400, 'invalid_request', keyParse.message, { errors: [{ path: 'headers.idempotency-key', message: keyParse.message }] }));
+    return unexecuted(
+      problem(c, 400, 'invalid_request', keyParse.message, { errors: [{ path: 'headers.idempotency-key', message: keyParse.message }] }),
+    );
   }
   // The body's problem was answered by readJson; keep its code, not a fault's.
   if (!body.ok) return unexecuted(body.response);
@@ -48,7 +51,9 @@ export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
   const scope = { tenant: principal.tenant, subject: principal.subject, scope: SCOPE, key };
   const known = core.idempotency.lookup(scope, core.clock.now());
   if (known && known.fingerprint !== fp) {
-    return unexecuted(problem(c, 422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body; nothing was created'));
+    return unexecuted(
+      problem(c, 422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body; nothing was created'),
+    );
   }
   if (known?.state === 'in_flight') return inProgress(core, c);
   if (known?.state === 'done') {

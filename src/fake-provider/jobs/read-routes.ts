@@ -39,7 +39,10 @@ export function findJobs(core: ProviderCore, c: Ctx): Response {
   let subjectKey: { subject: string; key: string } | undefined;
   if (q.data.idempotency_key !== undefined) {
     const k = parseIdempotencyKey(q.data.idempotency_key);
-    if (k.ok !== true) return problem(c, 400, 'invalid_request', 'invalid idempotency_key', { errors: [{ path: 'idempotency_key', message: 'must be 1-255 visible ASCII characters' }] });
+    if (k.ok !== true)
+      return problem(c, 400, 'invalid_request', 'invalid idempotency_key', {
+        errors: [{ path: 'idempotency_key', message: 'must be 1-255 visible ASCII characters' }],
+      });
     subjectKey = { subject: p.subject, key: k.key };
     draft.idempotency_key = k.key;
   }
@@ -66,10 +69,13 @@ export function fetchResults(core: ProviderCore, c: Ctx): Response {
   if (!job) return jobNotFound(c, id);
   noteJob(c, job);
   if (job.state !== 'succeeded' || !job.result) {
-    return problem(c, 409, 'job_not_succeeded', `job ${id} is ${job.state}; results exist only for succeeded jobs`, { job: core.engine.view(job) });
+    return problem(c, 409, 'job_not_succeeded', `job ${id} is ${job.state}; results exist only for succeeded jobs`, {
+      job: core.engine.view(job),
+    });
   }
   const b = job.behavior;
-  if (b.one_shot_results && job.results_fetched > 0) return problem(c, 410, 'results_gone', 'these results could be fetched once and were already handed out');
+  if (b.one_shot_results && job.results_fetched > 0)
+    return problem(c, 410, 'results_gone', 'these results could be fetched once and were already handed out');
   if (b.results_ttl_ms !== null && job.finished_at !== null && core.clock.now() >= job.finished_at + b.results_ttl_ms) {
     return problem(c, 410, 'results_gone', 'these results have expired');
   }

@@ -57,7 +57,7 @@ export async function createBatch(deps: DialectDeps, c: Ctx, describe: (c: Ctx, 
   if (!body.ok) return unexecuted(body.response);
   const b = body.value;
   const file = repo.file(b.input_file_id, p.tenant);
-  if (!file || file.role !== 'input') return unexecuted(problem(c, 400, 'invalid_request', `Invalid 'input_file_id': no such file ${b.input_file_id}.`, { param: 'input_file_id' }));
+  if (file?.role !== 'input') return unexecuted(problem(c, 400, 'invalid_request', `Invalid 'input_file_id': no such file ${b.input_file_id}.`, { param: 'input_file_id' }));
   if (file.purpose !== 'batch') {
     return unexecuted(problem(c, 400, 'invalid_request', `The input file must have purpose 'batch'; ${b.input_file_id} has '${file.purpose}'.`, { param: 'input_file_id' }));
   }
