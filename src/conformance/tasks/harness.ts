@@ -47,7 +47,16 @@ export class TaskHarness {
     if (sc.faults.length > 0) this.provider.control.setFaults({ seed: sc.seed, rules: sc.faults });
   }
 
-  async step(a: TaskStepAction): Promise<void> {
+  private queue: Promise<void> = Promise.resolve();
+
+  /** Steps run one after another, in the order they came due (two steps at one moment: the first finishes first). */
+  step(a: TaskStepAction): Promise<void> {
+    const next = this.queue.then(() => this.run(a));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async run(a: TaskStepAction): Promise<void> {
     if (a.type === 'edit_object') {
       await this.control('PUT', `/objects/${a.ref}`, { tenant: a.tenant, data: a.data });
       this.note({ kind: 'put_object', object_ref: a.ref, tenant: a.tenant });

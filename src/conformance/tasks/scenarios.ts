@@ -89,9 +89,10 @@ export const TASK_SCENARIO_INPUTS: TaskScenarioInput[] = [
   },
   {
     name: 'revoked-approval',
-    description: 'The reviewer approves and revokes before the client looks again; the client must not apply until approved again.',
+    description: 'The reviewer approves and at once revokes, before the client looks again; the client must not apply until approved again.',
     objects: obj, ops: op,
-    steps: [approve(2_300), { at_ms: 2_600, action: { type: 'review', decision: 'revoke', op: 'op-1' } }, approve(8_300)],
+    // The revoke right after the approval (steps run in order): in real time too, a client has only the moment between them.
+    steps: [approve(2_300), { at_ms: 2_300, action: { type: 'review', decision: 'revoke', op: 'op-1' } }, approve(8_300)],
     expect: { final_state: 'applied', applied_proposal_version: 1 },
   },
   {
