@@ -17,6 +17,7 @@ import { openDatabase } from './store/database.js';
 import { IdempotencyRepo } from './store/idempotency-repo.js';
 import { JobsRepo } from './store/jobs-repo.js';
 import { JournalRepo } from './store/journal-repo.js';
+import { GroupCommit } from './store/group-commit.js';
 import { SettingsRepo } from './store/settings-repo.js';
 import { persistPrincipals } from './store/principals-persistence.js';
 import { createJobsModule } from './jobs/index.js';
@@ -91,7 +92,8 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   const ids = opts.ids ?? randomId;
   const settings = new SettingsRepo(db);
   const jobs = new JobsRepo(db);
-  const journal = new JournalRepo(db, { maxEntries: opts.journalMax ?? null });
+  const group = new GroupCommit(db);
+  const journal = new JournalRepo(db, group, { maxEntries: opts.journalMax ?? null });
   const webhookRepo = new WebhookRepo(db);
   const faults = new FaultEngine(settings);
   const tokens = resolveTokensConfig(opts.tokens);
@@ -102,7 +104,8 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
 
   let closed = false;
   let webhooks!: WebhookDispatcher;
-  const engine = new JobEngine({ db, jobs, journal, webhookRepo, clock, ids, webhooks: () => webhooks });
+  // Virtual clocks (in-process runs) keep exact timers: their schedules are replayed to the millisecond.
+  const engine = new JobEngine({ db, jobs, journal, webhookRepo, clock, ids, webhooks: () => webhooks, group, timerQuantumMs: clock === realClock ? 5 : 0 });
   webhooks = new WebhookDispatcher({
     repo: webhookRepo, journal, faults, clock, ids,
     // Never another tenant's key: a delivery for a tenant without a secret fails (journalled with the reason).
@@ -115,6 +118,8 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     options: { ...defaultWebhookOptions, ...opts.webhooks },
     reschedule: () => engine.reschedule(),
     isClosed: () => closed,
+    // A receiver must not see an event a crash could take back; a ':memory:' store survives no crash anyway.
+    beforeSend: (opts.db ?? ':memory:') === ':memory:' ? undefined : () => group.committed(),
   });
 
   // The token table as configured: a reset forgets principals changed through the control API.
@@ -123,7 +128,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   persistPrincipals(tokens, settings, opts.tokens?.tokens !== undefined);
   let modules: ProviderModule[] = [];
   const core: ProviderCore = {
-    db, clock, ids, jobs, journal, settings, faults, engine, webhooks, tokens,
+    db, clock, ids, jobs, journal, settings, faults, engine, webhooks, tokens, group,
     idempotency: new IdempotencyRepo(db),
     behaviors: {
       get: () => behaviors,
@@ -187,6 +192,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
       if (closed) return;
       closed = true;
       for (const m of modules) m.close();
+      group.close();
       journal.close();
       db.close();
     },
