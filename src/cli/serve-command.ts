@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { createProvider, serve } from '../fake-provider/index.js';
-import { TokensConfigSchema, type BehaviorConfigInput, type FaultPlanInput } from '../contract/index.js';
+import { resolveTokensConfig, TokensConfigSchema, type BehaviorConfigInput, type FaultPlanInput } from '../contract/index.js';
+import { tenantsWithoutSecret } from '../fake-provider/store/principals-persistence.js';
 import { getScenario, listScenarios } from '../scenarios/index.js';
 import { CliError, readJsonFile } from '../lib/read-json-file.js';
 import { StoreVersionError } from '../fake-provider/store/migrations.js';
@@ -68,6 +69,13 @@ export function registerServe(program: Command): void {
         const parsed = TokensConfigSchema.safeParse(readJsonFile(flags.tokens, 'tokens'));
         if (!parsed.success) throw new CliError(`tokens file ${flags.tokens}: ${z.prettifyError(parsed.error)}`);
         tokens = parsed.data;
+        const missing = tenantsWithoutSecret(resolveTokensConfig(parsed.data));
+        if (missing.length) {
+          throw new CliError(
+            `tokens file ${flags.tokens}: no webhook secret for tenant${missing.length > 1 ? 's' : ''} ${missing.map((t) => `'${t}'`).join(', ')}; ` +
+              `add "webhook_secrets": {${missing.map((t) => `"${t}": "whsec_…"`).join(', ')}} (each tenant's webhooks are signed with its own key)`,
+          );
+        }
       }
       const fromScenario = flags.scenario ? scenarioParts(flags.scenario) : undefined;
       const behavior = flags.behavior ? (readJsonFile(flags.behavior, 'behavior') as BehaviorConfigInput) : fromScenario?.behavior;

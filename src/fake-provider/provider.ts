@@ -20,6 +20,7 @@ import { JobsRepo } from './store/jobs-repo.js';
 import { JournalRepo } from './store/journal-repo.js';
 import { GroupCommit } from './store/group-commit.js';
 import { SettingsRepo } from './store/settings-repo.js';
+import { persistPrincipals } from './store/principals-persistence.js';
 import { createJobsModule } from './jobs/index.js';
 import type { ProviderModule } from './module.js';
 import type { Principal } from '../contract/principals.js';
@@ -110,7 +111,12 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   const engine = new JobEngine({ db, jobs, journal, webhookRepo, clock, ids, webhooks: () => webhooks, group, timerQuantumMs: clock === realClock ? 5 : 0 });
   webhooks = new WebhookDispatcher({
     repo: webhookRepo, journal, faults, clock, ids,
-    secretFor: (tenant) => tokens.webhook_secrets[tenant] ?? tokens.webhook_secrets.acme!,
+    // Never another tenant's key: a delivery for a tenant without a secret fails (journalled with the reason).
+    secretFor: (tenant) => {
+      const secret = tokens.webhook_secrets[tenant];
+      if (!secret) throw new Error(`no webhook secret for tenant '${tenant}'`);
+      return secret;
+    },
     fetch: opts.webhookFetch ?? ((...a) => globalThis.fetch(...a)),
     options: { ...defaultWebhookOptions, ...opts.webhooks },
     reschedule: () => engine.reschedule(),
@@ -121,6 +127,8 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
 
   // The token table as configured: a reset forgets principals changed through the control API.
   const initialTokens: Record<string, Principal> = { ...tokens.tokens };
+  // The table of the last run (changed through the control API) comes back from the database, like tasks and objects.
+  persistPrincipals(tokens, settings, opts.tokens?.tokens !== undefined);
   let modules: ProviderModule[] = [];
   const core: ProviderCore = {
     db, clock, ids, jobs, journal, settings, faults, engine, webhooks, tokens, group,
