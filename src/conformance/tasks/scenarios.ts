@@ -89,9 +89,13 @@ export const TASK_SCENARIO_INPUTS: TaskScenarioInput[] = [
   },
   {
     name: 'revoked-approval',
-    description: 'The reviewer approves and at once revokes, before the client looks again; the client must not apply until approved again.',
+    description: 'The reviewer approves and at once revokes; an apply sent in between is held at the provider until after the revoke. The client must notice the approval lapsed and not apply until approved again.',
     objects: obj, ops: op,
-    // The revoke right after the approval (steps run in order): in real time too, a client has only the moment between them.
+    // The revoke comes right after the approval (steps run in order), and the first apply is held 2 s before the provider
+    // checks it: a client that saw the approval in that moment and applied meets the revoke first (409
+    // approval_required), never a final task. Without the hold, a real-time client could win the race, and the revoke
+    // then met an applied task: the run did not exercise the scenario, depending on how busy the machine was.
+    faults: [{ on: 'apply', nth: 1, fault: { type: 'delay', ms: 2_000 } }],
     steps: [approve(2_300), { at_ms: 2_300, action: { type: 'review', decision: 'revoke', op: 'op-1' } }, approve(8_300)],
     expect: { final_state: 'applied', applied_proposal_version: 1 },
   },
