@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { realClock } from '../../src/lib/clock.js';
@@ -67,6 +68,45 @@ async function rig(opts: Parameters<typeof createProvider>[0]): Promise<Rig> {
       return child;
     },
   };
+}
+
+/** Linux: the process state letter in /proc/<pid>/stat ('T' once SIGSTOP has taken effect); null elsewhere. */
+function procState(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * SIGSTOP the worker at a moment it is not inside a store transaction. A process stopped mid-commit keeps SQLite's
+ * write lock (no other process can take it from a live process), so every worker's claim waits until it resumes or
+ * dies: that is the SQLite store's documented limit, not the lease takeover this test is about. Landing there is a
+ * matter of luck (a few percent of pauses on a busy machine, with the commit's fsync); the write lock is observable,
+ * so: pause, and if the paused worker holds the lock, let it go on and pause it again. Returns the number of tries.
+ */
+async function pauseHoldingNoWriteLock(w: ChildProcess, dbFile: string): Promise<number> {
+  const probe = new Database(dbFile);
+  probe.pragma('busy_timeout = 0');
+  try {
+    for (let tries = 1; tries <= 100; tries++) {
+      w.kill('SIGSTOP');
+      await until(() => ['T', 't', null].includes(procState(w.pid!)), 2_000);
+      try {
+        probe.exec('BEGIN IMMEDIATE');
+        probe.exec('ROLLBACK');
+        return tries;
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+        w.kill('SIGCONT');
+        await until(() => procState(w.pid!) !== 'T', 2_000);
+      }
+    }
+    throw new Error('worker-A held the store write lock at each of 100 pauses');
+  } finally {
+    probe.close();
+  }
 }
 
 async function until(pred: () => boolean, timeoutMs: number): Promise<boolean> {
@@ -154,12 +194,14 @@ describe('process form over loopback', () => {
       const a = r.worker('worker-A', 1000);
       await until(() => r.requests().filter((e) => e.worker_id === 'worker-A' && e.route === 'status').length >= 2, 10_000);
       const b = r.worker('worker-B', 1000);
-      a.kill('SIGSTOP');
+      const tries = await pauseHoldingNoWriteLock(a, join(r.dir, 'client.db'));
       const pausedAt = Date.now();
-      // Resume only once worker-B has really taken work over (its start-up can be slow on a loaded machine).
-      await until(() => r.requests().some((e) => e.worker_id === 'worker-B' && Date.parse(e.at) > pausedAt + 1000), 30_000);
-      await sleep(500);
+      // Resume only once worker-B has really taken an operation of worker-A's over: a request of B's in the trace of
+      // an operation A worked on before the pause (B's start-up can be slow on a loaded machine).
+      const touchedByA = new Set(r.requests().filter((e) => e.worker_id === 'worker-A' && e.trace_id).map((e) => e.trace_id!));
+      const tookOver = await until(() => r.requests().some((e) => e.worker_id === 'worker-B' && Date.parse(e.at) > pausedAt && touchedByA.has(e.trace_id ?? '')), 30_000);
       a.kill('SIGCONT');
+      expect(tookOver, `worker-B took nothing over in 30 s (pause landed outside a transaction after ${tries} tries)`).toBe(true);
       const resumedAt = Date.now();
       const codes = await Promise.race([Promise.all([a.exited, b.exited]), sleep(40_000).then(() => 'timeout')]);
       const stderr = (w: unknown) => (w as { stderrText?: string }).stderrText ?? '';
