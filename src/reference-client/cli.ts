@@ -76,7 +76,7 @@ async function withClient<T>(fn: (c: ReferenceClient) => Promise<T>): Promise<T>
   try {
     return await fn(c);
   } finally {
-    c.close();
+    await c.close();
   }
 }
 
@@ -139,7 +139,7 @@ Exit codes: 0 done, 2 refused (bad input, unknown operation), 3 changed request 
           process.off('SIGINT', onSignal);
           clearInterval(keepAlive);
           server?.close();
-          c.close();
+          await c.close();
         }
         // Pooled keep-alive sockets must not hold a finished worker open.
         setImmediate(() => process.exit(process.exitCode ?? 0)).unref();
@@ -153,7 +153,7 @@ Exit codes: 0 done, 2 refused (bad input, unknown operation), 3 changed request 
     .description("verify the hash chain of the audit log in JOBPROOF_STATE; exit 0 if intact, 2 if it was edited")
     .action(
       act(async () => {
-        const verdict = verifyAudit(env('JOBPROOF_STATE', true)!);
+        const verdict = await verifyAudit(env('JOBPROOF_STATE', true)!);
         process.stdout.write(`${JSON.stringify(verdict)}\n`);
         return verdict.ok ? EXIT.ok : EXIT.refused;
       }),

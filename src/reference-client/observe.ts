@@ -19,7 +19,7 @@ export interface PollRules {
 
 export async function observeStep(s: OpStep): Promise<void> {
   if (s.rec.cancel) {
-    s.commit({ moves: [{ to: 'cancel_requested', evidence: 'cancel_intent', cause: `cancel asked by ${s.rec.cancel.actor}: ${s.rec.cancel.reason}` }], patch: { attempt: 0 } });
+    await s.commit({ moves: [{ to: 'cancel_requested', evidence: 'cancel_intent', cause: `cancel asked by ${s.rec.cancel.actor}: ${s.rec.cancel.reason}` }], patch: { attempt: 0 } });
     return cancelStep(s);
   }
   await pollOnce(s, {
@@ -35,7 +35,7 @@ export async function pollOnce(s: OpStep, rules: PollRules): Promise<void> {
   const pastDeadline = now >= rules.deadlineAt;
   if (r.not_before > now) {
     // Only reached past the give-up time: the provider told us not to ask yet, so we stop without a request.
-    s.commit({ moves: [{ ...rules.onDeadline, detail: 'deadline passed during a Retry-After hold' }] });
+    await s.commit({ moves: [{ ...rules.onDeadline, detail: 'deadline passed during a Retry-After hold' }] });
     return;
   }
   // Last resort, past the deadline after repeated failed status reads: every other read takes the list route.
@@ -48,30 +48,30 @@ export async function pollOnce(s: OpStep, rules: PollRules): Promise<void> {
     const facts = { ...remoteFacts(job), poll_count: r.poll_count + 1, read_failures: 0 };
     const t = terminalMove(job, 'status_answer', o, `job ${job.state}`);
     if (t) {
-      s.commit({ moves: [t.move], patch: { ...facts, ...t.patch, next_poll_at: afterNow } });
+      await s.commit({ moves: [t.move], patch: { ...facts, ...t.patch, next_poll_at: afterNow } });
       return;
     }
     if (pastDeadline) {
-      s.commit({ moves: [{ ...rules.onDeadline, call: o, jobState: job.state, jobId: job.job_id }], patch: facts });
+      await s.commit({ moves: [{ ...rules.onDeadline, call: o, jobState: job.state, jobId: job.job_id }], patch: facts });
       return;
     }
     // Poll on the backoff, but be there at the deadline for the last read.
     const advice = o.kind === 'answer' ? o.retryAfterMs : null;
     const next = Math.min(s.after(nextDelay(POLL_POLICY, r.attempt, r.operation_id, advice)), Math.max(rules.deadlineAt, r.not_before));
     const moves = r.state === 'accepted' ? [{ to: 'observing' as const, evidence: 'status_answer' as const, cause: `job ${job.state}`, call: o, jobState: job.state, jobId: job.job_id }] : [];
-    s.commit({ moves, patch: { ...facts, attempt: r.attempt + 1, next_poll_at: next } });
+    await s.commit({ moves, patch: { ...facts, attempt: r.attempt + 1, next_poll_at: next } });
     return;
   }
   if (read.kind === 'gone') {
-    s.commit({ moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'provider no longer knows our job', call: o, jobId: r.remote_job_id }], patch: { reason: 'job_not_found on status read' } });
+    await s.commit({ moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'provider no longer knows our job', call: o, jobId: r.remote_job_id }], patch: { reason: 'job_not_found on status read' } });
     return;
   }
   // 429/503/5xx/no answer: nothing learnt. Back off, and respect any hold the provider asked for.
   const notBefore = isBackOff(o) ? afterNow + o.retryAfterMs! + RETRY_AFTER_MARGIN_MS : r.not_before;
   if (afterNow >= giveUpAt(rules.deadlineAt)) {
-    s.commit({ moves: [{ ...rules.onDeadline, call: o, detail: `last read after the deadline got ${describe(o)}` }], patch: { not_before: notBefore } });
+    await s.commit({ moves: [{ ...rules.onDeadline, call: o, detail: `last read after the deadline got ${describe(o)}` }], patch: { not_before: notBefore } });
     return;
   }
   const delay = nextDelay(RETRY_POLICY, r.attempt, r.operation_id, o.kind === 'answer' ? o.retryAfterMs : null);
-  s.commit({ patch: { attempt: r.attempt + 1, read_failures: (r.read_failures ?? 0) + 1, not_before: notBefore, next_poll_at: retryAt(afterNow, delay, rules.deadlineAt, notBefore) } });
+  await s.commit({ patch: { attempt: r.attempt + 1, read_failures: (r.read_failures ?? 0) + 1, not_before: notBefore, next_poll_at: retryAt(afterNow, delay, rules.deadlineAt, notBefore) } });
 }

@@ -14,7 +14,7 @@ export async function runStep(s: OpStep): Promise<void> {
   const deadline = governingDeadline(r);
   // Nothing is sent during a Retry-After hold; but a deadline's give-up time still wakes us (to end without sending).
   if (s.now() < r.not_before && (deadline === null || s.now() < giveUpAt(deadline))) {
-    s.commit({ patch: { next_poll_at: deadline === null ? r.not_before : Math.min(r.not_before, giveUpAt(deadline)) } });
+    await s.commit({ patch: { next_poll_at: deadline === null ? r.not_before : Math.min(r.not_before, giveUpAt(deadline)) } });
     return;
   }
   if (s.now() < r.not_before) return endWithoutRequest(s);
@@ -36,16 +36,16 @@ export async function runStep(s: OpStep): Promise<void> {
 }
 
 /** Past a deadline's grace while the provider still holds us off: end as the deadline says, sending nothing. */
-function endWithoutRequest(s: OpStep): void {
+async function endWithoutRequest(s: OpStep): Promise<void> {
   const r = s.rec;
   const detail = 'deadline passed during a Retry-After hold';
   switch (r.state) {
     case 'accepted':
     case 'observing':
-      return s.commit({ moves: [{ to: 'result_timed_out', evidence: 'result_deadline', cause: 'result deadline passed before the job was final', detail }] });
+      return await s.commit({ moves: [{ to: 'result_timed_out', evidence: 'result_deadline', cause: 'result deadline passed before the job was final', detail }] });
     case 'cancel_requested':
     case 'cancelling':
-      return s.commit({ moves: [{ to: 'cancellation_unconfirmed', evidence: 'cancel_deadline', cause: 'cancel deadline passed without the provider confirming', detail }] });
+      return await s.commit({ moves: [{ to: 'cancellation_unconfirmed', evidence: 'cancel_deadline', cause: 'cancel deadline passed without the provider confirming', detail }] });
     default:
       return r.cancel ? giveUpCancel(s) : giveUpResult(s);
   }

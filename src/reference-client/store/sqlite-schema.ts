@@ -1,10 +1,12 @@
 import type { OperationRow } from '../types.js';
+import type { Migration } from './migrations.js';
 
 /**
  * One row per operation, columns named as the record's fields. Append-only tables are enforced by triggers, so a
- * bug (not only a reader of the docs) is stopped from rewriting history or audit.
+ * bug (not only a reader of the docs) is stopped from rewriting history or audit. This is the schema release 0.1.0
+ * created without a version number (user_version 0); `IF NOT EXISTS` lets version 1 adopt such a file as it is.
  */
-export const SCHEMA = `
+const BASELINE = `
 CREATE TABLE IF NOT EXISTS operations (
   operation_id TEXT PRIMARY KEY,
   state TEXT NOT NULL,
@@ -81,6 +83,9 @@ CREATE TABLE IF NOT EXISTS audit_head (
   hash TEXT NOT NULL
 );
 `;
+
+/** Ordered, append-only: a change to the schema is a new entry, never an edit of a released one. */
+export const SQLITE_OPERATION_MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'baseline (release 0.1.0)', sql: BASELINE }];
 
 export const JSON_COLUMNS = new Set<keyof OperationRow>(['input', 'cancel', 'expected_result', 'remote_progress']);
 

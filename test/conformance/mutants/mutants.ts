@@ -253,12 +253,12 @@ export const mutants: Mutant[] = [
     scenario: 'stale-lease',
     caughtBy: 'I9',
     factory: withStore((s) => ({
-      renew: () => true,
-      commit: (lease, change) => {
-        const out = s.commit(lease, change);
+      renew: async () => true,
+      commit: async (lease, change) => {
+        const out = await s.commit(lease, change);
         if (out !== 'lease_lost') return out;
         // Write anyway, under whatever token is there now: the lost-lease check is gone.
-        const current = s.claimDue(lease.owner, Number.MAX_SAFE_INTEGER / 2, 1, 1000, new Map()).find((l) => l.operation_id === lease.operation_id);
+        const current = (await s.claimDue(lease.owner, Number.MAX_SAFE_INTEGER / 2, 1, 1000, new Map())).find((l) => l.operation_id === lease.operation_id);
         return current ? s.commit(current, change) : out;
       },
     })),

@@ -1,0 +1,212 @@
+import type pg from 'pg';
+import { isFinalState } from '../../lib/client-protocol.js';
+import { chain, GENESIS_HASH } from '../audit.js';
+import type { AuditInput, AuditRow, CancelIntent, OperationRow, StoredHistoryEntry } from '../types.js';
+import type { CommitOutcome, FencedChange, InsertOutcome, Lease, OperationStore } from './operation-store.js';
+import { migratePg } from './pg-migrate.js';
+import { inTx, openPool } from './pg-pool.js';
+import { PG_OPERATION_MIGRATIONS } from './pg-schema.js';
+import { appendHistoryPg, historyFromRow } from './pg-history.js';
+import { COLUMNS, fromDb, toDb } from './sqlite-schema.js';
+
+type Q = pg.Pool | pg.PoolClient;
+
+/**
+ * PostgreSQL backend for a fleet of workers on many machines. READ COMMITTED with explicit row locks: a claim takes
+ * due rows `FOR UPDATE SKIP LOCKED` (two workers never wait on, nor take, the same row), a fenced commit locks its
+ * row and compares (owner, token) before writing, and the database's fence triggers refuse a stale write even if
+ * this code were wrong (pg-schema.ts). The audit head row is locked last in every transaction, so lock order is
+ * always operation rows → audit head and no deadlock can form.
+ */
+export class PgOperationStore implements OperationStore {
+  readonly pool: pg.Pool;
+  private ready: Promise<void> | null = null;
+
+  constructor(url: string, readonly schema: string, poolSize = 4) {
+    this.pool = openPool(url, schema, poolSize);
+  }
+
+  /** Migrate on first use; a failure (database down) is retried by the next call rather than remembered. */
+  private async db(): Promise<pg.Pool> {
+    this.ready ??= migratePg(this.pool, this.schema, PG_OPERATION_MIGRATIONS).catch((err) => {
+      this.ready = null;
+      throw err;
+    });
+    await this.ready;
+    return this.pool;
+  }
+
+  private async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    return inTx(await this.db(), fn);
+  }
+
+  async insertOperation(row: OperationRow, first: StoredHistoryEntry, audit: AuditInput[]): Promise<InsertOutcome> {
+    return this.tx(async (c) => {
+      const values: unknown[] = COLUMNS.map((k) => toDb(k, row[k]));
+      values.push(isFinalState(row.state) ? 0 : 1);
+      const params = values.map((_, i) => `$${i + 1}`).join(', ');
+      const r = await c.query(`INSERT INTO operations (${COLUMNS.join(', ')}, is_open) VALUES (${params}) ON CONFLICT (operation_id) DO NOTHING`, values);
+      if (r.rowCount === 0) return 'exists';
+      await appendHistoryPg(c, row.operation_id, [first], null, 0, row.fencing_token);
+      await appendAuditTx(c, audit);
+      return 'inserted';
+    });
+  }
+
+  async get(operationId: string): Promise<OperationRow | undefined> {
+    const r = await (await this.db()).query('SELECT * FROM operations WHERE operation_id = $1', [operationId]);
+    return r.rows[0] ? fromDb(r.rows[0]) : undefined;
+  }
+
+  async findByRemoteJobId(jobId: string): Promise<OperationRow | undefined> {
+    const r = await (await this.db()).query('SELECT * FROM operations WHERE remote_job_id = $1 LIMIT 1', [jobId]);
+    return r.rows[0] ? fromDb(r.rows[0]) : undefined;
+  }
+
+  async history(operationId: string): Promise<StoredHistoryEntry[]> {
+    const r = await (await this.db()).query('SELECT * FROM history WHERE operation_id = $1 ORDER BY seq', [operationId]);
+    return r.rows.map(historyFromRow);
+  }
+
+  async recordCancelIntent(operationId: string, intent: CancelIntent, audit: AuditInput[]): Promise<boolean> {
+    return this.tx(async (c) => {
+      const found = await c.query('SELECT 1 FROM operations WHERE operation_id = $1 FOR UPDATE', [operationId]);
+      if (!found.rowCount) return false;
+      // The first intent wins: a second cancel must not move the deadline or make a second owner send again.
+      await c.query(
+        'UPDATE operations SET cancel = $1, next_poll_at = GREATEST($2::bigint, not_before) WHERE operation_id = $3 AND cancel IS NULL AND is_open = 1',
+        [JSON.stringify(intent), intent.requested_at, operationId],
+      );
+      await appendAuditTx(c, audit);
+      return true;
+    });
+  }
+
+  async claimDue(owner: string, now: number, leaseMs: number, limit: number, held: ReadonlyMap<string, number>): Promise<Lease[]> {
+    return this.tx(async (c) => {
+      // SKIP LOCKED: a row another worker is claiming or committing right now is simply not ours this turn.
+      const due = await c.query<{ operation_id: string; lease_owner: string | null; fencing_token: number }>(
+        `SELECT operation_id, lease_owner, fencing_token FROM operations
+         WHERE is_open = 1 AND next_poll_at <= $1 AND (lease_owner IS NULL OR lease_expires_at <= $1 OR lease_owner = $2)
+         ORDER BY next_poll_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
+        [now, owner, limit],
+      );
+      const expires = now + leaseMs;
+      const leases: Lease[] = [];
+      const taken: AuditInput[] = [];
+      for (const d of due.rows) {
+        const mine = d.lease_owner === owner && held.get(d.operation_id) === d.fencing_token;
+        const token = mine ? d.fencing_token : d.fencing_token + 1;
+        // next_poll_at one lease ahead: out of the due set while we step it, due again exactly when a dead owner's lease ends.
+        await c.query('UPDATE operations SET lease_owner = $1, lease_expires_at = $2, fencing_token = $3, next_poll_at = $2 WHERE operation_id = $4',
+          [owner, expires, token, d.operation_id]);
+        leases.push({ operation_id: d.operation_id, owner, token, expires_at: expires });
+        if (!mine) taken.push({ at: now, actor: owner, kind: 'lease', operation_id: d.operation_id, detail: { taken_from: d.lease_owner, fencing_token: token } });
+      }
+      await appendAuditTx(c, taken);
+      return leases;
+    });
+  }
+
+  async renew(lease: Lease, now: number, leaseMs: number): Promise<boolean> {
+    const r = await (await this.db()).query(
+      'UPDATE operations SET lease_expires_at = $1 WHERE operation_id = $2 AND lease_owner = $3 AND fencing_token = $4 AND is_open = 1',
+      [now + leaseMs, lease.operation_id, lease.owner, lease.token],
+    );
+    if (r.rowCount === 1) lease.expires_at = now + leaseMs;
+    return r.rowCount === 1;
+  }
+
+  async release(lease: Lease): Promise<void> {
+    await (await this.db()).query('UPDATE operations SET lease_owner = NULL, lease_expires_at = NULL WHERE operation_id = $1 AND lease_owner = $2 AND fencing_token = $3',
+      [lease.operation_id, lease.owner, lease.token]);
+  }
+
+  async commit(lease: Lease, change: FencedChange): Promise<CommitOutcome> {
+    return this.tx(async (c) => {
+      const r = await c.query<{ state: OperationRow['state']; lease_owner: string | null; fencing_token: number; cancel: string | null; is_open: number }>(
+        'SELECT state, lease_owner, fencing_token, cancel, is_open FROM operations WHERE operation_id = $1 FOR UPDATE', [lease.operation_id]);
+      const cur = r.rows[0];
+      if (!cur || cur.lease_owner !== lease.owner || cur.fencing_token !== lease.token || cur.is_open !== 1) return 'lease_lost';
+      if (change.requireNoCancel && cur.cancel !== null) return 'cancel_recorded';
+      const last = change.history[change.history.length - 1];
+      const target = change.patch.state ?? cur.state;
+      if (last && last.to !== target) throw new Error(`history ends in ${last.to} but the record moves to ${target}`);
+      // Declare the lease to the database: its fence triggers check it against the row on every write below.
+      await c.query("SELECT set_config('jobproof.fence', $1, true)", [`${lease.owner}:${lease.token}`]);
+      const sets: string[] = [];
+      const values: unknown[] = [lease.operation_id];
+      for (const [k, v] of Object.entries(change.patch)) {
+        if (!(COLUMNS as string[]).includes(k)) throw new Error(`unknown column ${k}`);
+        values.push(toDb(k as keyof OperationRow, v));
+        sets.push(`${k} = $${values.length}`);
+      }
+      if (isFinalState(target)) sets.push('is_open = 0', 'next_poll_at = NULL', 'lease_owner = NULL', 'lease_expires_at = NULL');
+      // History first: its fence reads the row's lease, which a final commit clears.
+      await appendHistoryPg(c, lease.operation_id, change.history, cur.state, null, lease.token);
+      if (sets.length) await c.query(`UPDATE operations SET ${sets.join(', ')} WHERE operation_id = $1`, values);
+      await appendAuditTx(c, change.audit);
+      return 'ok';
+    });
+  }
+
+  async pollSoon(operationId: string, at: number): Promise<void> {
+    // Only ever earlier, never inside the Retry-After hold (same rule as SQLite).
+    await (await this.db()).query(
+      `UPDATE operations SET next_poll_at = CASE WHEN next_poll_at IS NULL THEN GREATEST($1::bigint, not_before) ELSE LEAST(next_poll_at, GREATEST($1::bigint, not_before)) END
+       WHERE operation_id = $2 AND is_open = 1 AND (next_poll_at IS NULL OR next_poll_at > $1)`,
+      [at, operationId],
+    );
+  }
+
+  async hasOpen(): Promise<boolean> {
+    return (await (await this.db()).query('SELECT EXISTS(SELECT 1 FROM operations WHERE is_open = 1) AS x')).rows[0].x === true;
+  }
+
+  async countOpen(): Promise<number> {
+    return (await (await this.db()).query('SELECT COUNT(*)::int AS n FROM operations WHERE is_open = 1')).rows[0].n;
+  }
+
+  async nextWakeAt(owner: string, now: number): Promise<number | null> {
+    const r = await (await this.db()).query<{ a: number | null; b: number | null }>(
+      `SELECT (SELECT MIN(next_poll_at) FROM operations WHERE is_open = 1 AND (lease_owner IS NULL OR lease_owner = $1 OR lease_expires_at <= $2)) AS a,
+              (SELECT MIN(lease_expires_at) FROM operations WHERE is_open = 1 AND lease_owner IS NOT NULL AND lease_owner <> $1 AND lease_expires_at > $2) AS b`,
+      [owner, now],
+    );
+    const ts = [r.rows[0]!.a, r.rows[0]!.b].filter((t): t is number => t !== null);
+    return ts.length ? Math.min(...ts) : null;
+  }
+
+  async appendAudit(entries: AuditInput[]): Promise<void> {
+    if (entries.length) await this.tx((c) => appendAuditTx(c, entries));
+  }
+
+  async auditRows(): Promise<AuditRow[]> {
+    return (await (await this.db()).query('SELECT seq::int AS seq, at, actor, kind, operation_id, detail, prev_hash, hash FROM audit ORDER BY seq')).rows as AuditRow[];
+  }
+
+  async auditHead(): Promise<{ seq: number; hash: string } | null> {
+    const r = await (await this.db()).query<{ seq: number; hash: string }>('SELECT seq, hash FROM audit_head WHERE id = 1');
+    const h = r.rows[0];
+    return h && h.seq > 0 ? h : null;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end().catch(() => undefined);
+  }
+}
+
+async function appendAuditTx(c: Q, entries: AuditInput[]): Promise<void> {
+  if (!entries.length) return;
+  const head = (await c.query<{ seq: number; hash: string }>('SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE')).rows[0] ?? { seq: 0, hash: GENESIS_HASH };
+  const rows = chain(head, entries);
+  const values: unknown[] = [];
+  const tuples = rows.map((r) => {
+    values.push(r.seq, r.at, r.actor, r.kind, r.operation_id, r.detail, r.prev_hash, r.hash);
+    const b = values.length - 8;
+    return `(${Array.from({ length: 8 }, (_, i) => `$${b + i + 1}`).join(', ')})`;
+  });
+  await c.query(`INSERT INTO audit (seq, at, actor, kind, operation_id, detail, prev_hash, hash) VALUES ${tuples.join(', ')}`, values);
+  const last = rows[rows.length - 1]!;
+  await c.query('UPDATE audit_head SET seq = $1, hash = $2 WHERE id = 1', [last.seq, last.hash]);
+}
