@@ -66,10 +66,10 @@ export async function runTaskScenario(input: TaskScenario | TaskScenarioInput, c
 
     client = clientFactory({ fetch: provider.fetch, clock, providerUrl: IN_PROCESS_BASE, token: CLIENT_TOKEN, state });
     const c = client;
-    for (const op of sc.ops) c.submitTask({ task_op_id: op.task_op_id, object_ref: op.object_ref, object_version: versions.get(op.object_ref) ?? 1, input: op.input, deadline_ms: sc.limit_ms });
+    for (const op of sc.ops) await c.submitTask({ task_op_id: op.task_op_id, object_ref: op.object_ref, object_version: versions.get(op.object_ref) ?? 1, input: op.input, deadline_ms: sc.limit_ms });
 
-    const taskOf = (opId: string): string | undefined => {
-      const known = opTask.get(opId) ?? c.records().find((r) => r.row.task_op_id === opId)?.row.task_id ?? undefined;
+    const taskOf = async (opId: string): Promise<string | undefined> => {
+      const known = opTask.get(opId) ?? (await c.records()).find((r) => r.row.task_op_id === opId)?.row.task_id ?? undefined;
       if (known) opTask.set(opId, known);
       return known;
     };
@@ -81,7 +81,7 @@ export async function runTaskScenario(input: TaskScenario | TaskScenarioInput, c
         await control('PUT', '/principals', { tokens: a.tokens });
         note({ kind: 'set_principals', detail: { tokens: Object.keys(a.tokens) } });
       } else {
-        const id = taskOf(a.op);
+        const id = await taskOf(a.op);
         const t = id ? provider.tasks.tasks.get(id) : undefined;
         const pv = a.proposal === 'current' ? t?.result?.proposal.proposal_version : a.proposal;
         if (!id || pv === undefined) {
@@ -133,7 +133,7 @@ export async function runTaskScenario(input: TaskScenario | TaskScenarioInput, c
     });
     const evidence: TaskEvidence = {
       journal: provider.journal.all().filter((e): e is RequestEntry => e.type === 'request'),
-      client: { tenant: 'acme', subject: 'agent-1', ops: c.records() },
+      client: { tenant: 'acme', subject: 'agent-1', ops: await c.records() },
       provider: { tasks, objects },
       harness,
     };
@@ -149,7 +149,7 @@ export async function runTaskScenario(input: TaskScenario | TaskScenarioInput, c
     }
     return { scenario: sc.name, verdict, evidence, reports, problems, finished, elapsed_ms: clock.now() - start };
   } finally {
-    client?.close();
+    await client?.close();
     provider.close();
     rmSync(state, { recursive: true, force: true });
   }
