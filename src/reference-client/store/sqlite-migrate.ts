@@ -2,6 +2,19 @@ import type Database from 'better-sqlite3';
 import { pendingMigrations, type Migration } from './migrations.js';
 
 /**
+ * Refuse a file from a newer release before anything else touches it (even `journal_mode = WAL` rewrites the
+ * header): call first, right after opening. Closes the handle when refusing.
+ */
+export function refuseNewerSqlite(db: Database.Database, store: string, list: readonly Migration[]): void {
+  try {
+    pendingMigrations(store, db.pragma('user_version', { simple: true }) as number, list);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+/**
  * Bring a SQLite store to the latest schema. Each step and its `user_version` are one IMMEDIATE transaction, so a
  * crash mid-migration leaves the file at the previous version, and two processes opening one old file at once apply
  * each step once (the second sees the new version after taking the write lock).

@@ -6,7 +6,7 @@ import { chain, GENESIS_HASH } from '../audit.js';
 import type { AuditInput, AuditRow, CancelIntent, OperationRow, StoredHistoryEntry } from '../types.js';
 import type { CommitOutcome, FencedChange, InsertOutcome, Lease, OperationStore } from './operation-store.js';
 import { COLUMNS, fromDb, SQLITE_OPERATION_MIGRATIONS, toDb } from './sqlite-schema.js';
-import { migrateSqlite } from './sqlite-migrate.js';
+import { migrateSqlite, refuseNewerSqlite } from './sqlite-migrate.js';
 
 type Db = Database.Database;
 
@@ -19,6 +19,7 @@ export class SqliteOperationStore implements OperationStore {
 
   constructor(file: string) {
     this.db = new Database(file);
+    refuseNewerSqlite(this.db, file, SQLITE_OPERATION_MIGRATIONS);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 10000');
     // FULL: a state change acknowledged to the provider-facing logic must survive a SIGKILL or power cut.

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Migration } from '../store/migrations.js';
-import { migrateSqlite } from '../store/sqlite-migrate.js';
+import { migrateSqlite, refuseNewerSqlite } from '../store/sqlite-migrate.js';
 import { isFinalTaskOp, type TaskHistoryEntry, type TaskOpRow, type TaskOpState } from './types.js';
 
 /** The schema release 0.1.0 created without a version number; `IF NOT EXISTS` lets version 1 adopt such a file. */
@@ -65,6 +65,7 @@ export class SqliteTaskStore implements TaskStore {
 
   constructor(file: string) {
     this.db = new Database(file);
+    refuseNewerSqlite(this.db, file, SQLITE_TASK_MIGRATIONS);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 10000');
     this.db.pragma('synchronous = FULL');
