@@ -4,6 +4,7 @@ import { ChangedRequestError, EXIT, UnknownOperationError } from '../lib/client-
 import { realClock } from '../lib/clock.js';
 import { ReferenceClient } from './client.js';
 import { verifyAudit } from './index.js';
+import { isPostgresUrl } from './store/pg-pool.js';
 import { listenWebhooks } from './webhook-receiver.js';
 
 /**
@@ -23,6 +24,8 @@ function env(name: string, required = false): string | undefined {
 }
 
 function openClient(): ReferenceClient {
+  const db = env('JOBPROOF_CLIENT_DB');
+  if (db && !isPostgresUrl(db)) throw new Refusal('JOBPROOF_CLIENT_DB (--db) must be a postgres:// or postgresql:// URL; leave it unset for SQLite in JOBPROOF_STATE');
   const leaseMs = Number(env('JOBPROOF_LEASE_MS') ?? 10_000);
   if (!Number.isInteger(leaseMs) || leaseMs <= 0) throw new Refusal('JOBPROOF_LEASE_MS must be a positive integer');
   const port = env('JOBPROOF_WEBHOOK_PORT');
@@ -84,13 +87,21 @@ export function registerClientCommands(program: Command): Command {
   const client = program
     .command('client')
     .description('the jobproof reference client (client-protocol.md); configured by JOBPROOF_* environment variables')
+    .option('--db <url>', 'store operations in PostgreSQL (postgres://…) instead of SQLite in JOBPROOF_STATE; same as JOBPROOF_CLIENT_DB')
+    .hook('preSubcommand', (cmd) => {
+      const db = cmd.opts<{ db?: string }>().db;
+      if (db) process.env.JOBPROOF_CLIENT_DB = db;
+    })
     .addHelpText(
       'after',
       `
 Environment:
   JOBPROOF_PROVIDER_URL    provider base URL (default http://127.0.0.1:4010)
   JOBPROOF_TOKEN           bearer token for the provider
-  JOBPROOF_STATE           directory holding this client's durable state (required)
+  JOBPROOF_STATE           directory holding this client's durable state (required); with PostgreSQL, names
+                           the schema the state lives in (one schema per state directory)
+  JOBPROOF_CLIENT_DB       postgres://user@host:port/db to keep operations and tasks in PostgreSQL (a fleet
+                           of workers on many machines); unset: SQLite files in JOBPROOF_STATE
   JOBPROOF_WORKER_ID       this worker's identity, sent as X-Worker-ID
   JOBPROOF_LEASE_MS        lease length per operation (default 10000)
   JOBPROOF_WEBHOOK_PORT    listen for webhooks on 127.0.0.1:PORT (work only)

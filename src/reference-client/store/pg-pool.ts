@@ -28,7 +28,11 @@ export function openPool(url: string, schema: string, max = 4): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
-    options: `-c search_path=${quoteIdent(schema)}`,
+    // A worker SIGSTOPped mid-transaction would hold its row locks (and the audit head, which every audited write
+    // needs) for as long as it is paused: the server ends such a session after 2 s idle in a transaction, and a
+    // statement waits at most 5 s for a lock. Our transactions never wait on the network, so neither fires in
+    // normal work; both surface as transient errors and the step is tried again.
+    options: `-c search_path=${quoteIdent(schema)} -c idle_in_transaction_session_timeout=2000 -c lock_timeout=5000`,
     connectionTimeoutMillis: 5_000,
     // A paused or partitioned peer must not hold a row lock forever: statements give up, the step is retried.
     statement_timeout: 30_000,
@@ -42,6 +46,12 @@ export function openPool(url: string, schema: string, max = 4): pg.Pool {
 export async function inTx<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
   const c = await pool.connect();
   let broken = false;
+  // The server may end a checked-out session on its own (a paused process idled in its transaction, a restart):
+  // node-postgres then emits 'error' on the client, which would crash the process if nobody listened.
+  const onError = () => {
+    broken = true;
+  };
+  c.on('error', onError);
   try {
     await c.query('BEGIN');
     const out = await fn(c);
@@ -54,6 +64,7 @@ export async function inTx<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T
     throw err;
   } finally {
     // A connection that could not even roll back is dead: drop it instead of returning it to the pool.
+    c.off('error', onError);
     c.release(broken ? true : undefined);
   }
 }
