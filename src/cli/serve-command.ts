@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { createProvider, serve, TokensConfigSchema, type BehaviorConfigInput, type FaultPlanInput } from '../fake-provider/index.js';
 import { getScenario, listScenarios } from '../scenarios/index.js';
 import { CliError, readJsonFile } from './read-json-file.js';
+import { StoreVersionError } from '../fake-provider/store/migrations.js';
 
 interface ServeFlags {
   port: string;
@@ -66,6 +67,7 @@ export function registerServe(program: Command): void {
         provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario });
       } catch (err) {
         if (err instanceof z.ZodError) throw new CliError(`invalid behaviour or fault plan: ${zodMessage(err)}`);
+        if (err instanceof StoreVersionError) throw new CliError(err.message);
         throw err;
       }
       const server = await serve(provider, { port, host: flags.host }).catch((err: Error) => {

@@ -9,7 +9,6 @@ import type { IdempotencyRepo } from './store/idempotency-repo.js';
 import type { JobsRepo } from './store/jobs-repo.js';
 import type { JournalRepo } from './store/journal-repo.js';
 import type { SettingsRepo } from './store/settings-repo.js';
-import type { TaskService } from './tasks/task-service.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 /** Everything a route handler may touch, wired once by createProvider. */
@@ -32,9 +31,7 @@ export interface ProviderCore {
     pollAdviceSeconds: number;
     control: boolean;
   };
-  /** The tasks API (tasks-api.md), when attached (see tasks/index.ts). */
-  tasks?: TaskService;
-  /** Reset hook: forget everything (control API). */
+  /** Forget everything (control API): provider state and every module's (composed by createProvider). */
   reset(): void;
   /** True once close() ran: a request still in flight then (held by a delay) dies with the process. */
   isClosed(): boolean;

@@ -16,7 +16,10 @@ import { IdempotencyRepo } from './store/idempotency-repo.js';
 import { JobsRepo } from './store/jobs-repo.js';
 import { JournalRepo } from './store/journal-repo.js';
 import { SettingsRepo } from './store/settings-repo.js';
-import { attachTasks, type TaskService } from './tasks/index.js';
+import { createJobsModule } from './jobs/index.js';
+import type { ProviderModule } from './module.js';
+import type { Principal } from './model/principals.js';
+import { createTasksModule, type TaskService } from './tasks/index.js';
 import { inProcessFetch } from './transports/in-process-fetch.js';
 import { defaultWebhookOptions, WebhookDispatcher, type WebhookOptions } from './webhooks/dispatcher.js';
 import { WebhookRepo } from './webhooks/webhook-repo.js';
@@ -38,6 +41,8 @@ export interface ProviderOptions {
   /** How webhooks reach receivers: global fetch by default; the in-process harness routes them itself. */
   webhookFetch?: typeof fetch;
   webhooks?: Partial<WebhookOptions>;
+  /** Keep only the newest N journal entries (long soaks, `serve --journal-max`); the judge needs them all. */
+  journalMax?: number | null;
   /** Lets `PUT /_control/scenario {"name"}` switch to a named scenario's provider-side behaviour and faults. */
   scenarioLookup?: (name: string) => { behavior: BehaviorConfigInput; faults: FaultPlanInput } | undefined;
 }
@@ -48,7 +53,11 @@ export interface Provider {
   fetch: typeof fetch;
   clock: Clock;
   tokens: TokensConfig;
-  journal: { all(): JournalEntry[]; since(seq: number, limit?: number): JournalEntry[]; lastSeq(): number };
+  /**
+   * The journal. Entries are group-committed: reads flush first; `committed()` resolves once every entry so far is
+   * on disk (a transport answering over the network waits for it before it sends).
+   */
+  journal: { all(): JournalEntry[]; since(seq: number, limit?: number): JournalEntry[]; lastSeq(): number; committed(): Promise<void>; flush(): void };
   control: {
     setBehavior(config: BehaviorConfigInput): void;
     behavior(): BehaviorConfig;
@@ -72,7 +81,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   const ids = opts.ids ?? randomId;
   const settings = new SettingsRepo(db);
   const jobs = new JobsRepo(db);
-  const journal = new JournalRepo(db);
+  const journal = new JournalRepo(db, { maxEntries: opts.journalMax ?? null });
   const webhookRepo = new WebhookRepo(db);
   const faults = new FaultEngine(settings);
   const tokens = resolveTokensConfig(opts.tokens);
@@ -93,6 +102,9 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     isClosed: () => closed,
   });
 
+  // The token table as configured: a reset forgets principals changed through the control API.
+  const initialTokens: Record<string, Principal> = { ...tokens.tokens };
+  let modules: ProviderModule[] = [];
   const core: ProviderCore = {
     db, clock, ids, jobs, journal, settings, faults, engine, webhooks, tokens,
     idempotency: new IdempotencyRepo(db),
@@ -106,30 +118,37 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     options: { idempotencyTtlMs: opts.idempotencyTtlMs ?? 24 * 3600 * 1000, pollAdviceSeconds: opts.pollAdviceSeconds ?? 1, control: opts.control ?? true },
     isClosed: () => closed,
     reset: () => {
+      journal.flush();
       db.transaction(() => {
-        for (const t of ['jobs', 'idempotency', 'journal', 'webhook_events']) db.prepare(`DELETE FROM ${t}`).run();
+        for (const t of ['idempotency', 'journal']) db.prepare(`DELETE FROM ${t}`).run();
+        for (const m of modules) m.reset();
       })();
       faults.clear();
-      engine.reschedule();
+      tokens.tokens = { ...initialTokens };
     },
   };
 
-  // Tasks API: its service, control additions and reset hook (src/fake-provider/tasks/).
-  const tasks = attachTasks(core);
+  // The provider's APIs, each a module with the same layout (routes, control additions, tick, reset, close).
+  const jobsModule = createJobsModule(core);
+  const tasks = createTasksModule(core);
+  modules = [jobsModule, tasks];
   const scenario = opts.scenarioLookup ? scenarioControl(core, opts.scenarioLookup) : undefined;
-  const app = buildApp(core, (a) => {
-    scenario?.(a);
-    tasks.control(a);
-  });
-  // Jobs that fell due while the provider was down move on now.
-  engine.tick();
+  const app = buildApp(core, modules, (a) => scenario?.(a));
+  // Jobs and tasks that fell due while the provider was down move on now.
+  for (const m of modules) m.tick();
 
   return {
     app,
     fetch: inProcessFetch(app),
     clock,
     tokens,
-    journal: { all: () => journal.all(), since: (s, l) => journal.since(s, l), lastSeq: () => journal.lastSeq() },
+    journal: {
+      all: () => journal.all(),
+      since: (s, l) => journal.since(s, l),
+      lastSeq: () => journal.lastSeq(),
+      committed: () => journal.committed(),
+      flush: () => journal.flush(),
+    },
     control: {
       setBehavior: (c) => core.behaviors.set(parseBehaviorConfig(c)),
       behavior: () => behaviors,
@@ -143,8 +162,8 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     close: () => {
       if (closed) return;
       closed = true;
-      engine.close();
-      tasks.service.close();
+      for (const m of modules) m.close();
+      journal.close();
       db.close();
     },
   };

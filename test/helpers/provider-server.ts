@@ -92,6 +92,12 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>
   }
 }
 
+/** Whether the provider holds `key` in flight (reserved, not yet answered) on `scope` for the principal of `token`. */
+export function keyInFlight(provider: Provider, scope: string, key: string, token = 'dev-token'): boolean {
+  const p = provider.tokens.tokens[token]!;
+  return provider.core.idempotency.lookup({ tenant: p.tenant, subject: p.subject, scope, key }, provider.clock.now())?.state === 'in_flight';
+}
+
 let keySeq = 0;
 /** A fresh idempotency key. */
 export function newKey(prefix = 'k'): string {

@@ -1,15 +1,13 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { isoTime } from '../../lib/clock.js';
 import type { ProviderCore } from '../core.js';
-import { MAX_BODY_BYTES } from './body.js';
+import type { ProviderModule } from '../module.js';
+import { bodyGuard } from './body-guard.js';
 import { LOSS_HEADER, newDraft, type Ctx, type Env } from './context.js';
+import { NATIVE_MOUNT, type Mount } from './mount.js';
 import { problem } from './problem.js';
-import { ProviderClosedError } from './apply-faults.js';
 import { controlRoutes } from './routes/control-routes.js';
-import { createJob } from './routes/create-job.js';
-import { cancelJob, fetchResults, findJobs, readJob } from './routes/job-routes.js';
-import { registerTaskRoutes } from '../tasks/routes.js';
+import { ProviderClosedError } from './seam/index.js';
 
 /** X-Trace-ID / X-Worker-ID as sent (trimmed): every request that carries one has it journalled and echoed. */
 function headerId(c: Ctx, name: string): string | null {
@@ -30,11 +28,27 @@ function journalRequest(core: ProviderCore, c: Ctx): void {
     client_ref: d.client_ref,
     ...(d.listed ? { listed: d.listed } : {}),
     ...(d.task_id !== null ? { task_id: d.task_id, task_state: d.task_state } : {}),
+    // Native entries stay as they were; a dialect's requests say which wire API they came in.
+    ...(d.dialect !== 'native' ? { dialect: d.dialect } : {}),
   });
 }
 
-export function buildApp(core: ProviderCore, extendControl?: Parameters<typeof controlRoutes>[1]): Hono<Env> {
+/** The mount serving `path`: the longest matching prefix a module declared, else native. */
+function mountFor(mounts: Array<{ prefix: string; mount: Mount }>, path: string): Mount {
+  let best: { prefix: string; mount: Mount } | undefined;
+  for (const m of mounts) {
+    if ((path === m.prefix || path.startsWith(`${m.prefix}/`)) && m.prefix.length > (best?.prefix.length ?? -1)) best = m;
+  }
+  return best?.mount ?? NATIVE_MOUNT;
+}
+
+/**
+ * The provider's HTTP app: request ids and the journal around every request, the body guard, each module's routes
+ * (each behind the fault seam, http/seam/), the control API, and errors in the serving mount's shape.
+ */
+export function buildApp(core: ProviderCore, modules: ProviderModule[], extendControl?: Parameters<typeof controlRoutes>[1]): Hono<Env> {
   const app = new Hono<Env>();
+  const mounts = modules.flatMap((m) => m.mounts ?? []);
 
   app.use('*', async (c, next) => {
     c.set('requestId', core.ids('req'));
@@ -42,9 +56,12 @@ export function buildApp(core: ProviderCore, extendControl?: Parameters<typeof c
     c.set('traceId', headerId(c, 'x-trace-id'));
     c.set('workerId', headerId(c, 'x-worker-id'));
     c.set('draft', newDraft());
+    // Chosen first, so that every answer — even the body guard's 413 — has the shape of the API it was asked in.
+    const m = mounts.length ? mountFor(mounts, c.req.path) : NATIVE_MOUNT;
+    c.set('mount', m);
+    c.get('draft').dialect = m.dialect;
     // Catch up on everything that fell due since the last timer, so an answer never shows a stale job.
-    core.engine.tick();
-    core.tasks?.tick();
+    for (const m of modules) m.tick();
     await next();
     const isControl = new URL(c.req.url).pathname.startsWith('/_control');
     if (core.isClosed()) {
@@ -61,33 +78,16 @@ export function buildApp(core: ProviderCore, extendControl?: Parameters<typeof c
     if (loss) c.res.headers.set(LOSS_HEADER, loss);
   });
 
-  const limitBody = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    // The rest of the body is never read: `Connection: close` keeps a client from reusing a connection the server drops.
-    onError: (c) => problem(c as Ctx, 413, 'payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`, {}, { connection: 'close' }),
-  });
-  // Only the routes that read a body need the guard; wrapping every GET's stream cost 8 % of a status read.
-  app.use('*', (c, next) => (c.req.method === 'POST' || c.req.method === 'PUT' || c.req.method === 'PATCH' ? limitBody(c, next) : next()));
+  app.use('*', bodyGuard());
 
-  app.post('/v1/jobs', (c) => createJob(core, c));
-  app.get('/v1/jobs', (c) => findJobs(core, c));
-  app.get('/v1/jobs/:job_id', (c) => readJob(core, c));
-  app.post('/v1/jobs/:job_id/cancel', (c) => cancelJob(core, c));
-  app.get('/v1/jobs/:job_id/results', (c) => fetchResults(core, c));
-  // Tasks API (tasks-api.md): src/fake-provider/tasks/.
-  if (core.tasks) registerTaskRoutes(app, core, core.tasks);
+  for (const m of modules) m.routes(app);
 
-  const allowed: Array<[string, string]> = [
-    ['/v1/jobs', 'GET, POST'],
-    ['/v1/jobs/:job_id', 'GET'],
-    ['/v1/jobs/:job_id/cancel', 'POST'],
-    ['/v1/jobs/:job_id/results', 'GET'],
-  ];
-  for (const [path, allow] of allowed) {
-    app.all(path, (c) => problem(c, 405, 'method_not_allowed', `${c.req.method} is not allowed here; use ${allow}`, {}, { allow }));
+  if (core.options.control) {
+    app.route('/_control', controlRoutes(core, (a) => {
+      extendControl?.(a);
+      for (const m of modules) m.control?.(a);
+    }));
   }
-
-  if (core.options.control) app.route('/_control', controlRoutes(core, extendControl));
 
   app.notFound((c) => problem(c, 404, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
   app.onError((err, c) => {

@@ -29,7 +29,8 @@ export function zodErrors(error: z.ZodError): Array<{ path: string; message: str
 export async function readJson<S extends z.ZodType>(c: Ctx, schema: S, optional = false): Promise<Parsed<z.output<S>>> {
   const text = await c.req.text();
   if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
-    return { ok: false, response: problem(c, 413, 'payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`, {}, { connection: 'close' }) };
+    // The body guard (body-guard.ts) answers first on every served route; this holds for a body read in full anyway.
+    return { ok: false, response: problem(c, 413, 'payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`) };
   }
   let raw: unknown;
   if (text.trim() === '' && optional) raw = {};

@@ -1,11 +1,17 @@
 import type { Context } from 'hono';
+import type { FiredRule } from '../faults/decide.js';
 import type { Effect, FiredFault } from '../model/journal.js';
 import type { JobState } from '../model/job.js';
 import type { Principal } from '../model/principals.js';
+import type { Mount } from './mount.js';
+
+/** The wire API a request was made in (dialects.md); set by the mount serving it. */
+export type Dialect = 'native' | 'openai' | 'anthropic';
 
 /** What a handler learns about its request, written to the journal once the answer is known. */
 export interface JournalDraft {
   route: string | null;
+  dialect: Dialect;
   principal: Principal | null;
   idempotency_key: string | null;
   fingerprint: string | null;
@@ -29,6 +35,16 @@ export type Vars = {
   traceId: string | null;
   workerId: string | null;
   draft: JournalDraft;
+  /** Dialect, error shape and credentials of the routes serving this request (native unless a mount says else). */
+  mount: Mount;
+  // Set by the fault seam (http/seam/) for the route handler it wraps; unset outside a seam-wrapped route.
+  principal: Principal;
+  /** What the route's `describe` hook returned; read it typed with `described(c, describeX)`. */
+  input: unknown;
+  /** The fault rule fired for this request, or null; the seam enacts it. */
+  fault: FiredRule | null;
+  /** On `hold: true` routes: an injected `delay` happens here (call it right after reserving the key). */
+  hold: () => Promise<void>;
 };
 
 export type Env = { Variables: Vars };
@@ -36,7 +52,7 @@ export type Ctx = Context<Env>;
 
 export function newDraft(): JournalDraft {
   return {
-    route: null, principal: null, idempotency_key: null, fingerprint: null, effect: 'none', job_id: null, job_state: null,
+    route: null, dialect: 'native', principal: null, idempotency_key: null, fingerprint: null, effect: 'none', job_id: null, job_state: null,
     client_ref: null, task_id: null, task_state: null, code: null, fault: null, delivery: 'delivered', loss: null,
   };
 }

@@ -1,4 +1,6 @@
+import type { StoredAnswer } from '../store/idempotency-repo.js';
 import type { Ctx } from './context.js';
+import { NATIVE_MOUNT } from './mount.js';
 
 export interface ProblemExtras {
   errors?: Array<{ path: string; message: string }>;
@@ -6,28 +8,21 @@ export interface ProblemExtras {
   [k: string]: unknown;
 }
 
-const TITLES: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict',
-  410: 'Gone', 413: 'Content Too Large', 422: 'Unprocessable Content', 429: 'Too Many Requests', 500: 'Internal Server Error',
-  502: 'Bad Gateway', 503: 'Service Unavailable',
-};
-
-/** An RFC 9457 problem with a stable `code`; the code is also noted for the journal. */
-export function problem(c: Ctx, status: number, code: string, detail: string, extras: ProblemExtras = {}, headers: Record<string, string> = {}): Response {
+/**
+ * An error answer as a storable answer, in the shape of the mount serving the request (native: RFC 9457 problem
+ * details); its `code` is noted for the journal. For answers an idempotency key must replay.
+ */
+export function errorAnswer(c: Ctx, status: number, code: string, detail: string, extras: ProblemExtras = {}, headers: Record<string, string> = {}): StoredAnswer {
   c.get('draft').code = code;
-  const body = {
-    type: `https://jobproof.dev/problems/${code}`,
-    title: TITLES[status] ?? 'Error',
-    status,
-    code,
-    detail,
-    request_id: c.get('requestId'),
-    ...extras,
-  };
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'content-type': 'application/problem+json', ...headers },
-  });
+  const m = c.get('mount') ?? NATIVE_MOUNT;
+  const r = m.renderError({ status, code, detail, extras, requestId: c.get('requestId') });
+  return { status: r.status ?? status, headers: { 'content-type': r.contentType ?? 'application/json', ...headers }, body: JSON.stringify(r.body) };
+}
+
+/** An error answer with a stable `code`, in the shape of the mount serving the request. */
+export function problem(c: Ctx, status: number, code: string, detail: string, extras: ProblemExtras = {}, headers: Record<string, string> = {}): Response {
+  const a = errorAnswer(c, status, code, detail, extras, headers);
+  return new Response(a.body, { status: a.status, headers: a.headers });
 }
 
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {

@@ -60,6 +60,8 @@ export const RequestEntrySchema = z.object({
   /** Tasks API (tasks-api.md): the task a request was about, and its state in the answer; absent on job requests. */
   task_id: z.string().nullable().optional(),
   task_state: z.string().nullable().optional(),
+  /** dialects.md: the wire API a request came in (`openai`, `anthropic`); absent on native requests. */
+  dialect: z.enum(['native', 'openai', 'anthropic']).optional(),
 });
 
 export const TransitionEntrySchema = z.object({

@@ -1,8 +1,7 @@
-import type { Hono } from 'hono';
 import type { ProviderCore } from '../core.js';
-import type { Env } from '../http/context.js';
-import type { Principal } from '../model/principals.js';
+import type { ProviderModule } from '../module.js';
 import { taskControl } from './control.js';
+import { registerTaskRoutes } from './routes.js';
 import { TaskService } from './task-service.js';
 
 export { TaskService } from './task-service.js';
@@ -11,20 +10,21 @@ export * from './model.js';
 export { makeDraft, mergePatch, proposalSha } from './draft.js';
 export { TASK_TRANSITIONS, canTransition, needsRedraft, reviewOutcome, applyGate } from './task-machine.js';
 
+export type TasksModule = ProviderModule & { service: TaskService };
+
 /**
- * Wire the tasks API into a provider core: the service (stored in the core's database, on its clock), its control
- * additions, and a reset that also forgets tasks and objects and restores the initial token table.
+ * The tasks API (tasks-api.md) as a provider module, laid out like jobs: routes, control additions, life cycle.
+ * Its service keeps tasks and objects in the core's database, on its clock, and reads the live token table.
  */
-export function attachTasks(core: ProviderCore): { service: TaskService; control: (app: Hono<Env>) => void } {
-  const initialTokens: Record<string, Principal> = { ...core.tokens.tokens };
+export function createTasksModule(core: ProviderCore): TasksModule {
   const service = new TaskService({ db: core.db, clock: core.clock, ids: core.ids, settings: core.settings, principals: () => core.tokens.tokens });
-  core.tasks = service;
-  const baseReset = core.reset;
-  core.reset = () => {
-    baseReset();
-    service.reset();
-    core.tokens.tokens = { ...initialTokens };
+  return {
+    name: 'tasks',
+    service,
+    routes: (app) => registerTaskRoutes(app, core, service),
+    control: taskControl(core, service),
+    tick: () => service.tick(),
+    reset: () => service.reset(),
+    close: () => service.close(),
   };
-  service.tick();
-  return { service, control: taskControl(core, service) };
 }

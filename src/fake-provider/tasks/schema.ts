@@ -1,7 +1,5 @@
-import type { Db } from '../store/database.js';
-
-/** The tasks API's tables, kept apart from the jobs schema; created on first use, idempotent. */
-const TASKS_SCHEMA = `
+/** The tasks API's tables as of release 0.1.0; created by the provider store's migration 1 (store/migrations.ts). */
+export const TASKS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS task_objects (
   tenant TEXT NOT NULL,
   object_ref TEXT NOT NULL,
@@ -30,7 +28,3 @@ CREATE INDEX IF NOT EXISTS task_audit_task ON task_audit(task_id, seq);
 `;
 
 export const TASK_TABLES = ['task_objects', 'tasks', 'task_audit'] as const;
-
-export function migrateTasks(db: Db): void {
-  db.exec(TASKS_SCHEMA);
-}

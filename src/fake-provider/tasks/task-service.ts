@@ -8,7 +8,7 @@ import { AuditRepo, type NewAuditEvent } from './audit-repo.js';
 import { makeDraft, mergePatch, proposalSha } from './draft.js';
 import { TaskBehaviorSchema, type AuditEvent, type CreateTaskBody, type ObjectRow, type ReviewBody, type TaskBehavior, type TaskBehaviorInput, type TaskRow, type TaskState, type TaskView } from './model.js';
 import { ObjectsRepo } from './objects-repo.js';
-import { migrateTasks, TASK_TABLES } from './schema.js';
+import { TASK_TABLES } from './schema.js';
 import { applyGate, canTransition, needsRedraft, nextDraftStep, reviewOutcome, type ApplyGate, type Refusal } from './task-machine.js';
 import { TasksRepo } from './tasks-repo.js';
 
@@ -39,7 +39,6 @@ export class TaskService {
   private behaviorNow: TaskBehavior;
 
   constructor(private readonly d: TaskServiceDeps) {
-    migrateTasks(d.db);
     this.objects = new ObjectsRepo(d.db);
     this.tasks = new TasksRepo(d.db);
     this.audit = new AuditRepo(d.db);

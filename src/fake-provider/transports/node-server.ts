@@ -1,6 +1,7 @@
 import { serve as honoServe, type HttpBindings } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server } from 'node:http';
+import { drain, DRAIN_LIMIT_BYTES } from '../http/body-guard.js';
 import { LOSS_HEADER } from '../http/context.js';
 import type { Provider } from '../provider.js';
 
@@ -31,6 +32,14 @@ function sanitizeTarget(incoming: IncomingMessage, host: string): void {
   if (h !== undefined && !/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(h)) incoming.headers.host = host;
 }
 
+/** Read what the app left of a request body, up to the drain bound; false when it cannot or the bound is passed. */
+async function drainUnread(req: Request): Promise<boolean> {
+  if (!req.body || req.bodyUsed || req.body.locked) return false;
+  // A declared length past the bound is not waited for at all.
+  if (Number(req.headers.get('content-length') ?? 0) > DRAIN_LIMIT_BYTES) return false;
+  return drain(req.body.getReader(), 0, DRAIN_LIMIT_BYTES);
+}
+
 /** Serve a provider over real HTTP. Lost answers become real socket resets or sockets held open. */
 export function serve(provider: Provider, opts: ServeOptions = {}): Promise<RunningServer> {
   const host = opts.host ?? '127.0.0.1';
@@ -42,11 +51,16 @@ export function serve(provider: Provider, opts: ServeOptions = {}): Promise<Runn
         fetch: async (req: Request, bindings) => {
           const env = bindings as HttpBindings;
           const res = await provider.app.fetch(req, env);
+          // Group commit: the answer leaves only once its journal entry is on disk, so a crash cannot lose an entry
+          // whose answer a client saw (docs/decisions/NNN-perf-group-commit.md).
+          await provider.journal.committed();
           const loss = res.headers.get(LOSS_HEADER);
           if (!loss) {
-            // Answered before the request body arrived in full (an early 401, 404, 413, 429…): the unread rest would
-            // break the next request on this keep-alive connection, so close it after the answer.
-            if (!env.incoming.complete) res.headers.set('connection', 'close');
+            // Answered before the request body arrived in full (an early 401, 404, 429…): read and discard the rest
+            // (bounded) first, so a client that writes its whole body before reading (Python's http.client) reads
+            // the answer instead of a broken pipe. Past the bound, or if the app stopped reading, close instead: the
+            // unread rest would break the next request on this keep-alive connection.
+            if (!env.incoming.complete && !(await drainUnread(req))) res.headers.set('connection', 'close');
             return res;
           }
           const socket = env.incoming.socket;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createProvider, JobSchema, type Provider } from '../../../src/fake-provider/index.js';
 import { VirtualClock } from '../../../src/lib/clock.js';
-import { createBody, journalEntryFor, makeCall, newKey, problemOf, startProviderServer, type ProviderServer } from '../../helpers/provider-server.js';
+import { createBody, journalEntryFor, keyInFlight, makeCall, newKey, problemOf, startProviderServer, waitFor, type ProviderServer } from '../../helpers/provider-server.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -120,23 +120,31 @@ describe('POST /v1/jobs over HTTP', () => {
   });
 
   it('answers a duplicate that arrives while the first is in flight with 409 idempotency_request_in_progress + Retry-After', async () => {
-    await ps.control('PUT', '/_control/faults', { body: { rules: [{ on: 'create', nth: 1, fault: { type: 'delay', ms: 500 } }] } });
-    const key = newKey('inflight');
-    const first = ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: createBody() });
-    await new Promise((r) => setTimeout(r, 150));
-    const dup = await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: createBody() });
-    problemOf(dup, 409, 'idempotency_request_in_progress');
-    expect(Number(dup.headers.get('retry-after'))).toBeGreaterThanOrEqual(0);
-    expect(dup.headers.get('retry-after')).toMatch(/^\d+$/);
-    // A different body while in flight is still a mismatch.
-    problemOf(await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: createBody({ client_ref: 'z' }) }), 422, 'idempotency_key_reused');
-    const done = await first;
-    expect(done.status).toBe(202);
-    expect(journalEntryFor(ps.provider, done)).toMatchObject({ effect: 'created', delivery: 'delayed', fault: { type: 'delay' } });
-    expect(journalEntryFor(ps.provider, dup)).toMatchObject({ effect: 'none', retry_after: Number(dup.headers.get('retry-after')) });
-    const replay = await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: createBody() });
-    expect(replay.text).toBe(done.text);
-    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    // A virtual clock holds the first request (delay fault) until the test lets it go: no race with wall time.
+    const clock = new VirtualClock();
+    const local = await startProviderServer({ clock, faults: { rules: [{ on: 'create', nth: 1, fault: { type: 'delay', ms: 500 } }] } });
+    try {
+      const key = newKey('inflight');
+      const first = local.call('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: createBody() });
+      await waitFor(() => keyInFlight(local.provider, 'POST /v1/jobs', key));
+      const dup = await local.call('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: createBody() });
+      problemOf(dup, 409, 'idempotency_request_in_progress');
+      expect(Number(dup.headers.get('retry-after'))).toBeGreaterThanOrEqual(0);
+      expect(dup.headers.get('retry-after')).toMatch(/^\d+$/);
+      // A different body while in flight is still a mismatch.
+      problemOf(await local.call('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: createBody({ client_ref: 'z' }) }), 422, 'idempotency_key_reused');
+      expect(keyInFlight(local.provider, 'POST /v1/jobs', key)).toBe(true);
+      await clock.advance(500);
+      const done = await first;
+      expect(done.status).toBe(202);
+      expect(journalEntryFor(local.provider, done)).toMatchObject({ effect: 'created', delivery: 'delayed', fault: { type: 'delay' } });
+      expect(journalEntryFor(local.provider, dup)).toMatchObject({ effect: 'none', retry_after: Number(dup.headers.get('retry-after')) });
+      const replay = await local.call('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: createBody() });
+      expect(replay.text).toBe(done.text);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    } finally {
+      await local.stop();
+    }
   });
 
   it('answers malformed JSON with 400 invalid_json and creates nothing; the key stays unused', async () => {
@@ -183,8 +191,9 @@ describe('POST /v1/jobs over HTTP', () => {
     const big = JSON.stringify(createBody({ input: { blob: 'x'.repeat(1024 * 1024) } }));
     const res = await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' }, body: big });
     problemOf(res, 413, 'payload_too_large');
-    // The server does not read the rest: it must close the connection, so the next request on the pool still works.
-    expect(res.headers.get('connection')).toBe('close');
+    // The server read the whole body before answering (issue 11 item 8), so the connection stays usable.
+    expect(res.headers.get('connection')).not.toBe('close');
+    expect(journalEntryFor(ps.provider, res)).toMatchObject({ status: 413, code: 'payload_too_large', effect: 'none' });
     expect((await ps.call('GET', '/v1/jobs')).status).toBe(200);
     // Chunked (no Content-Length): a stream body.
     const stream = new ReadableStream<Uint8Array>({

@@ -166,8 +166,9 @@ describe('webhooks', () => {
       const res = await local.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey() }, body: { kind: 'report', input: {}, webhook_url: rx.url } });
       const jobId = res.json.job_id as string;
       const all = () => local.provider.journal.all().filter((e): e is WebhookEntry => e.type === 'webhook' && e.job_id === jobId);
-      await waitFor(() => all().length === 2 * 3, 10_000);
-      await new Promise((r) => setTimeout(r, 200));
+      // Given up: both events are marked failed, so no further attempt can be scheduled.
+      const statuses = () => local.provider.core.db.prepare<[string], { status: string }>('SELECT status FROM webhook_events WHERE job_id = ?').all(jobId).map((r) => r.status);
+      await waitFor(() => statuses().length === 2 && statuses().every((s) => s === 'failed'), 10_000);
       await local.provider.idle();
       const entries = all();
       expect(entries).toHaveLength(6);

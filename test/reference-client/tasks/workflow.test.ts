@@ -207,14 +207,13 @@ describe('reference task client', () => {
     db.close();
   });
 
-  it('runs on the virtual clock only: a 45 s review wait takes well under a second of real time', async () => {
+  it('runs on the virtual clock only: a 45 s review wait passes in virtual time', async () => {
     const c = client();
     await submit(c);
     clock.setTimeout(() => void c.records().then((r) => review(r[0]!.row.task_id!)), 45_000);
-    const t0 = performance.now();
+    // No wall-clock assertion (speed is for benchmarks): the test's own timeout (far below 45 s) is the bound.
     const r = await drive(c.runTask('op-1'));
     expect(r.state).toBe('applied');
-    expect(performance.now() - t0).toBeLessThan(2_000);
     expect(clock.now() - Date.parse('2026-01-01T00:00:00.000Z')).toBeGreaterThanOrEqual(45_000);
   });
 });

@@ -1,0 +1,65 @@
+import { isoTime } from '../../../lib/clock.js';
+import type { SubmitInput } from '../../../lib/client-protocol.js';
+import { stripAt, type PendingAction, type RunState } from './run-state.js';
+
+/** `CMD submit` one operation and note it; an event trigger that names the operation learns its key. */
+export async function submitOperation(run: RunState, op: SubmitInput): Promise<number> {
+  const { d } = run;
+  const at = d.now();
+  const exit = await d.submit(op);
+  // The client records the operation somewhere inside the call; how long the call took is how uncertain its
+  // start of the deadlines is (a process may take a while to start), so the judge tolerates that much.
+  run.submitSpread = Math.max(run.submitSpread, d.now() - at);
+  run.submissions.push({ operation_id: op.operation_id, request: op, submitted_at: isoTime(at), exit_code: exit });
+  if (exit !== 0) return exit;
+  if (!run.operations.includes(op.operation_id)) run.operations.push(op.operation_id);
+  // Only event triggers need the operation's key; a `show` costs a process start in process runs.
+  if (run.needsKey.has(op.operation_id)) {
+    const rec = await d.show(op.operation_id);
+    if (rec) run.tracker.setKey(op.operation_id, rec.idempotency_key);
+  }
+  return exit;
+}
+
+/** Carry out one scenario action now, and note it for the judge (harness events, cancel intents). */
+export async function fireAction(run: RunState, p: PendingAction): Promise<void> {
+  const { d, s } = run;
+  const a = p.action;
+  run.log(`  ${isoTime(d.now())} action ${p.index + 1}: ${a.type}${'worker' in a ? ` ${a.worker}` : ''}${'operation' in a ? ` ${a.operation}` : ''}`);
+  switch (a.type) {
+    case 'cancel': {
+      const intent = { actor: a.actor, reason: a.reason, cancel_deadline_ms: a.cancel_deadline_ms };
+      const at = d.now();
+      if ((await d.cancel(a.operation, intent)) === 0) run.cancels.push({ operation_id: a.operation, ...intent, requested_at: isoTime(at) });
+      break;
+    }
+    case 'kill_worker':
+      run.killedByHarness.add(a.worker);
+      await d.killWorker(a.worker);
+      run.event('kill', a.worker);
+      break;
+    case 'start_worker':
+      await run.startWorker(a.worker);
+      break;
+    case 'pause_worker': {
+      const at = d.now();
+      await d.pauseWorker(a.worker, at + a.resume_after_ms);
+      run.event('pause', a.worker, at);
+      run.event('lease_expired', a.worker, at + s.lease_ms);
+      run.resumes.push({ worker: a.worker, at: at + a.resume_after_ms });
+      break;
+    }
+    case 'restart_provider':
+      run.event('provider_restart');
+      await d.restartProvider(a.down_ms);
+      break;
+    case 'submit_changed': {
+      const original = s.workload.find((o) => o.operation_id === a.operation);
+      if (!original) break;
+      await submitOperation(run, { ...stripAt(original), input: a.input });
+      await submitOperation(run, { ...stripAt(original), operation_id: a.new_operation_id, input: a.input });
+      break;
+    }
+  }
+  if (a.id) run.tracker.actionDone(a.id, d.now());
+}

@@ -1,0 +1,109 @@
+import { isoTime } from '../../../lib/clock.js';
+import type { OperationRecord, SubmitInput } from '../../../lib/client-protocol.js';
+import type { HarnessAction, Scenario } from '../../../scenarios/index.js';
+import type { CancelIntent, HarnessEvent, Submission } from '../../checker/evidence.js';
+import type { RunDriver } from '../driver.js';
+import { EventTracker } from '../triggers.js';
+
+export interface ExecuteOptions {
+  /** Extra run time past the latest deadline before the run is cut off and judged as it stands. */
+  marginMs?: number;
+  /** Fresh workers the harness may start when none is left while operations are still open. */
+  maxRescueWorkers?: number;
+  /** Judge tolerances for this kind of run (real processes on a loaded machine need more slack than a virtual clock). */
+  tolerances?: { deadline_grace_ms?: number; retry_after_tolerance_ms?: number; clock_tolerance_ms?: number };
+  /** Called on notable steps (progress lines for people). */
+  log?: (line: string) => void;
+}
+
+export interface PendingAction {
+  action: HarnessAction;
+  index: number;
+  triggeredAt?: number;
+}
+
+export function stripAt(op: Scenario['workload'][number]): SubmitInput {
+  const { at_ms: _at, ...rest } = op;
+  return rest;
+}
+
+/** The latest moment anything in the scenario may still legitimately happen, relative to the run start. */
+export function horizonMs(s: Scenario): number {
+  let h = 0;
+  for (const op of s.workload) h = Math.max(h, op.at_ms + op.create_deadline_ms + op.result_deadline_ms);
+  for (const a of s.actions) {
+    const at = (a.at_ms ?? 0) + a.delay_ms;
+    if (a.type === 'cancel') h = Math.max(h, at + a.cancel_deadline_ms);
+    if (a.type === 'pause_worker') h = Math.max(h, at + a.resume_after_ms);
+  }
+  return h;
+}
+
+/**
+ * Everything one scenario run keeps while it goes: what is still to come (later operations, actions, resumes),
+ * what the harness did (the evidence it hands the judge), and what it has seen of the journal and the workers.
+ */
+export class RunState {
+  readonly t0: number;
+  /** Past this the run is cut off and judged as it stands. */
+  readonly deadline: number;
+  readonly log: (line: string) => void;
+  readonly tracker = new EventTracker();
+  readonly submissions: Submission[] = [];
+  readonly cancels: CancelIntent[] = [];
+  readonly harness: HarnessEvent[] = [];
+  /** Operations the client recorded, in submit order. */
+  readonly operations: string[] = [];
+  /** Final records read while no worker ran: they cannot change any more. */
+  readonly finals = new Map<string, OperationRecord>();
+  /** Operations whose key an event trigger needs (only those cost a `show` after submit). */
+  readonly needsKey: Set<string>;
+  readonly pending: PendingAction[];
+  readonly laterOps: Scenario['workload'];
+  readonly resumes: { worker: string; at: number }[] = [];
+  readonly killedByHarness = new Set<string>();
+  seenLive = new Set<string>();
+  journalSeq = 0;
+  /** Longest submit call: how uncertain the client's start of its deadlines is (the judge tolerates that much). */
+  submitSpread = 0;
+  rescues = 0;
+  /** Harness-started workers get ids of their own (rescue-N), never one a scenario action uses. */
+  freshWorker = 0;
+  timedOut = false;
+
+  constructor(
+    readonly s: Scenario,
+    readonly d: RunDriver,
+    readonly opts: ExecuteOptions,
+  ) {
+    this.log = opts.log ?? (() => undefined);
+    this.t0 = d.now();
+    this.deadline = this.t0 + horizonMs(s) + s.quiet_timeout_ms + (opts.marginMs ?? 5000);
+    this.needsKey = new Set(s.actions.flatMap((a) => (a.after && 'operation' in a.after ? [a.after.operation] : [])));
+    this.pending = s.actions.map((action, index) => ({ action, index }));
+    this.laterOps = s.workload.filter((o) => o.at_ms > 0);
+  }
+
+  event(type: HarnessEvent['type'], worker_id?: string, at = this.d.now()): void {
+    this.harness.push({ at: isoTime(at), type, worker_id });
+  }
+
+  pumpJournal(): void {
+    for (const e of this.d.journalSince(this.journalSeq)) {
+      this.tracker.ingest(e);
+      this.journalSeq = e.seq;
+    }
+  }
+
+  async startWorker(id: string): Promise<void> {
+    await this.d.startWorker(id);
+    this.event('start', id);
+  }
+
+  /** A harness-started worker with a fresh id. */
+  async startFreshWorker(): Promise<string> {
+    const id = `rescue-${++this.freshWorker}`;
+    await this.startWorker(id);
+    return id;
+  }
+}

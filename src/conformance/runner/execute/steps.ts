@@ -1,0 +1,86 @@
+import { isFinalState } from '../../../lib/client-protocol.js';
+import { fireAction, submitOperation } from './actions.js';
+import { stripAt, type RunState } from './run-state.js';
+
+/**
+ * The steps of one turn of the run loop, in the order executeScenario takes them. Each looks at the run clock
+ * (`rel`: ms since the run started, read once per turn) and does what has fallen due.
+ */
+
+/** A worker that ended by itself is no longer there to act on deadlines: the judge must know. */
+export function noticeExits(run: RunState): void {
+  const live = new Set(run.d.liveWorkers());
+  for (const id of run.seenLive) if (!live.has(id) && !run.killedByHarness.has(id)) run.event('exit', id);
+  run.seenLive = live;
+}
+
+/** Submit the later operations that are due; new work gets a worker at once if none is left, as a deployment would. */
+export async function submitArrivals(run: RunState, rel: number): Promise<void> {
+  for (const op of run.laterOps.filter((o) => o.at_ms <= rel)) {
+    run.laterOps.splice(run.laterOps.indexOf(op), 1);
+    await submitOperation(run, stripAt(op));
+    // Workers that found nothing left to do have exited; unless the scenario killed them all on purpose.
+    const killedAll = [...run.harness].reverse().find((h) => h.type === 'kill' || h.type === 'start')?.type === 'kill';
+    if (run.d.liveWorkers().length === 0 && !killedAll) await run.startFreshWorker();
+  }
+}
+
+/** Resume the paused workers whose pause is over. */
+export async function resumeDue(run: RunState): Promise<void> {
+  for (const r of run.resumes.filter((x) => x.at <= run.d.now())) {
+    run.resumes.splice(run.resumes.indexOf(r), 1);
+    await run.d.resumeWorker(r.worker);
+    run.event('resume', r.worker, r.at);
+  }
+}
+
+/** Note when each action's trigger (a time, or a journal event) is first met; fire those whose delay has passed. */
+export async function fireTriggered(run: RunState, rel: number): Promise<void> {
+  for (const p of [...run.pending]) {
+    const a = p.action;
+    if (p.triggeredAt === undefined) {
+      p.triggeredAt = a.at_ms !== undefined ? (rel >= a.at_ms ? run.t0 + a.at_ms : undefined) : a.after ? run.tracker.firstSeen(a.after) : undefined;
+    }
+    if (p.triggeredAt !== undefined && run.d.now() >= p.triggeredAt + a.delay_ms) {
+      run.pending.splice(run.pending.indexOf(p), 1);
+      await fireAction(run, p);
+    }
+  }
+}
+
+/**
+ * With no worker running and none paused: read what is still open. True when the run is over (all final, nothing
+ * left to submit); otherwise a rescue worker is started if the scenario is not about to start one itself.
+ */
+export async function settleWhenIdle(run: RunState): Promise<boolean> {
+  const { d } = run;
+  if (d.liveWorkers().length > 0 || run.resumes.length > 0) return false;
+  // Every worker exited (work returns when all is final) or was killed.
+  for (const op of run.operations) {
+    if (run.finals.has(op)) continue;
+    const rec = await d.show(op);
+    if (rec && isFinalState(rec.state)) run.finals.set(op, rec);
+  }
+  const open = run.operations.filter((op) => !run.finals.has(op));
+  const waitingForStart = run.pending.some((p) => p.action.type === 'start_worker');
+  if (open.length === 0 && run.laterOps.length === 0) return true;
+  if (!waitingForStart && open.length > 0 && run.rescues < (run.opts.maxRescueWorkers ?? 3)) {
+    run.rescues++;
+    const id = `rescue-${run.freshWorker + 1}`;
+    run.log(`  no worker left with ${open.length} open operation(s): starting ${id}`);
+    await run.startFreshWorker();
+  }
+  return false;
+}
+
+/** When the next thing is due: an action, a resume, a later operation, or the run's time bound. */
+export function nextWakeAt(run: RunState): number {
+  return Math.min(
+    ...run.pending.map((p) =>
+      p.triggeredAt !== undefined ? p.triggeredAt + p.action.delay_ms : p.action.at_ms !== undefined ? run.t0 + p.action.at_ms : Infinity,
+    ),
+    ...run.resumes.map((r) => r.at),
+    ...run.laterOps.map((o) => run.t0 + o.at_ms),
+    run.deadline + 1,
+  );
+}

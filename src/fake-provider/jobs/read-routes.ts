@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import type { ProviderCore } from '../core.js';
+import { servedResults } from '../engine/results.js';
+import { isTerminal } from '../model/job.js';
+import type { JobRow } from '../store/jobs-repo.js';
+import { zodErrors } from '../http/body.js';
+import type { Ctx } from '../http/context.js';
+import { parseIdempotencyKey } from '../http/idempotency-key.js';
+import { json, problem } from '../http/problem.js';
+
+export function jobNotFound(c: Ctx, jobId: string): Response {
+  return problem(c, 404, 'job_not_found', `no job ${jobId} in your tenant`);
+}
+
+export function noteJob(c: Ctx, job: JobRow): void {
+  const d = c.get('draft');
+  d.job_id = job.job_id;
+  d.job_state = job.state;
+}
+
+/** `GET /v1/jobs/{job_id}`. */
+export function readJob(core: ProviderCore, c: Ctx): Response {
+  const id = c.req.param('job_id')!;
+  c.var.draft.job_id = id;
+  const job = core.jobs.getForTenant(id, c.var.principal.tenant);
+  if (!job) return jobNotFound(c, id);
+  noteJob(c, job);
+  c.var.draft.effect = 'read';
+  const headers: Record<string, string> = isTerminal(job.state) ? {} : { 'retry-after': String(core.options.pollAdviceSeconds) };
+  return json(core.engine.view(job), 200, headers);
+}
+
+const FindQuerySchema = z.object({
+  client_ref: z.string().min(1).max(200).optional(),
+  idempotency_key: z.string().min(1).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().regex(/^c[0-9]+$/, 'cursor must be a value returned as next_cursor').optional(),
+});
+
+/** `GET /v1/jobs?client_ref|idempotency_key&limit&cursor`: newest first, own tenant (own subject for a key). */
+export function findJobs(core: ProviderCore, c: Ctx): Response {
+  const p = c.var.principal;
+  const draft = c.var.draft;
+  const q = FindQuerySchema.safeParse(c.req.query());
+  if (!q.success) return problem(c, 400, 'invalid_request', 'invalid query parameters', { errors: zodErrors(q.error) });
+  let subjectKey: { subject: string; key: string } | undefined;
+  if (q.data.idempotency_key !== undefined) {
+    const k = parseIdempotencyKey(q.data.idempotency_key);
+    if (k.ok !== true) return problem(c, 400, 'invalid_request', 'invalid idempotency_key', { errors: [{ path: 'idempotency_key', message: 'must be 1-255 visible ASCII characters' }] });
+    subjectKey = { subject: p.subject, key: k.key };
+    draft.idempotency_key = k.key;
+  }
+  draft.client_ref = q.data.client_ref ?? null;
+  const rows = core.jobs.find({
+    tenant: p.tenant,
+    client_ref: q.data.client_ref,
+    subject_key: subjectKey,
+    beforeSeq: q.data.cursor ? Number(q.data.cursor.slice(1)) : undefined,
+    limit: q.data.limit + 1,
+  });
+  const page = rows.slice(0, q.data.limit);
+  const next = rows.length > q.data.limit ? `c${page[page.length - 1]!.seq}` : null;
+  draft.effect = 'read';
+  draft.listed = page.map((j) => ({ job_id: j.job_id, state: j.state }));
+  return json({ data: page.map((j) => core.engine.view(j)), next_cursor: next });
+}
+
+/** `GET /v1/jobs/{job_id}/results`: NDJSON with a Content-Digest, for succeeded jobs. */
+export function fetchResults(core: ProviderCore, c: Ctx): Response {
+  const id = c.req.param('job_id')!;
+  c.var.draft.job_id = id;
+  const job = core.jobs.getForTenant(id, c.var.principal.tenant);
+  if (!job) return jobNotFound(c, id);
+  noteJob(c, job);
+  if (job.state !== 'succeeded' || !job.result) {
+    return problem(c, 409, 'job_not_succeeded', `job ${id} is ${job.state}; results exist only for succeeded jobs`, { job: core.engine.view(job) });
+  }
+  const b = job.behavior;
+  if (b.one_shot_results && job.results_fetched > 0) return problem(c, 410, 'results_gone', 'these results could be fetched once and were already handed out');
+  if (b.results_ttl_ms !== null && job.finished_at !== null && core.clock.now() >= job.finished_at + b.results_ttl_ms) {
+    return problem(c, 410, 'results_gone', 'these results have expired');
+  }
+  core.engine.markResultsFetched(job);
+  c.var.draft.effect = 'results_served';
+  const served = servedResults(job.job_id, b);
+  return new Response(served.body, {
+    status: 200,
+    headers: {
+      'content-type': 'application/x-ndjson',
+      'content-digest': served.contentDigest,
+      'x-items-total': String(job.result.items_total),
+      'x-items-failed': String(job.result.items_failed),
+    },
+  });
+}

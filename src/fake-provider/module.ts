@@ -1,0 +1,34 @@
+import type { Hono } from 'hono';
+import type { Env } from './http/context.js';
+import type { Mount } from './http/mount.js';
+import { problem } from './http/problem.js';
+
+/**
+ * One API of the provider (jobs, tasks): its routes behind the fault seam, its control additions, and its part of
+ * the provider's life cycle. createProvider wires each module explicitly; nothing attaches itself to the core.
+ */
+export interface ProviderModule {
+  name: string;
+  /**
+   * Path prefixes this module serves in another wire API (dialects.md: `/openai/v1`, `/anthropic/v1`). Every
+   * request under a prefix is journalled with its dialect, and every error answer there — the seam's, the body
+   * guard's 413, 404, 405, 500 — takes the mount's shape. Native routes need none.
+   */
+  mounts?: Array<{ prefix: string; mount: Mount }>;
+  /** Mount the module's routes (each behind `seam(core, route)`) and their 405 answers. */
+  routes(app: Hono<Env>): void;
+  /** Additions to `/_control` (already guarded by the control token). */
+  control?(app: Hono<Env>): void;
+  /** Catch up on everything that fell due (called before every request). */
+  tick(): void;
+  /** Forget the module's state (`POST /_control/reset`), inside the provider's reset. */
+  reset(): void;
+  close(): void;
+}
+
+/** 405 with `Allow` for every method a path does not serve (register after the module's routes). */
+export function methodNotAllowed(app: Hono<Env>, allowed: Array<[path: string, allow: string]>): void {
+  for (const [path, allow] of allowed) {
+    app.all(path, (c) => problem(c, 405, 'method_not_allowed', `${c.req.method} is not allowed here; use ${allow}`, {}, { allow }));
+  }
+}
