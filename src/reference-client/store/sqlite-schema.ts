@@ -85,7 +85,12 @@ CREATE TABLE IF NOT EXISTS audit_head (
 `;
 
 /** Ordered, append-only: a change to the schema is a new entry, never an edit of a released one. */
-export const SQLITE_OPERATION_MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'baseline (release 0.1.0)', sql: BASELINE }];
+export const SQLITE_OPERATION_MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'baseline (release 0.1.0)', sql: BASELINE },
+  // The fencing token each history line was written under (client-protocol.md, lease tokens); lines written before
+  // have none. PostgreSQL has had it from its first version (history.fencing_token).
+  { version: 2, name: 'history.lease_token', sql: 'ALTER TABLE history ADD COLUMN lease_token INTEGER;' },
+];
 
 export const JSON_COLUMNS = new Set<keyof OperationRow>(['input', 'cancel', 'expected_result', 'remote_progress']);
 

@@ -37,6 +37,7 @@ describe('schema versions and migrations', () => {
     expect(pendingMigrations('s', 2, list)).toEqual([]);
     expect(() => pendingMigrations('s', 3, list)).toThrow(SchemaTooNewError);
     expect(() => pendingMigrations('s', 0, [{ version: 2, name: 'x', sql: '' }])).toThrow(/expected 1/);
+    expect(SQLITE_OPERATION_MIGRATIONS.map((m) => m.version)).toEqual([1, 2]);
   });
 
   it('migrates a client.db written by release 0.1.0 and a worker carries on with it', async () => {
@@ -50,6 +51,9 @@ describe('schema versions and migrations', () => {
     await b.clock.advance(t - b.clock.now());
     const c = b.client('worker-new');
     expect(version(join(b.dir, 'client.db'))).toBe(SQLITE_OPERATION_MIGRATIONS.length);
+    const cols = new Database(join(b.dir, 'client.db'), { readonly: true });
+    expect((cols.prepare('PRAGMA table_info(history)').all() as { name: string }[]).map((c) => c.name)).toContain('lease_token');
+    cols.close();
     // What the old release wrote reads back: a finished operation with its history, an intent, a cancel intent.
     const done = await c.show('op_done');
     expect(done.state).toBe('succeeded');
@@ -88,7 +92,7 @@ describe('schema versions and migrations', () => {
       db.pragma('journal_mode = DELETE');
       db.close();
       const before = readFileSync(path);
-      expect(open).toThrow(/schema version 99, but this jobproof release knows versions up to 1: it was written by a newer release/);
+      expect(open).toThrow(/schema version 99, but this jobproof release knows versions up to \d: it was written by a newer release/);
       expect(readFileSync(path).equals(before)).toBe(true);
     }
     t.cleanup();
