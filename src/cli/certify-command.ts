@@ -8,6 +8,7 @@ import { propertyRun } from '../conformance/property-run.js';
 import { failureLines, invariantTotals, passed, runPassed, type Certification } from '../conformance/report/summary.js';
 import { parseReportSpec, writeReports } from '../conformance/report/write-reports.js';
 import type { ScenarioRun } from '../conformance/runner/run-scenario.js';
+import { parseShard, shardItems, type Shard } from '../conformance/shard.js';
 import { catalog, getScenario, parseScenario, scaleScenarioTime, type Scenario } from '../scenarios/index.js';
 import { CliError, readJsonFile } from './read-json-file.js';
 
@@ -25,6 +26,7 @@ interface CertifyFlags {
   minimalOut?: string;
   timeScale?: string;
   tasks?: boolean;
+  shard?: string;
 }
 
 const referenceCommand = () => `'${process.execPath}' '${fileURLToPath(new URL('./main.js', import.meta.url))}' client`;
@@ -77,6 +79,7 @@ export function registerCertify(program: Command, version: string): void {
     .option('--parallel <n>', 'scenarios run at once (default: CPU cores)')
     .option('--time-scale <f>', 'stretch every scenario time by this factor (slow-starting clients, loaded CI)', '1')
     .option('--tasks', 'also run the task scenarios (approval, redraft, lost apply) against the reference task client, in-process')
+    .option('--shard <i/n>', 'run part i of n of the catalog and of the random schedules (CI runners side by side); join the JSON reports with `jobproof report merge`')
     .option('--minimal-out <file>', 'where to write the minimal failing schedule', 'jobproof-minimal-failure.json')
     .addHelpText('after', '\nExamples:\n  npx jobproof certify\n  npx jobproof certify --client "python3 examples/python-client/client.py" --report junit=reports/jobproof.xml,md=reports/certificate.md\n  npx jobproof certify --in-process --runs 1000 --seed 42\n')
     .action(async (flags: CertifyFlags) => {
@@ -95,20 +98,32 @@ export function registerCertify(program: Command, version: string): void {
       // The in-process reference client always listens for webhooks.
       const factor = Number(flags.timeScale ?? '1');
       if (!(factor >= 0.1 && factor <= 20)) throw new CliError(`--time-scale must be between 0.1 and 20, got '${flags.timeScale}'`);
-      const scenarios = pickScenarios({ ...flags, webhooks: flags.webhooks || flags.inProcess }).map((s) => scaleScenarioTime(s, factor));
+      let shard: Shard | undefined;
+      if (flags.shard) {
+        try {
+          shard = parseShard(flags.shard);
+        } catch (e) {
+          throw new CliError((e as Error).message);
+        }
+        if (flags.path) throw new CliError('--path replays one schedule; it does not shard');
+      }
+      const picked = shardItems(pickScenarios({ ...flags, webhooks: flags.webhooks || flags.inProcess }).map((s) => scaleScenarioTime(s, factor)), shard);
+      const scenarios = picked.map((x) => x.item);
       const runs = int(flags.runs, '--runs', client.kind === 'in-process' ? 200 : 0);
       const seed = int(flags.seed, '--seed', Date.now() % 2 ** 31);
       const parallel = Math.max(1, int(flags.parallel, '--parallel', client.kind === 'process' ? availableParallelism() : 1));
       const out = (s: string) => process.stdout.write(s + '\n');
       out(`jobproof ${version} certify — ${label}`);
       out(`runner: ${client.kind}; scenarios: ${scenarios.length}; random schedules: ${runs}; seed: ${seed}${client.kind === 'process' ? `; parallel: ${parallel}` : ''}`);
+      if (shard) out(`shard ${shard.index}/${shard.count}: catalog positions ${picked.map((x) => x.position + 1).join(', ') || 'none'}; random schedules ${shard.index}, ${shard.index + shard.count}, ${shard.index + 2 * shard.count}, … of the seeded sequence`);
       const started = Date.now();
       const results = await runCatalog(client, scenarios, { parallel, seed, onResult: (r, i, n) => out(progressLine(r, i, n)) });
       const cert: Certification = { version, client: label, runner: client.kind, seed, startedAt: new Date(started).toISOString(), wallMs: 0, scenarios: results };
+      if (shard) cert.shard = { ...shard, positions: picked.map((x) => x.position) };
       if (runs > 0) {
         out(`\nproperty run: ${runs} random schedules (seed ${seed})…`);
         cert.property = await propertyRun(client, {
-          runs, seed, path: flags.path,
+          runs, seed, path: flags.path, shard,
           onRun: (n) => { if (n % 50 === 0) out(`  ${n} schedules run`); },
         });
         const p = cert.property;
@@ -125,7 +140,8 @@ export function registerCertify(program: Command, version: string): void {
         }
       }
       let tasksOk = true;
-      if (flags.tasks) tasksOk = await runTaskCatalog(out);
+      // The task scenarios are few and in-process: the first shard runs them all.
+      if (flags.tasks && (!shard || shard.index === 1)) tasksOk = await runTaskCatalog(out);
       cert.wallMs = Date.now() - started;
       out('\ninvariant                     verdict   broken in');
       for (const t of invariantTotals(cert)) out(`${`${t.id} ${t.name}`.padEnd(29)} ${t.status.padEnd(9)} ${t.brokenIn.join(', ')}`);

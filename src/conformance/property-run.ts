@@ -2,17 +2,25 @@ import fc from 'fast-check';
 import { parseScenario, scheduleArb, type Scenario, type ScenarioInput } from '../scenarios/index.js';
 import { runOne, type ClientUnderTest } from './catalog-run.js';
 import type { ScenarioRun } from './runner/run-scenario.js';
+import { inShard, type Shard } from './shard.js';
 
 export interface PropertyRunOptions {
   runs: number;
   seed?: number;
   /** fast-check replay path of a failure printed earlier. */
   path?: string;
-  onRun?: (n: number, run: ScenarioRun) => void;
+  onRun?: (n: number, run: ScenarioRun, scenario: Scenario) => void;
+  /** Run only this shard's schedules of the seeded sequence (the others are generated, not run). */
+  shard?: Shard;
 }
 
 export interface PropertyRunResult {
+  /** Schedules of the seeded sequence gone through (all asked for, or up to the first failure). */
   runs: number;
+  /** Schedules asked for (`--runs`): the same in every shard of one certification. */
+  planned?: number;
+  /** Schedules this process ran: `runs` unsharded, about runs/n in a shard (plus shrinking after a failure). */
+  executed?: number;
   seed: number;
   failed: boolean;
   /** The smallest failing schedule fast-check found, as a scenario, with its run. */
@@ -31,15 +39,24 @@ export async function propertyRun(client: ClientUnderTest, opts: PropertyRunOpti
   const start = Date.now();
   let n = 0;
   let last: { scenario: Scenario; run: ScenarioRun } | undefined;
+  let position = 0;
+  let failedOnce = false;
   const property = fc.asyncProperty(scheduleArb, async (input: ScenarioInput) => {
+    // fast-check generates the same sequence for a seed whatever the predicate answers, so skipping other shards'
+    // positions keeps each shard's schedules identical to the unsharded run's. Once one failed, fast-check is
+    // shrinking: every candidate must really run.
+    if (!failedOnce && !inShard(position++, opts.shard)) return true;
     const scenario = parseScenario({ ...input, name: 'generated' });
     const run = await runOne(client, scenario, seed);
-    opts.onRun?.(++n, run);
-    if (!run.verdict.ok) last = { scenario, run };
+    opts.onRun?.(++n, run, scenario);
+    if (!run.verdict.ok) {
+      last = { scenario, run };
+      failedOnce = true;
+    }
     return run.verdict.ok;
   });
   const details = await fc.check(property, { numRuns: opts.runs, seed, path: opts.path, endOnFailure: false });
-  const result: PropertyRunResult = { runs: details.numRuns, seed, failed: details.failed, wallMs: Date.now() - start };
+  const result: PropertyRunResult = { runs: details.numRuns, planned: opts.runs, executed: n, seed, failed: details.failed, wallMs: Date.now() - start };
   if (details.failed && details.counterexample) {
     // The last failing run fast-check made is the shrunk one; run it once more to report on exactly that schedule.
     const scenario = parseScenario({ ...details.counterexample[0], name: 'minimal-failure', title: 'Minimal failing schedule (shrunk by fast-check)' });

@@ -12,6 +12,10 @@ export interface Certification {
   wallMs: number;
   scenarios: ScenarioRun[];
   property?: PropertyRunResult;
+  /** `--shard i/n`: this certificate is one part; `positions[k]` is scenarios[k]'s place in the whole catalog. */
+  shard?: { index: number; count: number; positions: number[] };
+  /** A certificate joined by `report merge` from these shards. */
+  mergedFrom?: number;
 }
 
 export type Cell = 'held' | 'broken' | 'not_applicable';

@@ -20,15 +20,22 @@ export function toJson(c: Certification): string {
   return JSON.stringify(
     {
       passed: passed(c), version: c.version, client: c.client, runner: c.runner, seed: c.seed, started_at: c.startedAt, wall_ms: c.wallMs,
-      scenarios: c.scenarios.map((r) => ({ scenario: r.scenario, ok: runPassed(r), timed_out: r.timedOut, vacuous: r.vacuous, run_ms: r.runMs, wall_ms: r.wallMs, invariants: r.verdict.invariants, diagnostics: r.diagnostics })),
+      shard: c.shard ? { index: c.shard.index, count: c.shard.count } : undefined,
+      merged_from: c.mergedFrom,
+      scenarios: c.scenarios.map((r, k) => ({ ...runJson(r), position: c.shard?.positions[k] ?? k })),
       property: c.property && {
-        runs: c.property.runs, seed: c.property.seed, failed: c.property.failed, path: c.property.path, shrinks: c.property.numShrinks, wall_ms: c.property.wallMs,
-        counterexample: c.property.counterexample && { scenario: c.property.counterexample.scenario, invariants: c.property.counterexample.run.verdict.invariants },
+        runs: c.property.runs, planned: c.property.planned, executed: c.property.executed, seed: c.property.seed, failed: c.property.failed,
+        path: c.property.path, shrinks: c.property.numShrinks, wall_ms: c.property.wallMs,
+        counterexample: c.property.counterexample && { scenario: c.property.counterexample.scenario, invariants: c.property.counterexample.run.verdict.invariants, run: runJson(c.property.counterexample.run) },
       },
     },
     null,
     2,
   );
+}
+
+function runJson(r: Certification['scenarios'][number]) {
+  return { scenario: r.scenario, ok: runPassed(r), verdict_ok: r.verdict.ok, timed_out: r.timedOut, vacuous: r.vacuous, run_ms: r.runMs, wall_ms: r.wallMs, invariants: r.verdict.invariants, diagnostics: r.diagnostics };
 }
 
 export function writeReports(c: Certification, targets: Array<{ kind: ReportKind; path: string }>): void {
