@@ -84,27 +84,30 @@ export class PgOperationStore implements OperationStore {
 
   async claimDue(owner: string, now: number, leaseMs: number, limit: number, held: ReadonlyMap<string, number>): Promise<Lease[]> {
     return this.tx(async (c) => {
-      // SKIP LOCKED: a row another worker is claiming or committing right now is simply not ours this turn.
-      const due = await c.query<{ operation_id: string; lease_owner: string | null; fencing_token: number }>(
-        `SELECT operation_id, lease_owner, fencing_token FROM operations
-         WHERE is_open = 1 AND next_poll_at <= $1 AND (lease_owner IS NULL OR lease_expires_at <= $1 OR lease_owner = $2)
-         ORDER BY next_poll_at LIMIT $3 FOR UPDATE SKIP LOCKED`,
-        [now, owner, limit],
-      );
+      // One statement: pick due rows FOR UPDATE SKIP LOCKED (a row another worker is claiming or committing right
+      // now is simply not ours this turn) and lease them; a lease we still hold at the token we know keeps its
+      // token, any other is taken with the next one. next_poll_at one lease ahead: out of the due set while we step
+      // it, due again exactly when a dead owner's lease ends.
       const expires = now + leaseMs;
-      const leases: Lease[] = [];
-      const taken: AuditInput[] = [];
-      for (const d of due.rows) {
-        const mine = d.lease_owner === owner && held.get(d.operation_id) === d.fencing_token;
-        const token = mine ? d.fencing_token : d.fencing_token + 1;
-        // next_poll_at one lease ahead: out of the due set while we step it, due again exactly when a dead owner's lease ends.
-        await c.query('UPDATE operations SET lease_owner = $1, lease_expires_at = $2, fencing_token = $3, next_poll_at = $2 WHERE operation_id = $4',
-          [owner, expires, token, d.operation_id]);
-        leases.push({ operation_id: d.operation_id, owner, token, expires_at: expires });
-        if (!mine) taken.push({ at: now, actor: owner, kind: 'lease', operation_id: d.operation_id, detail: { taken_from: d.lease_owner, fencing_token: token } });
-      }
+      const r = await c.query<{ operation_id: string; fencing_token: number; prev_owner: string | null; due_at: number }>(
+        `WITH due AS (
+           SELECT operation_id, lease_owner, fencing_token, next_poll_at FROM operations
+           WHERE is_open = 1 AND next_poll_at <= $1 AND (lease_owner IS NULL OR lease_expires_at <= $1 OR lease_owner = $2)
+           ORDER BY next_poll_at LIMIT $3 FOR UPDATE SKIP LOCKED
+         ), held AS (SELECT * FROM unnest($4::text[], $5::bigint[]) AS h(id, token))
+         UPDATE operations o SET lease_owner = $2, lease_expires_at = $6, next_poll_at = $6,
+           fencing_token = CASE WHEN due.lease_owner = $2 AND held.token = due.fencing_token THEN due.fencing_token ELSE due.fencing_token + 1 END
+         FROM due LEFT JOIN held ON held.id = due.operation_id
+         WHERE o.operation_id = due.operation_id
+         RETURNING o.operation_id, o.fencing_token, due.fencing_token AS prev_token, due.lease_owner AS prev_owner, due.next_poll_at AS due_at`,
+        [now, owner, limit, [...held.keys()], [...held.values()], expires],
+      );
+      const rows = r.rows.sort((a, b) => a.due_at - b.due_at || (a.operation_id < b.operation_id ? -1 : 1));
+      const taken: AuditInput[] = rows
+        .filter((d) => !(d.prev_owner === owner && held.get(d.operation_id) === d.fencing_token))
+        .map((d) => ({ at: now, actor: owner, kind: 'lease', operation_id: d.operation_id, detail: { taken_from: d.prev_owner, fencing_token: d.fencing_token } }));
       await appendAuditTx(c, taken);
-      return leases;
+      return rows.map((d) => ({ operation_id: d.operation_id, owner, token: d.fencing_token, expires_at: expires }));
     });
   }
 
@@ -124,16 +127,16 @@ export class PgOperationStore implements OperationStore {
 
   async commit(lease: Lease, change: FencedChange): Promise<CommitOutcome> {
     return this.tx(async (c) => {
+      // Lock the row and declare the lease to the database (its fence triggers check it on every write below).
       const r = await c.query<{ state: OperationRow['state']; lease_owner: string | null; fencing_token: number; cancel: string | null; is_open: number }>(
-        'SELECT state, lease_owner, fencing_token, cancel, is_open FROM operations WHERE operation_id = $1 FOR UPDATE', [lease.operation_id]);
+        "SELECT state, lease_owner, fencing_token, cancel, is_open, set_config('jobproof.fence', $2, true) FROM operations WHERE operation_id = $1 FOR UPDATE",
+        [lease.operation_id, `${lease.owner}:${lease.token}`]);
       const cur = r.rows[0];
       if (!cur || cur.lease_owner !== lease.owner || cur.fencing_token !== lease.token || cur.is_open !== 1) return 'lease_lost';
       if (change.requireNoCancel && cur.cancel !== null) return 'cancel_recorded';
       const last = change.history[change.history.length - 1];
       const target = change.patch.state ?? cur.state;
       if (last && last.to !== target) throw new Error(`history ends in ${last.to} but the record moves to ${target}`);
-      // Declare the lease to the database: its fence triggers check it against the row on every write below.
-      await c.query("SELECT set_config('jobproof.fence', $1, true)", [`${lease.owner}:${lease.token}`]);
       const sets: string[] = [];
       const values: unknown[] = [lease.operation_id];
       for (const [k, v] of Object.entries(change.patch)) {
