@@ -5,13 +5,14 @@
  * the client's CPU would say nothing). `node dist/bench/store-backends.js` with JOBPROOF_BENCH_PG=postgres://… (or
  * JOBPROOF_TEST_PG); writes bench/store-backends.json.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Lease, OperationStore } from '../reference-client/store/operation-store.js';
 import { PgOperationStore } from '../reference-client/store/pg-store.js';
 import { COLUMNS, toDb } from '../reference-client/store/sqlite-schema.js';
 import { SqliteOperationStore } from '../reference-client/store/sqlite-store.js';
 import { loadAverage, log, machine, median, ROOT, TMP } from './common.js';
+import { storeBackendsMarkdown, writeStoreSection, type StoreBackendsResults } from './store-backends-report.js';
 
 const OWNER = 'bench-worker';
 const LEASE_MS = 10_000;
@@ -160,6 +161,12 @@ async function measure(backend: BackendPoint['backend'], n: number, decisions: n
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes('--rewrite-report')) {
+    const results = JSON.parse(readFileSync(join(ROOT, 'bench/store-backends.json'), 'utf8')) as StoreBackendsResults;
+    writeStoreSection(join(ROOT, 'docs', 'benchmarks.md'), storeBackendsMarkdown(results));
+    log('rewrote the store section of docs/benchmarks.md from bench/store-backends.json');
+    return;
+  }
   const url = process.env.JOBPROOF_BENCH_PG ?? process.env.JOBPROOF_TEST_PG ?? null;
   const quick = process.argv.includes('--quick');
   const sizes = quick ? [1000, 10_000] : [1000, 10_000, 100_000];
@@ -168,9 +175,11 @@ async function main(): Promise<void> {
   if (!url) log('JOBPROOF_BENCH_PG is not set: measuring SQLite only (give a postgres:// URL to compare)');
   const before = loadAverage();
   let fsync: string | null = null;
+  let version: string | undefined;
   if (url) {
     const probe = new PgOperationStore(url, 'jp_bench_probe');
     fsync = (await probe.pool.query('SHOW fsync')).rows[0].fsync as string;
+    version = (await probe.pool.query('SHOW server_version')).rows[0].server_version as string;
     await probe.close();
   }
   const points: BackendPoint[] = [];
@@ -181,11 +190,15 @@ async function main(): Promise<void> {
       log(`${backend.padEnd(8)} ${String(n).padStart(6)} open: ${p.decisionWallUs} µs/decision (hasOpen ${p.parts.hasOpenUs}, claimDue ${p.parts.claimDueUs}, nextWakeAt ${p.parts.nextWakeAtUs}); ${p.claimTxPerS} claims/s (${p.claimedPerS} ops/s); ${p.commitTxPerS} commits/s`);
     }
   }
-  const out = { date: new Date().toISOString(), quick, machine: machine(), loadavg: { start: before, end: loadAverage() }, postgres: url ? { fsync } : null, config: { sizes, decisions, reps, limit: LIMIT }, points };
+  const out: StoreBackendsResults & { quick: boolean } = { date: new Date().toISOString(), quick, machine: machine(), loadavg: { start: before, end: loadAverage() }, postgres: url ? { fsync, version } : null, config: { sizes, decisions, reps, limit: LIMIT }, points };
   const file = join(ROOT, quick ? 'bench/tmp/store-backends-quick.json' : 'bench/store-backends.json');
   mkdirSync(join(ROOT, 'bench', 'tmp'), { recursive: true });
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
   log(`wrote ${file}`);
+  if (!quick) {
+    writeStoreSection(join(ROOT, 'docs', 'benchmarks.md'), storeBackendsMarkdown(out));
+    log('updated docs/benchmarks.md (section "Operation store: SQLite beside PostgreSQL")');
+  }
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) await main();
