@@ -26,7 +26,7 @@ export class ReferenceClient implements InProcessClient {
   private readonly receiver: WebhookReceiver | null;
 
   constructor(private readonly opts: InProcessClientOptions, store?: OperationStore) {
-    this.store = store ?? openOperationStore(opts.state);
+    this.store = store ?? openOperationStore(opts.state, process.env.JOBPROOF_CLIENT_DB, { leaseMs: opts.leaseMs });
     this.receiver = opts.webhook
       ? new WebhookReceiver(opts.webhook.secret, {
           onEvent: (jobId, eventId, type) => this.onWebhook(jobId, eventId, type),

@@ -24,15 +24,16 @@ export const quoteIdent = (id: string) => `"${id.replace(/"/g, '""')}"`;
  * node-postgres' default string: every value the store keeps is far below 2^53. Connection errors on idle clients
  * (the server restarting) are expected and must not crash the process; the next query reconnects.
  */
-export function openPool(url: string, schema: string, max = 4): pg.Pool {
+export function openPool(url: string, schema: string, max = 4, idleTxMs = 2000): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
     // A worker SIGSTOPped mid-transaction would hold its row locks (and the audit head, which every audited write
-    // needs) for as long as it is paused: the server ends such a session after 2 s idle in a transaction, and a
-    // statement waits at most 5 s for a lock. Our transactions never wait on the network, so neither fires in
-    // normal work; both surface as transient errors and the step is tried again.
-    options: `-c search_path=${quoteIdent(schema)} -c idle_in_transaction_session_timeout=2000 -c lock_timeout=5000`,
+    // needs) for as long as it is paused, so no one could take its operations over: the server ends a session idle
+    // in a transaction after `idleTxMs` (half a lease, by default), and a statement waits at most 5 s for a lock.
+    // Our transactions never wait on anything but the database, so a healthy worker only trips these when stalled;
+    // both surface as transient errors and the step is tried again.
+    options: `-c search_path=${quoteIdent(schema)} -c idle_in_transaction_session_timeout=${Math.max(50, Math.round(idleTxMs))} -c lock_timeout=5000`,
     connectionTimeoutMillis: 5_000,
     // A paused or partitioned peer must not hold a row lock forever: statements give up, the step is retried.
     statement_timeout: 30_000,

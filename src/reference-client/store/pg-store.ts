@@ -22,8 +22,9 @@ export class PgOperationStore implements OperationStore {
   readonly pool: pg.Pool;
   private ready: Promise<void> | null = null;
 
-  constructor(url: string, readonly schema: string, poolSize = 4) {
-    this.pool = openPool(url, schema, poolSize);
+  /** `leaseMs`: a session idle in a transaction (a paused process) is ended after half of it, so takeovers happen. */
+  constructor(url: string, readonly schema: string, opts: { poolSize?: number; leaseMs?: number } = {}) {
+    this.pool = openPool(url, schema, opts.poolSize ?? 4, Math.min(2000, (opts.leaseMs ?? 4000) / 2));
   }
 
   /** Migrate on first use; a failure (database down) is retried by the next call rather than remembered. */
