@@ -1,14 +1,11 @@
-/** jobproof's public API: the fake provider, the scenarios, the reference client and the judge. */
-export * from './fake-provider/index.js';
-export { RealClock, VirtualClock, realClock, settle, type Clock } from './lib/clock.js';
-export { canonicalJson, fingerprint } from './lib/canonical-json.js';
-export * from './lib/client-protocol.js';
-export { catalog, getScenario, listScenarios, parseScenario, scheduleArb, workloadArb, faultPlanArb, harnessScheduleArb, type Scenario } from './scenarios/index.js';
-export { check, type Verdict, type RunEvidence } from './conformance/checker/index.js';
-export { runScenarioInProcess, runScenarioProcess, type ScenarioRun } from './conformance/runner/run-scenario.js';
-export { propertyRun } from './conformance/property-run.js';
-export { certifyInProcess, expectCertified, type CertifyInProcessOptions } from './conformance/testing.js';
-export { createReferenceClient, verifyAudit } from './reference-client/index.js';
-export { checkTasks, runTaskScenario, TASK_SCENARIOS, TASK_INVARIANTS } from './conformance/tasks/index.js';
-export { createTaskClient } from './reference-client/tasks/index.js';
-export { verifyProvider } from './verify-provider/index.js';
+/**
+ * jobproof's root export: the handful of names most users need. Everything else is under a subpath —
+ * `jobproof/provider`, `jobproof/client`, `jobproof/conformance`, `jobproof/scenarios`, `jobproof/verify-provider`,
+ * `jobproof/msw`, `jobproof/contract` (docs/decisions/NNN-contract-module.md).
+ */
+export { createProvider, serve, type Provider, type ProviderOptions, type RunningServer, type ServeOptions } from './fake-provider/index.js';
+export { createReferenceClient } from './reference-client/index.js';
+export { certifyInProcess, expectCertified, propertyRun, type CertifyInProcessOptions, type ClientUnderTest, type InProcessCertification, type PropertyRunOptions, type PropertyRunResult } from './conformance/index.js';
+export { verifyProvider, type VerifyReport } from './verify-provider/index.js';
+export { RealClock, VirtualClock, realClock, type Clock } from './lib/clock.js';
+export type { InProcessClient, InProcessClientFactory, InProcessClientOptions } from './contract/client-protocol.js';

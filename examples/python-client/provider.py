@@ -69,9 +69,11 @@ class Http:
         u = urllib.parse.urlsplit(base_url)
         self.host, self.port, self.token, self.worker, self.timeout = u.hostname, u.port or 80, token, worker_id, timeout_s
 
-    def call(self, method, path, trace_id, body=None, key=None):
+    def call(self, method, path, trace_id, body=None, key=None, lease_token=None):
         headers = {"Authorization": "Bearer " + self.token, "X-Trace-ID": trace_id, "X-Worker-ID": self.worker,
                    "Accept": "application/json"}
+        if lease_token is not None:   # the fencing token of the lease this request is sent under (client-protocol.md)
+            headers["X-Lease-Token"] = str(lease_token)
         data = None
         if body is not None:
             data = body.encode("utf-8") if isinstance(body, str) else body

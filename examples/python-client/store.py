@@ -54,6 +54,7 @@ CREATE TABLE IF NOT EXISTS ops (
 CREATE TABLE IF NOT EXISTS history (
   operation_id TEXT NOT NULL, seq INTEGER NOT NULL, at TEXT NOT NULL, at_ms INTEGER NOT NULL,
   actor TEXT NOT NULL, from_state TEXT, to_state TEXT NOT NULL, cause TEXT NOT NULL,
+  lease_token INTEGER,                   -- the fencing token the entry was written under (NULL for submit)
   PRIMARY KEY (operation_id, seq)
 );
 CREATE TABLE IF NOT EXISTS webhook_seen (id TEXT PRIMARY KEY, at INTEGER NOT NULL);
@@ -121,6 +122,8 @@ class Store:
                 with self.tx():
                     for stmt in SCHEMA.split(";"):
                         self.db.execute(stmt)
+            elif "lease_token" not in [c["name"] for c in self.db.execute("PRAGMA table_info(history)").fetchall()]:
+                self.db.execute("ALTER TABLE history ADD COLUMN lease_token INTEGER")
         elif os.path.exists(path):
             self.db = _connect(path)
             if not _has_table(self.db, "history"):
@@ -193,14 +196,15 @@ class Store:
             return {"operation_id": op_id, "state": "create_pending", "remote_job_id": None,
                     "idempotency_key": sub["idempotency_key"], "request_fingerprint": sub["request_fingerprint"],
                     "trace_id": sub["trace_id"], "result": None,
-                    "history": [{"at": sub["at"], "actor": sub["actor"], "from": None, "to": "create_pending", "cause": "submit"}]}
+                    "history": [{"at": sub["at"], "actor": sub["actor"], "from": None, "to": "create_pending", "cause": "submit",
+                                 "lease_token": None}]}
         hist = self.db.execute("SELECT * FROM history WHERE operation_id = ? ORDER BY seq", (op_id,)).fetchall()
         return {
             "operation_id": row["operation_id"], "state": row["state"], "remote_job_id": row["remote_job_id"],
             "idempotency_key": row["idempotency_key"], "request_fingerprint": row["request_fingerprint"],
             "trace_id": row["trace_id"], "result": json.loads(row["result"]) if row["result"] else None,
             "history": [{"at": h["at"], "actor": h["actor"], "from": h["from_state"], "to": h["to_state"],
-                         "cause": h["cause"]} for h in hist],
+                         "cause": h["cause"], "lease_token": h["lease_token"]} for h in hist],
             "conflicting_job_id": row["conflicting_job_id"], "reason": row["reason"],
             "cancel": json.loads(row["cancel"]) if row["cancel"] else None,
         }
@@ -226,8 +230,8 @@ class Store:
                      r["submitted_at"], r["create_deadline_at"], r["result_deadline_at"], "create_pending", 0))
                 if cur.rowcount == 1:
                     at_ms = int(datetime_ms(r["at"]))
-                    db.execute("INSERT INTO history VALUES (?,?,?,?,?,?,?,?)",
-                               (r["operation_id"], 0, r["at"], at_ms, r["actor"], None, "create_pending", "submit"))
+                    db.execute("INSERT INTO history VALUES (?,?,?,?,?,?,?,?,?)",
+                               (r["operation_id"], 0, r["at"], at_ms, r["actor"], None, "create_pending", "submit", None))
             for c in cans:
                 db.execute("UPDATE ops SET cancel = ?, cancel_deadline_at = ? WHERE operation_id = ? AND cancel IS NULL",
                            (c["intent"], c["deadline_at"], c["operation_id"]))
@@ -299,7 +303,7 @@ class Store:
             for to, cause in moves:
                 if not (to in ALLOWED[state]):
                     raise RuntimeError("transition %s -> %s is not in the protocol" % (state, to))
-                self._history(db, op_id, state, to, worker, cause, now)
+                self._history(db, op_id, state, to, worker, cause, now, token)
                 state = to
             patch["state"] = state
             if state in FINAL:
@@ -308,11 +312,11 @@ class Store:
             db.execute("UPDATE ops SET %s WHERE operation_id = ?" % cols, (*patch.values(), op_id))
             return True
 
-    def _history(self, db, op_id, frm, to, actor, cause, now):
+    def _history(self, db, op_id, frm, to, actor, cause, now, token):
         last = db.execute("SELECT seq, at_ms FROM history WHERE operation_id = ? ORDER BY seq DESC LIMIT 1",
                           (op_id,)).fetchone()
         seq, at = (last["seq"] + 1, max(now, last["at_ms"])) if last else (0, now)
-        db.execute("INSERT INTO history VALUES (?,?,?,?,?,?,?,?)", (op_id, seq, iso(at), at, actor, frm, to, cause))
+        db.execute("INSERT INTO history VALUES (?,?,?,?,?,?,?,?,?)", (op_id, seq, iso(at), at, actor, frm, to, cause, token))
 
     # ---- webhooks --------------------------------------------------------------------------------------------
 

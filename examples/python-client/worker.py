@@ -39,7 +39,7 @@ class Step:
             raise RuntimeError("bug: request during a Retry-After hold")
         if not self.w.store.renew(self.op, self.w.worker_id, self.token, self.w.lease_ms):
             raise LeaseLost()
-        return self.w.http.call(method, path, self.row["trace_id"], body, key)
+        return self.w.http.call(method, path, self.row["trace_id"], body, key, lease_token=self.token)
 
     def commit(self, moves=(), require=None, **patch):
         r = self.w.store.commit(self.op, self.w.worker_id, self.token, moves, patch, require)

@@ -3,14 +3,16 @@ import { availableParallelism } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
+import { calibrate } from '../conformance/calibrate.js';
 import { runCatalog, type ClientUnderTest } from '../conformance/catalog-run.js';
 import { propertyRun } from '../conformance/property-run.js';
-import { failureLines, invariantTotals, passed, runPassed, type Certification } from '../conformance/report/summary.js';
+import { buildReport, failureLines, scenarioCase, schedulesCase, skippedCase, taskCase } from '../conformance/report/build.js';
+import type { ReportCase, TimeScale } from '../conformance/report/schema.js';
 import { parseReportSpec, writeReports } from '../conformance/report/write-reports.js';
 import type { ScenarioRun } from '../conformance/runner/run-scenario.js';
 import { parseShard, shardItems, type Shard } from '../conformance/shard.js';
 import { catalog, getScenario, parseScenario, scaleScenarioTime, type Scenario } from '../scenarios/index.js';
-import { CliError, readJsonFile } from './read-json-file.js';
+import { CliError, readJsonFile } from '../lib/read-json-file.js';
 
 interface CertifyFlags {
   client?: string;
@@ -29,24 +31,31 @@ interface CertifyFlags {
   shard?: string;
 }
 
+export const NO_WEBHOOKS = 'client does not listen for webhooks';
+
 const referenceCommand = () => `'${process.execPath}' '${fileURLToPath(new URL('./main.js', import.meta.url))}' client`;
 
 function pickScenarios(flags: CertifyFlags): Scenario[] {
-  let list: Scenario[];
-  if (flags.scenarioFile) list = [parseScenario(readJsonFile(flags.scenarioFile, 'scenario'))];
-  else if (flags.scenarios === 'all') list = [...catalog];
-  else if (flags.scenarios === 'none') list = [];
-  else {
-    list = flags.scenarios.split(',').map((n) => {
-      try {
-        return getScenario(n.trim());
-      } catch (err) {
-        throw new CliError((err as Error).message);
-      }
-    });
-  }
-  // Without --webhooks the client has said it does not listen: webhook scenarios run on polling alone.
-  return list.map((s) => ({ ...s, webhooks: s.webhooks && !!flags.webhooks }));
+  if (flags.scenarioFile) return [parseScenario(readJsonFile(flags.scenarioFile, 'scenario'))];
+  if (flags.scenarios === 'all') return [...catalog];
+  if (flags.scenarios === 'none') return [];
+  return flags.scenarios.split(',').map((n) => {
+    try {
+      return getScenario(n.trim());
+    } catch (err) {
+      throw new CliError((err as Error).message);
+    }
+  });
+}
+
+/**
+ * Without --webhooks the client has said it does not listen (client-protocol.md): a webhook scenario runs on polling
+ * alone and is judged on what polling can show; one that tests nothing but webhook handling (I13 only) is skipped.
+ */
+export function forWebhooks(s: Scenario, webhooks: boolean): { run: Scenario } | { skip: string } {
+  if (!s.webhooks || webhooks) return { run: s };
+  if (s.invariants.every((id) => id === 'I13')) return { skip: NO_WEBHOOKS };
+  return { run: { ...s, webhooks: false } };
 }
 
 function int(v: string | undefined, name: string, dflt: number): number {
@@ -56,120 +65,240 @@ function int(v: string | undefined, name: string, dflt: number): number {
   return n;
 }
 
+function head(i: number, total: number, name: string): string {
+  return `[${String(i).padStart(String(total).length)}/${total}] ${name.padEnd(24)}`;
+}
+
 function progressLine(r: ScenarioRun, i: number, total: number): string {
-  const ok = runPassed(r);
-  const broken = r.verdict.invariants.filter((x) => x.status === 'broken').map((x) => x.id);
-  const head = `[${String(i).padStart(String(total).length)}/${total}] ${r.scenario.padEnd(24)} ${ok ? 'pass' : 'FAIL'}`;
-  return `${head}  ${(r.runMs / 1000).toFixed(1)} s run, ${(r.wallMs / 1000).toFixed(1)} s wall${broken.length ? `  broken: ${broken.join(' ')}` : ''}${r.timedOut ? '  (time bound hit)' : ''}${r.vacuous ? '  (nothing tested)' : ''}`;
+  const v = r.outcome.verdict;
+  const mark = v === 'pass' ? 'pass' : v === 'fail' ? 'FAIL' : v.replace('_', ' ');
+  const times = `${(r.runMs / 1000).toFixed(1)} s run, ${(r.wallMs / 1000).toFixed(1)} s wall`;
+  return `${head(i, total, r.scenario)} ${mark}  ${times}${v !== 'pass' && r.outcome.reason ? `  — ${r.outcome.reason}` : ''}`;
+}
+
+function timeScaleLine(t: TimeScale): string {
+  if (t.source === 'virtual') return `time scale ${t.factor}× (in-process, virtual clock)`;
+  if (t.source === 'flag') return `time scale ${t.factor}× (--time-scale)`;
+  return `time scale ${t.factor}× — client start ${t.client_start_ms} ms, provider round trip ${t.provider_round_trip_ms} ms (calibrated under the current load; --time-scale overrides)`;
 }
 
 export function registerCertify(program: Command, version: string): void {
   program
     .command('certify')
-    .description('judge a client against the fault catalog and random fault schedules; exit 0 only when every invariant held')
+    .description('judge a client against the fault catalog, random fault schedules and task scenarios; exit 0 only when certified')
     .option('--client <command>', 'the client command (client-protocol.md); default: the reference client')
     .option('--in-process', 'certify the reference client in-process on a virtual clock (fast; no --client)')
     .option('--scenarios <list>', "'all', 'none', or names joined by commas", 'all')
     .option('--scenario-file <file>', 'run one scenario from a JSON file (e.g. a minimal failure written earlier)')
     .option('--runs <n>', 'random fault schedules after the catalog (default: 0 for processes, 200 in-process)')
     .option('--seed <s>', 'seed of the random schedules (printed on every run; reuse it to replay)')
-    .option('--path <p>', 'fast-check replay path of a failure (with --seed)')
-    .option('--webhooks', 'the client listens for webhooks (JOBPROOF_WEBHOOK_PORT)')
+    .option('--path <p>', 'fast-check replay path of a failure (needs --seed)')
+    .option('--webhooks', 'the client listens for webhooks (JOBPROOF_WEBHOOK_PORT); without it, webhook-only scenarios are skipped')
     .option('--report <spec>', 'write reports: junit=PATH,json=PATH,md=PATH')
     .option('--parallel <n>', 'scenarios run at once (default: CPU cores)')
-    .option('--time-scale <f>', 'stretch every scenario time by this factor (slow-starting clients, loaded CI)', '1')
+    .option(
+      '--time-scale <f>',
+      'stretch every scenario time by this factor (default: calibrated from the client start-up under the current load)',
+    )
     .option('--tasks', 'also run the task scenarios (approval, redraft, lost apply) against the reference task client, in-process')
-    .option('--shard <i/n>', 'run part i of n of the catalog and of the random schedules (CI runners side by side); join the JSON reports with `jobproof report merge`')
+    .option('--shard <i/n>', 'run part i of n of the catalog and of the random schedules (CI runners side by side; same --seed and --runs everywhere); join the JSON reports with `jobproof report merge`')
     .option('--minimal-out <file>', 'where to write the minimal failing schedule', 'jobproof-minimal-failure.json')
-    .addHelpText('after', '\nExamples:\n  npx jobproof certify\n  npx jobproof certify --client "python3 examples/python-client/client.py" --report junit=reports/jobproof.xml,md=reports/certificate.md\n  npx jobproof certify --in-process --runs 1000 --seed 42\n')
+    .addHelpText(
+      'after',
+      `
+Verdicts: pass, fail, not_exercised (the client took another correct path that the scenario's fault never met),
+skipped (not run, e.g. ${NO_WEBHOOKS}), not_applicable. Certified: no case failed and at least one passed.
+Exit codes: 0 certified, 1 not certified, 2 usage error.
+
+Examples:
+  npx jobproof certify
+  npx jobproof certify --client "python3 examples/python-client/client.py" --report junit=reports/jobproof.xml,md=reports/certificate.md
+  npx jobproof certify --in-process --runs 1000 --seed 42
+`,
+    )
     .action(async (flags: CertifyFlags) => {
       if (flags.inProcess && flags.client) throw new CliError('--in-process certifies the reference client; it does not take --client');
-      const reports = flags.report ? (() => { try { return parseReportSpec(flags.report!); } catch (e) { throw new CliError((e as Error).message); } })() : [];
-      let client: ClientUnderTest;
-      let label: string;
-      if (flags.inProcess) {
-        const { createReferenceClient } = await import('../reference-client/index.js');
-        client = { kind: 'in-process', factory: createReferenceClient };
-        label = 'jobproof reference client (in-process)';
-      } else {
-        client = { kind: 'process', command: flags.client ?? referenceCommand() };
-        label = flags.client ?? 'jobproof reference client';
+      if (flags.path !== undefined && flags.seed === undefined)
+        throw new CliError('--path replays a failure of one seed: give the --seed it was printed with');
+      const reports = flags.report
+        ? (() => {
+            try {
+              return parseReportSpec(flags.report!);
+            } catch (e) {
+              throw new CliError((e as Error).message);
+            }
+          })()
+        : [];
+      let flagFactor: number | undefined;
+      if (flags.timeScale !== undefined) {
+        flagFactor = Number(flags.timeScale);
+        if (!(flagFactor >= 0.1 && flagFactor <= 20))
+          throw new CliError(`--time-scale must be between 0.1 and 20, got '${flags.timeScale}'`);
       }
-      // The in-process reference client always listens for webhooks.
-      const factor = Number(flags.timeScale ?? '1');
-      if (!(factor >= 0.1 && factor <= 20)) throw new CliError(`--time-scale must be between 0.1 and 20, got '${flags.timeScale}'`);
       let shard: Shard | undefined;
-      if (flags.shard) {
+      if (flags.shard !== undefined) {
         try {
           shard = parseShard(flags.shard);
         } catch (e) {
           throw new CliError((e as Error).message);
         }
-        if (flags.path) throw new CliError('--path replays one schedule; it does not shard');
+        if (flags.path !== undefined) throw new CliError('--path replays one schedule; it does not shard');
       }
-      const picked = shardItems(pickScenarios({ ...flags, webhooks: flags.webhooks || flags.inProcess }).map((s) => scaleScenarioTime(s, factor)), shard);
-      const scenarios = picked.map((x) => x.item);
-      const runs = int(flags.runs, '--runs', client.kind === 'in-process' ? 200 : 0);
+      // A shard runs catalog positions p with p mod n = i - 1 (positions counted in the whole chosen catalog).
+      const picked = shardItems(pickScenarios(flags), shard);
+      const chosen = picked.map((x) => x.item);
+      const inProcess = !!flags.inProcess;
+      const runs = int(flags.runs, '--runs', inProcess ? 200 : 0);
+      if (chosen.length === 0 && runs === 0 && !flags.tasks && !shard) {
+        throw new CliError('nothing to certify: no scenarios, no random schedules (--runs) and no task scenarios (--tasks)');
+      }
       const seed = int(flags.seed, '--seed', Date.now() % 2 ** 31);
-      const parallel = Math.max(1, int(flags.parallel, '--parallel', client.kind === 'process' ? availableParallelism() : 1));
+      const parallel = Math.max(1, int(flags.parallel, '--parallel', inProcess ? 1 : availableParallelism()));
+      // The in-process reference client always listens for webhooks.
+      const webhooks = !!flags.webhooks || inProcess;
+      const command = flags.client ?? referenceCommand();
+      const label = inProcess ? 'jobproof reference client (in-process)' : (flags.client ?? 'jobproof reference client');
       const out = (s: string) => process.stdout.write(s + '\n');
       out(`jobproof ${version} certify — ${label}`);
-      out(`runner: ${client.kind}; scenarios: ${scenarios.length}; random schedules: ${runs}; seed: ${seed}${client.kind === 'process' ? `; parallel: ${parallel}` : ''}`);
-      if (shard) out(`shard ${shard.index}/${shard.count}: catalog positions ${picked.map((x) => x.position + 1).join(', ') || 'none'}; random schedules ${shard.index}, ${shard.index + shard.count}, ${shard.index + 2 * shard.count}, … of the seeded sequence`);
       const started = Date.now();
-      const results = await runCatalog(client, scenarios, { parallel, seed, onResult: (r, i, n) => out(progressLine(r, i, n)) });
-      const cert: Certification = { version, client: label, runner: client.kind, seed, startedAt: new Date(started).toISOString(), wallMs: 0, scenarios: results };
-      if (shard) cert.shard = { ...shard, positions: picked.map((x) => x.position) };
+
+      let timeScale: TimeScale;
+      if (flagFactor !== undefined) timeScale = { factor: flagFactor, source: 'flag', client_start_ms: null, provider_round_trip_ms: null };
+      else if (inProcess) timeScale = { factor: 1, source: 'virtual', client_start_ms: null, provider_round_trip_ms: null };
+      else {
+        out('calibrating: client start-up and provider round trip under the current load…');
+        const c = await calibrate(command, parallel);
+        timeScale = {
+          factor: c.factor,
+          source: 'calibrated',
+          client_start_ms: c.clientStartMs,
+          provider_round_trip_ms: c.providerRoundTripMs,
+        };
+      }
+      out(timeScaleLine(timeScale));
+      const factor = timeScale.factor;
+      let client: ClientUnderTest;
+      if (inProcess) {
+        const { createReferenceClient } = await import('../reference-client/index.js');
+        client = { kind: 'in-process', factory: createReferenceClient };
+      } else {
+        client = { kind: 'process', command, timeScale: factor };
+      }
+      const prepare = (s: Scenario): Scenario => {
+        const w = forWebhooks(s, webhooks);
+        return scaleScenarioTime('run' in w ? w.run : { ...s, webhooks: false }, factor);
+      };
+
+      const cases: ReportCase[] = new Array(chosen.length);
+      const toRun: Array<{ at: number; scenario: Scenario }> = [];
+      chosen.forEach((s, at) => {
+        const w = forWebhooks(s, webhooks);
+        if ('skip' in w) cases[at] = skippedCase(s.name, w.skip);
+        else toRun.push({ at, scenario: scaleScenarioTime(w.run, factor) });
+      });
+      const skipped = chosen.length - toRun.length;
+      out(
+        `runner: ${client.kind}; scenarios: ${toRun.length}${skipped ? ` (+${skipped} skipped: ${NO_WEBHOOKS})` : ''}; random schedules: ${runs}; seed: ${seed}; webhooks: ${webhooks ? 'on' : 'off (polling only)'}${client.kind === 'process' ? `; parallel: ${parallel}` : ''}`,
+      );
+      if (shard) {
+        out(`shard ${shard.index}/${shard.count}: catalog positions ${picked.map((x) => x.position + 1).join(', ') || 'none'}; random schedules ${shard.index}, ${shard.index + shard.count}, ${shard.index + 2 * shard.count}, … of the seeded sequence`);
+      }
+      let shown = 0;
+      chosen.forEach((s, i) => {
+        if (cases[i]) out(`${head(++shown, chosen.length, s.name)} skipped: ${cases[i]!.reason}`);
+      });
+      const results = await runCatalog(
+        client,
+        toRun.map((r) => r.scenario),
+        { parallel, seed, onResult: (r) => out(progressLine(r, ++shown, chosen.length)) },
+      );
+      for (const [i, r] of results.entries()) cases[toRun[i]!.at] = scenarioCase(r);
+
       if (runs > 0) {
-        out(`\nproperty run: ${runs} random schedules (seed ${seed})…`);
-        cert.property = await propertyRun(client, {
-          runs, seed, path: flags.path, shard,
-          onRun: (n) => { if (n % 50 === 0) out(`  ${n} schedules run`); },
+        out(`\nrandom schedules: ${runs} (seed ${seed}, time scale ${factor}×, webhooks ${webhooks ? 'on' : 'off'})…`);
+        const p = await propertyRun(client, {
+          runs,
+          seed,
+          path: flags.path,
+          prepare,
+          shard,
+          onRun: (n) => {
+            if (n % 50 === 0) out(`  ${n} schedules run`);
+          },
         });
-        const p = cert.property;
+        cases.push(schedulesCase(p));
         if (p.failed && p.counterexample) {
           const file = resolve(flags.minimalOut ?? 'jobproof-minimal-failure.json');
           writeFileSync(file, JSON.stringify(p.counterexample.scenario, null, 2) + '\n');
+          const who = flags.client ? `--client "${flags.client}" ` : inProcess ? '--in-process ' : '';
           out(`  FAILED after ${p.runs} runs, shrunk ${p.numShrinks} times (seed ${p.seed}, path ${p.path})`);
           for (const l of failureLines(p.counterexample.run)) out(`    ${l}`);
-          out(`  minimal schedule written to ${file}`);
-          out(`  replay: npx jobproof certify ${flags.client ? `--client "${flags.client}" ` : flags.inProcess ? '--in-process ' : ''}--scenario-file ${file}`);
-          out(`      or: npx jobproof certify ${flags.client ? `--client "${flags.client}" ` : flags.inProcess ? '--in-process ' : ''}--scenarios none --runs 1 --seed ${p.seed} --path ${p.path}`);
+          out(`  minimal schedule written to ${file} (already time-scaled; replay with --time-scale 1)`);
+          out(`  replay: npx jobproof certify ${who}--scenario-file ${file} --time-scale 1${webhooks && !inProcess ? ' --webhooks' : ''}`);
+          out(`      or: npx jobproof certify ${who}--scenarios none --runs 1 --seed ${p.seed} --path ${p.path}`);
         } else {
-          out(`  ${p.runs} schedules, every invariant held (${(p.wallMs / 1000).toFixed(1)} s, ${(p.runs / (p.wallMs / 1000)).toFixed(1)} schedules/s)`);
+          const v = Object.entries(p.verdicts)
+            .map(([k, n]) => `${n} ${k.replace('_', ' ')}`)
+            .join(', ');
+          out(`  ${p.runs} schedules: ${v} (${(p.wallMs / 1000).toFixed(1)} s, ${(p.runs / (p.wallMs / 1000)).toFixed(1)} schedules/s)`);
         }
       }
-      let tasksOk = true;
-      // The task scenarios are few and in-process: the first shard runs them all.
-      if (flags.tasks && (!shard || shard.index === 1)) tasksOk = await runTaskCatalog(out);
-      cert.wallMs = Date.now() - started;
-      out('\ninvariant                     verdict   broken in');
-      for (const t of invariantTotals(cert)) out(`${`${t.id} ${t.name}`.padEnd(29)} ${t.status.padEnd(9)} ${t.brokenIn.join(', ')}`);
-      for (const r of results.filter((x) => failureLines(x).length)) {
+      // The task scenarios are few and in-process: shard 1 runs them all.
+      if (flags.tasks && (!shard || shard.index === 1)) cases.push(...(await runTaskCatalog(out)));
+      for (const [k, x] of picked.entries()) if (cases[k]) cases[k] = { ...cases[k]!, position: x.position };
+
+      const report = buildReport(
+        {
+          version,
+          client: label,
+          runner: client.kind,
+          seed,
+          startedAt: new Date(started).toISOString(),
+          wallMs: Date.now() - started,
+          timeScale,
+          webhooks,
+        },
+        cases,
+      );
+      if (shard) report.shard = { index: shard.index, count: shard.count };
+      out('\ninvariant                     verdict         broken in');
+      for (const t of report.invariants)
+        out(`${`${t.id} ${t.name}`.padEnd(29)} ${t.status.padEnd(15)} ${t.broken_in.join(', ')}`.trimEnd());
+      for (const r of results.filter((x) => x.outcome.verdict === 'fail')) {
         out(`\n${r.scenario}:`);
         for (const l of failureLines(r)) out(`  ${l}`);
         for (const d of r.diagnostics.slice(0, 5)) out(`  client: ${d}`);
       }
-      writeReports(cert, reports);
+      writeReports(report, reports);
       for (const t of reports) out(`report: ${t.kind} → ${t.path}`);
-      const ok = passed(cert) && tasksOk;
-      out(`\n${ok ? 'PASSED' : 'FAILED'}: ${results.filter(runPassed).length}/${results.length} scenarios${cert.property ? `, property run ${cert.property.failed ? 'failed' : 'held'}` : ''} in ${(cert.wallMs / 1000).toFixed(1)} s`);
-      process.exitCode = ok ? 0 : 1;
+      const c = report.counts;
+      const also = [
+        c.not_exercised ? `${c.not_exercised} not exercised` : '',
+        c.skipped ? `${c.skipped} skipped` : '',
+        c.not_applicable ? `${c.not_applicable} not applicable` : '',
+      ].filter(Boolean);
+      out(
+        `\n${report.passed ? 'PASSED' : 'FAILED'}: ${c.pass} pass, ${c.fail} fail${also.length ? `, ${also.join(', ')}` : ''} of ${cases.length} cases in ${(report.wall_ms / 1000).toFixed(1)} s (time scale ${factor}×)`,
+      );
+      process.exitCode = report.passed ? 0 : 1;
     });
 }
 
-/** The task scenarios (tasks-api.md) against the reference task client, in-process; prints a line per scenario. */
-async function runTaskCatalog(out: (s: string) => void): Promise<boolean> {
+/** The task scenarios (tasks-api.md) against the reference task client, in-process; a case and a line per scenario. */
+async function runTaskCatalog(out: (s: string) => void): Promise<ReportCase[]> {
   const { TASK_SCENARIOS, runTaskScenario } = await import('../conformance/tasks/index.js');
   const { createTaskClient } = await import('../reference-client/tasks/index.js');
   out(`\ntask scenarios: ${TASK_SCENARIOS.length} (reference task client, in-process)`);
-  let ok = true;
+  const cases: ReportCase[] = [];
   for (const [i, s] of TASK_SCENARIOS.entries()) {
+    const wall = Date.now();
     const run = await runTaskScenario(s, (env) => createTaskClient({ ...env, workerId: 'task-worker-1' }));
-    const good = run.verdict.ok && run.problems.length === 0;
-    ok &&= good;
-    out(`[${i + 1}/${TASK_SCENARIOS.length}] ${run.scenario.padEnd(24)} ${good ? 'pass' : 'FAIL'}${run.verdict.failed.length ? `  broken: ${run.verdict.failed.join(' ')}` : ''}`);
+    const k = taskCase(run, Date.now() - wall);
+    cases.push(k);
+    out(
+      `${head(i + 1, TASK_SCENARIOS.length, run.scenario)} ${k.verdict === 'pass' ? 'pass' : k.verdict === 'fail' ? 'FAIL' : k.verdict}${k.reason && k.verdict !== 'pass' ? `  — ${k.reason}` : ''}`,
+    );
     for (const p of run.problems) out(`    ${p}`);
   }
-  return ok;
+  return cases;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
-import { CliError } from './read-json-file.js';
+import { CliError } from '../lib/read-json-file.js';
 
 const version = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
@@ -15,7 +15,10 @@ const program = new Command()
   .name('jobproof')
   .description('Prove that software driving long-running remote jobs survives the failures that actually happen.')
   .version(version)
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Commander exits 1 on a bad flag or an unknown command, the same code as "not certified"; we take over its exits
+  // so that every usage error is 2 (GUIDE: 0 success, 1 check failed, 2 usage). Subcommands inherit this.
+  .exitOverride();
 
 // `jobproof client …` is started hundreds of times per certification run: load only what it needs.
 const only = process.argv[2] === 'client' ? 'client' : undefined;
@@ -33,7 +36,8 @@ program.parseAsync(process.argv).catch((err: unknown) => {
     process.stderr.write(`jobproof: ${err.message}\n`);
     process.exit(2);
   }
-  if (err instanceof CommanderError) process.exit(err.exitCode);
+  // --help and --version end with code 0; every other commander error is a usage error (its message is printed).
+  if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
   process.stderr.write(`jobproof: unexpected error: ${(err as Error)?.stack ?? err}\n`);
   process.exit(1);
 });

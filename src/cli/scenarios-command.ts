@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { getScenario, listScenarios } from '../scenarios/index.js';
-import { CliError } from './read-json-file.js';
+import { CliError } from '../lib/read-json-file.js';
 
 export function registerScenarios(program: Command): void {
   program

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { createProvider, serve, TokensConfigSchema, type BehaviorConfigInput, type FaultPlanInput } from '../fake-provider/index.js';
+import { createProvider, serve } from '../fake-provider/index.js';
+import { TokensConfigSchema, type BehaviorConfigInput, type FaultPlanInput } from '../contract/index.js';
 import { getScenario, listScenarios } from '../scenarios/index.js';
-import { CliError, readJsonFile } from './read-json-file.js';
+import { CliError, readJsonFile } from '../lib/read-json-file.js';
 import { StoreVersionError } from '../fake-provider/store/migrations.js';
 
 interface ServeFlags {
@@ -13,11 +14,8 @@ interface ServeFlags {
   scenario?: string;
   faults?: string;
   behavior?: string;
+  openaiWebhookUrl?: string;
   control: boolean;
-}
-
-function zodMessage(err: z.ZodError): string {
-  return err.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
 }
 
 function scenarioParts(name: string): { behavior: BehaviorConfigInput; faults: FaultPlanInput } {
@@ -48,6 +46,7 @@ export function registerServe(program: Command): void {
     .option('--scenario <name>', "start with a catalog scenario's provider-side behaviour and faults (see `jobproof scenarios`)")
     .option('--faults <file>', 'start with this fault plan (JSON, as PUT /_control/faults takes)')
     .option('--behavior <file>', 'start with this behaviour config (JSON, as PUT /_control/behavior takes)')
+    .option('--openai-webhook-url <url>', "OpenAI dialect: send tenant acme's batch events (batch.completed, …) to this URL")
     .option('--no-control', 'do not serve the control API')
     .addHelpText('after', '\nExample:\n  npx jobproof serve --port 4010 --scenario lost-create-response\n')
     .action(async (flags: ServeFlags) => {
@@ -56,17 +55,21 @@ export function registerServe(program: Command): void {
       let tokens: z.input<typeof TokensConfigSchema> | undefined;
       if (flags.tokens) {
         const parsed = TokensConfigSchema.safeParse(readJsonFile(flags.tokens, 'tokens'));
-        if (!parsed.success) throw new CliError(`tokens file ${flags.tokens}: ${zodMessage(parsed.error)}`);
+        if (!parsed.success) throw new CliError(`tokens file ${flags.tokens}: ${z.prettifyError(parsed.error)}`);
         tokens = parsed.data;
       }
       const fromScenario = flags.scenario ? scenarioParts(flags.scenario) : undefined;
       const behavior = flags.behavior ? (readJsonFile(flags.behavior, 'behavior') as BehaviorConfigInput) : fromScenario?.behavior;
       const faults = flags.faults ? (readJsonFile(flags.faults, 'fault plan') as FaultPlanInput) : fromScenario?.faults;
-      let provider;
+      let provider: ReturnType<typeof createProvider>;
       try {
-        provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario });
+        if (flags.openaiWebhookUrl !== undefined && !/^https?:\/\/\S+$/.test(flags.openaiWebhookUrl)) {
+          throw new CliError(`--openai-webhook-url must be an http(s) URL, got '${flags.openaiWebhookUrl}'`);
+        }
+        const openaiWebhooks = flags.openaiWebhookUrl ? { acme: flags.openaiWebhookUrl } : undefined;
+        provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario, openaiWebhooks });
       } catch (err) {
-        if (err instanceof z.ZodError) throw new CliError(`invalid behaviour or fault plan: ${zodMessage(err)}`);
+        if (err instanceof z.ZodError) throw new CliError(`invalid behaviour or fault plan: ${z.prettifyError(err)}`);
         if (err instanceof StoreVersionError) throw new CliError(err.message);
         throw err;
       }
@@ -86,6 +89,19 @@ export function registerServe(program: Command): void {
     });
 }
 
+/** Every dialect's base URL and a one-line SDK snippet (dialects.md: one server, one port). */
+export function dialectLines(url: string, openaiWebhookUrl?: string): string[] {
+  const rows: Array<[string, string, string]> = [
+    ['native:', `${url}/v1`, 'jobproof API (docs/spec/provider-api.md)'],
+    ['openai:', `${url}/openai/v1`, `new OpenAI({ apiKey: 'dev-token', baseURL: '${url}/openai/v1' })`],
+    ['anthropic:', `${url}/anthropic/v1`, `new Anthropic({ apiKey: 'dev-token', baseURL: '${url}/anthropic' })`],
+  ];
+  const width = Math.max(...rows.map((r) => r[1].length)) + 2;
+  const lines = rows.map(([name, base, snippet]) => `  ${name.padEnd(11)}${base.padEnd(width)}${snippet}`);
+  if (openaiWebhookUrl) lines.push(`  openai batch events for tenant acme → ${openaiWebhookUrl} (Standard Webhooks, the tenant's whsec_ secret)`);
+  return lines;
+}
+
 function printBanner(url: string, tokens: ReturnType<typeof createProvider>['tokens'], flags: ServeFlags): void {
   const lines = [
     `jobproof fake provider listening on ${url}`,
@@ -94,6 +110,8 @@ function printBanner(url: string, tokens: ReturnType<typeof createProvider>['tok
     flags.faults ? `  faults:    ${flags.faults}` : undefined,
     `  tokens:    ${Object.entries(tokens.tokens).map(([t, p]) => `${t} (${p.tenant}/${p.subject}, ${p.roles.join('+') || 'no roles'})`).join(', ')}`,
     flags.control ? `  control:   ${url}/_control/… with Bearer ${tokens.control_token}` : '  control:   off',
+    '',
+    ...dialectLines(url, flags.openaiWebhookUrl),
     '',
     'Try:',
     `  curl -s -X POST ${url}/v1/jobs -H 'Authorization: Bearer dev-token' -H 'Idempotency-Key: my-first-job' \\`,

@@ -1,4 +1,4 @@
-import type { InProcessClientFactory } from '../lib/client-protocol.js';
+import type { InProcessClientFactory } from '../contract/client-protocol.js';
 import { catalog, getScenario, type Scenario } from '../scenarios/index.js';
 import { runCatalog } from './catalog-run.js';
 import { propertyRun, type PropertyRunResult } from './property-run.js';
@@ -37,7 +37,9 @@ export async function certifyInProcess(factory: InProcessClientFactory, opts: Ce
   const scenarios = chosen.map((s) => ({ ...s, webhooks: s.webhooks && (opts.webhooks ?? true) }));
   const client = { kind: 'in-process' as const, factory };
   const runs = await runCatalog(client, scenarios, { seed });
-  const property = (opts.runs ?? 50) > 0 ? await propertyRun(client, { runs: opts.runs ?? 50, seed }) : undefined;
+  // Random schedules never switch webhooks on for a client that does not listen (the same rule as certify).
+  const prepare = opts.webhooks === false ? (s: Scenario) => ({ ...s, webhooks: false }) : undefined;
+  const property = (opts.runs ?? 50) > 0 ? await propertyRun(client, { runs: opts.runs ?? 50, seed, prepare }) : undefined;
   const lines: string[] = [];
   for (const r of runs) for (const l of failureLines(r)) lines.push(`${r.scenario}: ${l}`);
   if (property?.failed && property.counterexample) {

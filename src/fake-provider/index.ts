@@ -1,9 +1,4 @@
 export { createProvider, type Provider, type ProviderOptions } from './provider.js';
 export { serve, type RunningServer, type ServeOptions } from './transports/node-server.js';
 export { inProcessFetch, IN_PROCESS_BASE, connectionReset } from './transports/in-process-fetch.js';
-export * from './model/behavior.js';
-export * from './model/faults.js';
-export * from './model/job.js';
-export * from './model/journal.js';
-export * from './model/principals.js';
 export { signDelivery } from './webhooks/signing.js';

@@ -3,14 +3,16 @@ import { realClock, type Clock } from '../lib/clock.js';
 import { randomId, type IdSource } from '../lib/ids.js';
 import type { ProviderCore } from './core.js';
 import { JobEngine } from './engine/job-engine.js';
+import { jobView } from './engine/job-view.js';
 import { FaultEngine } from './faults/fault-engine.js';
 import { buildApp } from './http/app.js';
 import { scenarioControl } from './http/routes/scenario-control.js';
 import type { Env } from './http/context.js';
-import { parseBehaviorConfig, type BehaviorConfig, type BehaviorConfigInput } from './model/behavior.js';
-import type { FaultPlanInput } from './model/faults.js';
-import type { JournalEntry } from './model/journal.js';
-import { resolveTokensConfig, type TokensConfig, type TokensConfigInput } from './model/principals.js';
+import { parseBehaviorConfig, type Behavior, type BehaviorConfig, type BehaviorConfigInput } from '../contract/behavior.js';
+import type { Job } from '../contract/jobs.js';
+import type { FaultPlanInput } from '../contract/faults.js';
+import type { JournalEntry } from '../contract/journal.js';
+import { resolveTokensConfig, type TokensConfig, type TokensConfigInput } from '../contract/principals.js';
 import { openDatabase } from './store/database.js';
 import { IdempotencyRepo } from './store/idempotency-repo.js';
 import { JobsRepo } from './store/jobs-repo.js';
@@ -18,8 +20,10 @@ import { JournalRepo } from './store/journal-repo.js';
 import { SettingsRepo } from './store/settings-repo.js';
 import { createJobsModule } from './jobs/index.js';
 import type { ProviderModule } from './module.js';
-import type { Principal } from './model/principals.js';
+import type { Principal } from '../contract/principals.js';
 import { createTasksModule, type TaskService } from './tasks/index.js';
+import { createDialectsModule } from './dialects/index.js';
+import { setOpenaiWebhookUrl } from './dialects/openai/webhook-events.js';
 import { inProcessFetch } from './transports/in-process-fetch.js';
 import { defaultWebhookOptions, WebhookDispatcher, type WebhookOptions } from './webhooks/dispatcher.js';
 import { WebhookRepo } from './webhooks/webhook-repo.js';
@@ -45,6 +49,8 @@ export interface ProviderOptions {
   journalMax?: number | null;
   /** Lets `PUT /_control/scenario {"name"}` switch to a named scenario's provider-side behaviour and faults. */
   scenarioLookup?: (name: string) => { behavior: BehaviorConfigInput; faults: FaultPlanInput } | undefined;
+  /** OpenAI dialect: where each tenant's batch events go (`{tenant: url}`); replaces the stored ones when given. */
+  openaiWebhooks?: Record<string, string>;
 }
 
 export interface Provider {
@@ -65,6 +71,9 @@ export interface Provider {
     clearFaults(): void;
     reset(): void;
   };
+  /** Every job held, as its public Job object at the provider's now, with its tenant and behaviour (for judges). */
+  jobs(): Array<Job & { tenant: string; behavior: Behavior }>;
+  /** @internal The wiring behind the routes; stripped from the published types. */
   core: ProviderCore;
   /** The tasks API (tasks-api.md). */
   tasks: TaskService;
@@ -131,7 +140,10 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   // The provider's APIs, each a module with the same layout (routes, control additions, tick, reset, close).
   const jobsModule = createJobsModule(core);
   const tasks = createTasksModule(core);
-  modules = [jobsModule, tasks];
+  // OpenAI Batch and Anthropic Message Batches on the jobs engine (dialects.md).
+  const dialects = createDialectsModule(core);
+  modules = [jobsModule, tasks, dialects];
+  if (opts.openaiWebhooks) for (const [tenant, url] of Object.entries(opts.openaiWebhooks)) setOpenaiWebhookUrl(core, tenant, url);
   const scenario = opts.scenarioLookup ? scenarioControl(core, opts.scenarioLookup) : undefined;
   const app = buildApp(core, modules, (a) => scenario?.(a));
   // Jobs and tasks that fell due while the provider was down move on now.
@@ -155,6 +167,10 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
       setFaults: (p) => faults.install(p),
       clearFaults: () => faults.clear(),
       reset: () => core.reset(),
+    },
+    jobs: () => {
+      const now = clock.now();
+      return jobs.all().map((j) => ({ ...jobView(j, now), tenant: j.tenant, behavior: j.behavior }));
     },
     core,
     tasks: tasks.service,

@@ -3,7 +3,7 @@ import { giveUpAt, retryAt } from './deadlines.js';
 import { describe, isBackOff, jobOf, problemJob, remoteFacts, terminalMove } from './job-answer.js';
 import { problemCode } from './http.js';
 import type { OpStep } from './op-step.js';
-import { pollOnce, type PollRules } from './observe.js';
+import { pollOnce, type PollRules } from './poll.js';
 
 /**
  * Cancel: one request, sent by the lease holder, recorded as in flight before it leaves so that no successor can

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
+import { z } from 'zod';
 import type { Server } from 'node:http';
-import { ChangedRequestError, EXIT, UnknownOperationError } from '../lib/client-protocol.js';
+import { ChangedRequestError, EXIT, UnknownOperationError } from '../contract/client-protocol.js';
 import { realClock } from '../lib/clock.js';
 import { ReferenceClient } from './client.js';
 import { verifyAudit } from './index.js';
@@ -54,6 +55,7 @@ async function readStdinJson(): Promise<unknown> {
 }
 
 /** Run an action and turn every refusal into the protocol's exit code and a message on stderr. */
+// biome-ignore lint/suspicious/noConfusingVoidType: an action either returns an exit code or nothing at all
 function act<A extends unknown[]>(fn: (...args: A) => Promise<number | void>): (...args: A) => Promise<void> {
   return async (...args: A) => {
     try {
@@ -62,7 +64,7 @@ function act<A extends unknown[]>(fn: (...args: A) => Promise<number | void>): (
     } catch (err) {
       const e = err as Error & { issues?: { path: unknown[]; message: string }[] };
       const code = err instanceof Refusal ? err.exitCode : err instanceof ChangedRequestError ? EXIT.changedRequest : EXIT.refused;
-      const detail = e.issues ? e.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') : e.message;
+      const detail = err instanceof z.ZodError ? z.prettifyError(err) : e.message;
       if (!(err instanceof Refusal || err instanceof ChangedRequestError || err instanceof UnknownOperationError || e.issues)) {
         process.stderr.write(`jobproof client: unexpected error: ${e.stack ?? e}\n`);
         process.exitCode = 1;

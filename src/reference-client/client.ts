@@ -9,7 +9,7 @@ import {
   type InProcessClientOptions,
   type OperationRecord,
   type SubmitInput,
-} from '../lib/client-protocol.js';
+} from '../contract/client-protocol.js';
 import { isoTime } from '../lib/clock.js';
 import { requestFingerprint } from './create.js';
 import { MAX_REQUEST_MS } from './deadlines.js';
@@ -53,7 +53,7 @@ export class ReferenceClient implements InProcessClient {
     const actor = this.opts.workerId;
     const outcome = await this.store.insertOperation(
       row,
-      { at: isoTime(now), actor, from: null, to: 'create_pending', cause: 'submit', evidence: { kind: 'submit' }, remote_state: null },
+      { at: isoTime(now), actor, from: null, to: 'create_pending', cause: 'submit', evidence: { kind: 'submit' }, remote_state: null, lease_token: null },
       [{ at: now, actor, kind: 'intent', operation_id: op.operation_id, detail: { action: 'submit', request_fingerprint: fp, idempotency_key: row.idempotency_key, trace_id: row.trace_id } }],
     );
     if (outcome === 'exists') {

@@ -1,11 +1,11 @@
 import { fingerprint } from '../lib/canonical-json.js';
-import { CreateAcceptedSchema } from '../fake-provider/model/job.js';
+import { CreateAcceptedSchema } from '../contract/jobs.js';
 import { requestTimeout } from './deadlines.js';
 import { nextDelay, POLL_POLICY, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
 import { isAmbiguous, problemCode, type CallOutcome } from './http.js';
 import { describe, jobOf, remoteFacts } from './job-answer.js';
 import type { Move, OpStep } from './op-step.js';
-import { lookupJob, reconcileStep } from './reconcile.js';
+import { lookupJob } from './lookup.js';
 import type { OperationRow } from './types.js';
 
 /**
@@ -27,21 +27,6 @@ export function requestFingerprint(kind: string, input: Record<string, unknown>,
  */
 export function createBy(r: Pick<OperationRow, 'create_deadline_at' | 'result_deadline_at'>): number {
   return Math.min(r.create_deadline_at, r.result_deadline_at);
-}
-
-export async function createStep(s: OpStep): Promise<void> {
-  const r = s.rec;
-  if (r.cancel && r.create_attempts === 0) {
-    await s.commit({ moves: [{ to: 'cancelled', evidence: 'cancel_intent', cause: `cancelled by ${r.cancel.actor} before any create was sent` }], patch: { reason: r.cancel.reason } });
-    return;
-  }
-  if (r.cancel || (s.now() >= createBy(r) && r.create_attempts > 0)) return reconcileStep(s);
-  if (s.now() >= createBy(r)) {
-    const which = r.create_deadline_at <= r.result_deadline_at ? 'create' : 'result';
-    await s.commit({ moves: [{ to: 'failed', evidence: 'create_deadline', cause: `${which} deadline passed before any create was sent` }], patch: { reason: `${which} deadline passed before any create was sent` } });
-    return;
-  }
-  await sendCreate(s, null, []);
 }
 
 /** Send (or replay) the create. `knownJobId` is what a lookup showed for our key: a different answer is a conflict. */

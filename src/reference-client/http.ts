@@ -7,15 +7,22 @@ import { parseRetryAfter } from './backoff.js';
  */
 export type Route = 'create' | 'status' | 'list' | 'cancel' | 'results';
 
-export interface CallSpec {
-  route: Route;
+/** One request, whichever API it is for (jobs here, tasks in tasks/http.ts). */
+export interface RequestSpec {
   method: 'GET' | 'POST';
   path: string;
   body?: unknown;
   idempotencyKey?: string;
   traceId: string;
+  /** The fencing token of the lease the request is sent under: `X-Lease-Token` (client-protocol.md). */
+  leaseToken?: number;
   /** Overrides the default timeout for this request. */
   timeoutMs?: number;
+}
+
+/** A jobs API request, named by its route (deadlines and the audit trail go by it). */
+export interface CallSpec extends RequestSpec {
+  route: Route;
 }
 
 export interface Answer {
@@ -44,7 +51,7 @@ export interface HttpOptions {
   timeoutMs: number;
 }
 
-export async function call(opts: HttpOptions, spec: CallSpec, signal?: AbortSignal): Promise<CallOutcome> {
+export async function call(opts: HttpOptions, spec: RequestSpec, signal?: AbortSignal): Promise<CallOutcome> {
   const controller = new AbortController();
   let timedOut = false;
   const timer = opts.clock.setTimeout(() => {
@@ -67,6 +74,7 @@ export async function call(opts: HttpOptions, spec: CallSpec, signal?: AbortSign
       accept: 'application/json, application/x-ndjson, application/problem+json',
     };
     if (spec.idempotencyKey) headers['idempotency-key'] = spec.idempotencyKey;
+    if (spec.leaseToken !== undefined) headers['x-lease-token'] = String(spec.leaseToken);
     let body: string | undefined;
     if (spec.body !== undefined) {
       headers['content-type'] = 'application/json';

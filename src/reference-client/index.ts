@@ -1,4 +1,4 @@
-import type { InProcessClientFactory, InProcessClientOptions } from '../lib/client-protocol.js';
+import type { InProcessClientFactory, InProcessClientOptions } from '../contract/client-protocol.js';
 import { verifyChain, type AuditVerdict } from './audit.js';
 import { ReferenceClient } from './client.js';
 import { openOperationStore } from './store/open-store.js';
@@ -9,6 +9,7 @@ export type { OperationStore, Lease } from './store/operation-store.js';
 export { PgOperationStore } from './store/pg-store.js';
 export { openOperationStore } from './store/open-store.js';
 export { SchemaTooNewError } from './store/migrations.js';
+export { createTaskClient, type TaskClient, type TaskClientOptions } from './tasks/index.js';
 export { TRANSITIONS, EVIDENCE_CLASS, EVIDENCE_KINDS, canTransition, transition } from './state-machine.js';
 
 /** The in-process factory of client-protocol.md. */

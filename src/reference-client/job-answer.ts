@@ -1,4 +1,4 @@
-import { JobSchema, type Job } from '../fake-provider/model/job.js';
+import { JobSchema, type Job } from '../contract/jobs.js';
 import type { Answer, CallOutcome } from './http.js';
 import { problemCode } from './http.js';
 import type { EvidenceKind } from './state-machine.js';

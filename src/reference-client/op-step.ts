@@ -1,7 +1,7 @@
-import type { OperationState } from '../lib/client-protocol.js';
+import type { OperationState } from '../contract/client-protocol.js';
 import type { Clock } from '../lib/clock.js';
 import { isoTime } from '../lib/clock.js';
-import type { JobState } from '../fake-provider/model/job.js';
+import type { JobState } from '../contract/jobs.js';
 import { requestTimeout } from './deadlines.js';
 import { call, summarize, type CallOutcome, type CallSpec, type HttpOptions } from './http.js';
 import { transition, type EvidenceKind } from './state-machine.js';
@@ -52,7 +52,7 @@ export class OpStep {
     if (!(await this.env.store.renew(this.lease, this.now(), this.env.leaseMs))) throw new LeaseLostError(this.rec.operation_id);
     const sentAt = this.now();
     const timeoutMs = requestTimeout(this.rec, spec.route, sentAt);
-    const outcome = await call(this.env.http, { ...spec, traceId: this.rec.trace_id, timeoutMs }, this.env.signal);
+    const outcome = await call(this.env.http, { ...spec, traceId: this.rec.trace_id, leaseToken: this.lease.token, timeoutMs }, this.env.signal);
     this.calls.push({
       at: this.now(),
       actor: this.env.workerId,
@@ -81,7 +81,7 @@ export class OpStep {
         other_job_id: m.otherJobId ?? null,
         detail: m.detail ?? s.detail,
       };
-      return { at: isoTime(at), actor: this.env.workerId, to: m.to, cause: m.cause, evidence, remote_state: change.patch?.remote_state ?? this.rec.remote_state };
+      return { at: isoTime(at), actor: this.env.workerId, to: m.to, cause: m.cause, evidence, remote_state: change.patch?.remote_state ?? this.rec.remote_state, lease_token: this.lease.token };
     });
     const patch: OperationPatch = { ...change.patch };
     if (moves.length) patch.state = from;

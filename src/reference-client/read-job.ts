@@ -1,8 +1,8 @@
-import type { Job } from '../fake-provider/model/job.js';
+import type { Job } from '../contract/jobs.js';
 import type { CallOutcome } from './http.js';
 import { jobOf } from './job-answer.js';
 import type { OpStep } from './op-step.js';
-import { listJobs } from './reconcile.js';
+import { listJobs } from './lookup.js';
 
 /**
  * Read our job's state: `GET /v1/jobs/{id}`, or `GET /v1/jobs?client_ref=` when `viaList` — the same Job object by

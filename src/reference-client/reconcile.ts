@@ -1,8 +1,7 @@
-import { z } from 'zod';
-import type { Job } from '../fake-provider/model/job.js';
 import { nextDelay, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
 import type { CallOutcome } from './http.js';
-import { jobOf, remoteFacts } from './job-answer.js';
+import { remoteFacts } from './job-answer.js';
+import { lookupJob } from './lookup.js';
 import type { Move, OpStep } from './op-step.js';
 import { createBy, sendCreate } from './create.js';
 import { giveUpAt, governingDeadline, MIN_REQUEST_MS, retryAt } from './deadlines.js';
@@ -12,39 +11,6 @@ import { giveUpAt, governingDeadline, MIN_REQUEST_MS, retryAt } from './deadline
  * client_ref) created, then replays the same key and holds the replay to what the lookup showed. With a cancel
  * intent or past the create deadline it only looks, never creates.
  */
-export type Lookup =
-  | { kind: 'found'; job: Job; call: CallOutcome }
-  | { kind: 'none'; call: CallOutcome }
-  | { kind: 'conflict'; ids: string[]; call: CallOutcome }
-  | { kind: 'unclear'; call: CallOutcome };
-
-const ListSchema = z.object({ data: z.array(z.unknown()) });
-
-export async function listJobs(s: OpStep, query: string): Promise<{ jobs: Job[] | null; call: CallOutcome }> {
-  const o = await s.send({ route: 'list', method: 'GET', path: `/v1/jobs?${query}` });
-  if (o.kind !== 'answer' || o.status !== 200) return { jobs: null, call: o };
-  const parsed = ListSchema.safeParse(o.json);
-  if (!parsed.success) return { jobs: null, call: o };
-  const jobs = parsed.data.data.map(jobOf).filter((j): j is Job => j !== null && j.client_ref === s.rec.operation_id);
-  return { jobs, call: o };
-}
-
-function judge(jobs: Job[], call: CallOutcome): Lookup | null {
-  const ids = [...new Set(jobs.map((j) => j.job_id))];
-  if (ids.length > 1) return { kind: 'conflict', ids, call };
-  return ids.length === 1 ? { kind: 'found', job: jobs[0]!, call } : null;
-}
-
-export async function lookupJob(s: OpStep): Promise<Lookup> {
-  const byKey = await listJobs(s, `idempotency_key=${encodeURIComponent(s.rec.idempotency_key)}`);
-  if (!byKey.jobs) return { kind: 'unclear', call: byKey.call };
-  const k = judge(byKey.jobs, byKey.call);
-  if (k) return k;
-  const byRef = await listJobs(s, `client_ref=${encodeURIComponent(s.rec.operation_id)}`);
-  if (!byRef.jobs) return { kind: 'unclear', call: byRef.call };
-  return judge(byRef.jobs, byRef.call) ?? { kind: 'none', call: byRef.call };
-}
-
 export async function reconcileStep(s: OpStep): Promise<void> {
   const r = s.rec;
   const l = await lookupJob(s);

@@ -1,4 +1,4 @@
-import type { OperationState } from '../lib/client-protocol.js';
+import type { OperationState } from '../contract/client-protocol.js';
 
 /**
  * The reference client's transition table: which evidence may move an operation from one state to another.

@@ -1,8 +1,8 @@
-import { isFinalState } from '../lib/client-protocol.js';
+import { isFinalState } from '../contract/client-protocol.js';
 import { cancelStep } from './cancel.js';
 import { giveUpAt, governingDeadline } from './deadlines.js';
 import { collectStep } from './collect.js';
-import { createStep } from './create.js';
+import { createStep } from './create-step.js';
 import { observeStep } from './observe.js';
 import type { OpStep } from './op-step.js';
 import { giveUpCancel, giveUpResult, reconcileStep } from './reconcile.js';
@@ -42,11 +42,14 @@ async function endWithoutRequest(s: OpStep): Promise<void> {
   switch (r.state) {
     case 'accepted':
     case 'observing':
-      return await s.commit({ moves: [{ to: 'result_timed_out', evidence: 'result_deadline', cause: 'result deadline passed before the job was final', detail }] });
+      await s.commit({ moves: [{ to: 'result_timed_out', evidence: 'result_deadline', cause: 'result deadline passed before the job was final', detail }] });
+      return;
     case 'cancel_requested':
     case 'cancelling':
-      return await s.commit({ moves: [{ to: 'cancellation_unconfirmed', evidence: 'cancel_deadline', cause: 'cancel deadline passed without the provider confirming', detail }] });
+      await s.commit({ moves: [{ to: 'cancellation_unconfirmed', evidence: 'cancel_deadline', cause: 'cancel deadline passed without the provider confirming', detail }] });
+      return;
     default:
-      return r.cancel ? giveUpCancel(s) : giveUpResult(s);
+      if (r.cancel) await giveUpCancel(s);
+      else await giveUpResult(s);
   }
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { OperationStateSchema } from '../lib/client-protocol.js';
-import { JobStateSchema } from '../fake-provider/model/job.js';
+import { OperationStateSchema } from '../contract/client-protocol.js';
+import { JobStateSchema } from '../contract/jobs.js';
 
 /**
  * The reference client's durable record. Times are epoch milliseconds (of the injected clock); they are turned into
@@ -96,6 +96,9 @@ export const StoredHistoryEntrySchema = z.object({
   cause: z.string(),
   evidence: EvidenceSummarySchema,
   remote_state: JobStateSchema.nullable(),
+  /** The fencing token the entry was written under (client-protocol.md "Lease tokens"); null for submit. Optional
+   * only for stores written before lease tokens (a missing one reads as null). */
+  lease_token: z.number().int().nullable().optional(),
 });
 export type StoredHistoryEntry = z.infer<typeof StoredHistoryEntrySchema>;
 

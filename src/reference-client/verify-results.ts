@@ -1,5 +1,5 @@
 import { sha256Base64, sha256Hex } from '../lib/canonical-json.js';
-import { ResultItemSchema } from '../fake-provider/model/job.js';
+import { ResultItemSchema } from '../contract/jobs.js';
 import type { ExpectedResult } from './types.js';
 
 /**

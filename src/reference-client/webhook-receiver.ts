@@ -9,7 +9,7 @@ const SEEN_LIMIT = 10_000;
 
 export interface WebhookTarget {
   /** A verified event for this job id arrived. */
-  onEvent(jobId: string, eventId: string, type: string): void | Promise<void>;
+  onEvent(jobId: string, eventId: string, type: string): unknown;
 }
 
 export class WebhookReceiver {
@@ -26,7 +26,9 @@ export class WebhookReceiver {
   async handle(request: Request): Promise<Response> {
     const body = await request.text();
     const headers: Record<string, string> = {};
-    request.headers.forEach((v, k) => (headers[k] = v));
+    request.headers.forEach((v, k) => {
+      headers[k] = v;
+    });
     let payload: unknown;
     try {
       payload = this.verifier.verify(body, headers);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JobStateSchema } from '../fake-provider/model/job.js';
+import { JobStateSchema } from '../contract/jobs.js';
 
 /**
  * Harness actions of a scenario, and what starts them. A runner (process or in-process) interprets these; the

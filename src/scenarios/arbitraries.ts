@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import type { BehaviorInput } from '../fake-provider/model/behavior.js';
-import type { FaultPlanInput } from '../fake-provider/model/faults.js';
-import { INVARIANT_IDS } from '../conformance/invariants.js';
+import type { BehaviorInput } from '../contract/behavior.js';
+import type { FaultPlanInput } from '../contract/faults.js';
+import { INVARIANT_IDS } from '../contract/invariants.js';
 import type { HarnessActionInput } from './actions.js';
 import type { ScenarioInput } from './schema.js';
 

@@ -1,4 +1,4 @@
-import { UNIVERSAL_INVARIANTS, type InvariantId } from '../conformance/invariants.js';
+import { UNIVERSAL_INVARIANTS, type InvariantId } from '../contract/invariants.js';
 import { parseScenario, type Scenario } from './schema.js';
 import { drills } from './catalog/drills.js';
 import { requestFaultScenarios } from './catalog/request-faults.js';

@@ -1,11 +1,10 @@
 import type { z } from 'zod';
 import { canonicalJson } from '../lib/canonical-json.js';
 import type { HarnessAction } from './actions.js';
-import type { WorkloadOperation } from './schema.js';
 
 /** The parsed fields the cross-checks look at (the schema's output before refinement). */
 interface ScenarioShape {
-  workload: WorkloadOperation[];
+  workload: Array<{ operation_id: string; input: Record<string, unknown> }>;
   actions: HarnessAction[];
   workers: number;
   lease_ms: number;

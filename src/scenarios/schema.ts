@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { BehaviorConfigSchema } from '../fake-provider/model/behavior.js';
-import { FaultPlanSchema } from '../fake-provider/model/faults.js';
-import { SubmitInputSchema } from '../lib/client-protocol.js';
-import { InvariantIdSchema } from '../conformance/invariants.js';
+import { BehaviorConfigSchema } from '../contract/behavior.js';
+import { FaultPlanSchema } from '../contract/faults.js';
+import { SubmitInputSchema } from '../contract/client-protocol.js';
+import { InvariantIdSchema } from '../contract/invariants.js';
 import { HarnessActionSchema } from './actions.js';
 import { checkScenarioConsistency } from './consistency.js';
 
@@ -47,11 +47,10 @@ export const ScenarioSchema = z
 export type Scenario = z.output<typeof ScenarioSchema>;
 export type ScenarioInput = z.input<typeof ScenarioSchema>;
 
-/** Parse and say which field is wrong, e.g. `actions.2.after.operation: unknown operation 'op_9'`. */
+/** Parse and say which field is wrong, e.g. `✖ unknown operation 'op_9'\n  → at actions[2].after.operation`. */
 export function parseScenario(input: unknown): Scenario {
   const r = ScenarioSchema.safeParse(input);
   if (r.success) return r.data;
   const name = typeof input === 'object' && input !== null && 'name' in input ? String(input.name) : '(unnamed)';
-  const lines = r.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-  throw new Error(`scenario ${name} is invalid:\n  ${lines.join('\n  ')}`);
+  throw new Error(`scenario ${name} is invalid:\n${z.prettifyError(r.error).replace(/^/gm, '  ')}`);
 }

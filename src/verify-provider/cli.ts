@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CliError } from '../cli/read-json-file.js';
+import { CliError } from '../lib/read-json-file.js';
 import { CHECKS } from './checks/index.js';
 import { parseReportSpec, writeReports } from './report.js';
 import { verifyProvider } from './run.js';

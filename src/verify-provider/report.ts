@@ -1,66 +1,51 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { VerifyReport } from './run.js';
-import { parseReportSpec, type ReportKind } from '../conformance/report/write-reports.js';
+import {
+  parseReportSpec,
+  toJUnit as junitOf,
+  toMarkdown as markdownOf,
+  writeReportFiles,
+  type ReportDoc,
+  type ReportKind,
+  type ReportTarget,
+} from '../lib/report-writers.js';
 
 export { parseReportSpec, type ReportKind };
 
-const esc = (s: string) => s.replace(/[<>&"']/g, (ch) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[ch]!).replace(/[\x00-\x08\x0b\x0c\x0e-\x1f]/g, '');
+const VERDICT = { passed: 'pass', failed: 'fail', not_run: 'not run' } as const;
 
-/** JUnit XML: one testcase per check; failed → <failure>, not_run → <skipped>. */
-export function toJUnit(r: VerifyReport): string {
-  const cases = r.checks.map((c) => {
-    const head = `    <testcase classname="jobproof.verify-provider" name="${esc(c.name)}" time="${((c.duration_ms ?? 0) / 1000).toFixed(3)}"`;
-    const out = c.evidence.length ? `      <system-out>${esc(c.evidence.join('\n'))}</system-out>` : '';
-    if (c.status === 'passed') return out ? `${head}>\n${out}\n    </testcase>` : `${head}/>`;
-    const inner = c.status === 'failed' ? `      <failure message="${esc(c.explanation)}" type="check">${esc([c.explanation, ...c.evidence].join('\n'))}</failure>` : `      <skipped message="${esc(c.explanation)}"/>`;
-    return [`${head}>`, inner, out, '    </testcase>'].filter(Boolean).join('\n');
-  });
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="jobproof verify-provider" tests="${r.checks.length}" failures="${r.counts.failed}" skipped="${r.counts.not_run}" time="${(r.wall_ms / 1000).toFixed(3)}">`,
-    `  <testsuite name="verify-provider ${esc(r.url)}" tests="${r.checks.length}" failures="${r.counts.failed}" skipped="${r.counts.not_run}" errors="0" timestamp="${r.started_at}">`,
-    ...cases,
-    '  </testsuite>',
-    '</testsuites>',
-    '',
-  ].join('\n');
+/** The provider check run as the shared report writers see it (one family with `certify`'s reports). */
+export function verifyDoc(r: VerifyReport): ReportDoc {
+  return {
+    title: 'jobproof verify-provider',
+    suite: `verify-provider ${r.url}`,
+    passed: r.passed,
+    startedAt: r.started_at,
+    wallMs: r.wall_ms,
+    facts: [
+      ['provider', `\`${r.url}\``],
+      ['started', r.started_at],
+      ['control API', r.control ? 'used' : `not used (${r.control_note})`],
+      ['checks', `${r.counts.passed} passed, ${r.counts.failed} failed, ${r.counts.not_run} not run`],
+      ['wall time', `${(r.wall_ms / 1000).toFixed(1)} s`],
+    ],
+    cases: r.checks.map((c) => ({
+      group: 'jobproof.verify-provider',
+      name: c.name,
+      verdict: VERDICT[c.status],
+      reason: c.explanation,
+      lines: [c.explanation, ...c.evidence],
+      timeMs: c.duration_ms ?? 0,
+      output: c.evidence,
+      errors: [],
+      failureType: 'check',
+    })),
+  };
 }
 
-const MARK = { passed: '✓ passed', failed: '✗ FAILED', not_run: '· not run' } as const;
+export const toJUnit = (r: VerifyReport): string => junitOf(verifyDoc(r));
+export const toMarkdown = (r: VerifyReport): string => markdownOf(verifyDoc(r));
+export const toJson = (r: VerifyReport): string => JSON.stringify(r, null, 2) + '\n';
 
-export function toMarkdown(r: VerifyReport): string {
-  const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-  const out = [
-    `# jobproof verify-provider — ${r.passed ? 'PASSED' : 'FAILED'}`,
-    '',
-    '| | |',
-    '| --- | --- |',
-    `| provider | \`${r.url}\` |`,
-    `| started | ${r.started_at} |`,
-    `| control API | ${r.control ? 'used' : `not used (${r.control_note})`} |`,
-    `| checks | ${r.counts.passed} passed, ${r.counts.failed} failed, ${r.counts.not_run} not run |`,
-    `| wall time | ${(r.wall_ms / 1000).toFixed(1)} s |`,
-    '',
-    '| check | result | explanation |',
-    '| --- | --- | --- |',
-    ...r.checks.map((c) => `| ${c.name} | ${MARK[c.status]} | ${cell(c.explanation)} |`),
-  ];
-  const failed = r.checks.filter((c) => c.status === 'failed');
-  if (failed.length) {
-    out.push('', '## Failures', '');
-    for (const c of failed) out.push(`### ${c.name}`, '', c.explanation, '', ...c.evidence.map((e) => `- \`${e.replace(/`/g, "'")}\``), '');
-  }
-  return out.join('\n') + '\n';
-}
-
-export function toJson(r: VerifyReport): string {
-  return JSON.stringify(r, null, 2) + '\n';
-}
-
-export function writeReports(r: VerifyReport, targets: Array<{ kind: ReportKind; path: string }>): void {
-  for (const t of targets) {
-    mkdirSync(dirname(t.path), { recursive: true });
-    writeFileSync(t.path, t.kind === 'junit' ? toJUnit(r) : t.kind === 'md' ? toMarkdown(r) : toJson(r));
-  }
+export function writeReports(r: VerifyReport, targets: ReportTarget[]): void {
+  writeReportFiles(verifyDoc(r), toJson(r), targets);
 }

@@ -2,6 +2,8 @@
  * Test helper: a fake provider served over real HTTP on loopback (port 0), and a small `call` helper around the
  * global `fetch`. Start it in beforeAll, stop it in afterAll.
  */
+import type { Hono } from 'hono';
+import { vi } from 'vitest';
 import { createProvider, serve, type Provider, type ProviderOptions, type RunningServer } from '../../src/fake-provider/index.js';
 
 export interface CallOptions {
@@ -57,9 +59,13 @@ export function makeCall(base: string, doFetch: typeof fetch = globalThis.fetch,
   };
 }
 
-export async function startProviderServer(opts: ProviderOptions = {}): Promise<ProviderServer> {
+/**
+ * The tests' one way to serve a provider over HTTP: loopback, port 0. `front` puts another app in front of it (a
+ * deliberately broken provider for verify-provider's tests).
+ */
+export async function startProviderServer(opts: ProviderOptions = {}, front?: (provider: Provider) => Hono<any>): Promise<ProviderServer> {
   const provider = createProvider(opts);
-  const server = await serve(provider, { port: 0, host: '127.0.0.1' });
+  const server = await serve(front ? { ...provider, app: front(provider) } : provider, { port: 0, host: '127.0.0.1' });
   const call = makeCall(server.url);
   const control = makeCall(server.url, globalThis.fetch, provider.tokens.control_token);
   return {
@@ -81,15 +87,12 @@ export function createBody(extra: Record<string, unknown> = {}): Record<string, 
   return { kind: 'report', input: { account: 'acct_218', format: 'csv' }, ...extra };
 }
 
-/** Poll `fn` until it returns a truthy value (real time), or throw after `timeoutMs`. */
-export async function waitFor<T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 10_000, everyMs = 20): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as T;
-    if (Date.now() > deadline) throw new Error(`waitFor: condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
+/**
+ * The tests' one wait: poll `fn` (real time) until it gives a truthy value and return that value; vitest's
+ * `vi.waitUntil` fails the wait after `timeoutMs`. For observable state only (a key in flight, a journal entry).
+ */
+export function waitFor<T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 10_000, everyMs = 20): Promise<T> {
+  return vi.waitUntil(fn, { timeout: timeoutMs, interval: everyMs }) as Promise<T>;
 }
 
 /** Whether the provider holds `key` in flight (reserved, not yet answered) on `scope` for the principal of `token`. */
@@ -127,9 +130,9 @@ export function problemOf(res: CallResult, status: number, code: string): Record
 }
 
 /** The journal's request entry for a response, by its X-Request-ID. */
-export function journalEntryFor(provider: Provider, res: { headers: Headers }): import('../../src/fake-provider/index.js').RequestEntry {
+export function journalEntryFor(provider: Provider, res: { headers: Headers }): import('../../src/contract/index.js').RequestEntry {
   const id = res.headers.get('x-request-id');
   const e = provider.journal.all().find((x) => x.type === 'request' && x.request_id === id);
-  if (!e || e.type !== 'request') throw new Error(`no journal entry for request ${id}`);
+  if (e?.type !== 'request') throw new Error(`no journal entry for request ${id}`);
   return e;
 }

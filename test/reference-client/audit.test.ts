@@ -42,7 +42,7 @@ describe('audit log', () => {
     expect(bytes).not.toContain('Bearer');
   });
 
-  const attacks: [string, (s: SqliteOperationStore) => void | Promise<void>][] = [
+  const attacks: [string, (s: SqliteOperationStore) => unknown][] = [
     ['an edited line', (s) => s.raw.prepare("UPDATE audit SET detail = replace(detail, 'frank', 'mallory') WHERE detail LIKE '%frank%'").run()],
     ['an edited actor', (s) => s.raw.prepare("UPDATE audit SET actor = 'mallory' WHERE seq = 3").run()],
     ['a deleted line', (s) => s.raw.prepare('DELETE FROM audit WHERE seq = 4').run()],

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { WebhookEntry } from '../../src/fake-provider/model/journal.js';
+import type { WebhookEntry } from '../../src/contract/journal.js';
 import { bench, jobsCreatedFor, op, type Bench } from './harness.js';
 
 /** The five drills of conformance.md, in-process on a virtual clock (crash and stale lease are in drills-workers). */

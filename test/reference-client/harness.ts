@@ -1,10 +1,10 @@
 import { VirtualClock, type Clock } from '../../src/lib/clock.js';
 import type { OperationStore } from '../../src/reference-client/store/operation-store.js';
-import type { SubmitInput } from '../../src/lib/client-protocol.js';
+import type { SubmitInput } from '../../src/contract/client-protocol.js';
 import { createProvider, type Provider } from '../../src/fake-provider/index.js';
-import type { BehaviorInput } from '../../src/fake-provider/model/behavior.js';
-import type { FaultPlanInput } from '../../src/fake-provider/model/faults.js';
-import type { RequestEntry } from '../../src/fake-provider/model/journal.js';
+import type { BehaviorInput } from '../../src/contract/behavior.js';
+import type { FaultPlanInput } from '../../src/contract/faults.js';
+import type { RequestEntry } from '../../src/contract/journal.js';
 import { ReferenceClient } from '../../src/reference-client/client.js';
 import { drive, tempDir } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isAllowedTransition, isFinalState, UnknownOperationError } from '../../src/lib/client-protocol.js';
-import type { FaultRule } from '../../src/fake-provider/model/faults.js';
+import { isAllowedTransition, isFinalState, UnknownOperationError } from '../../src/contract/client-protocol.js';
+import type { FaultRule } from '../../src/contract/faults.js';
 import type { ReferenceClient } from '../../src/reference-client/client.js';
 import { SqliteOperationStore } from '../../src/reference-client/store/sqlite-store.js';
 import { bench, crashable, op, Pausable, type Bench } from './harness.js';

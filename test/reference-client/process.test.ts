@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { realClock } from '../../src/lib/clock.js';
 import { createProvider, serve, type Provider, type RunningServer } from '../../src/fake-provider/index.js';
-import type { RequestEntry } from '../../src/fake-provider/model/journal.js';
+import type { RequestEntry } from '../../src/contract/journal.js';
 import { ReferenceClient } from '../../src/reference-client/client.js';
 import { tempDir } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChangedRequestError, UnknownOperationError } from '../../src/lib/client-protocol.js';
-import type { BehaviorInput } from '../../src/fake-provider/model/behavior.js';
-import type { FaultPlanInput } from '../../src/fake-provider/model/faults.js';
+import { ChangedRequestError, UnknownOperationError } from '../../src/contract/client-protocol.js';
+import type { BehaviorInput } from '../../src/contract/behavior.js';
+import type { FaultPlanInput } from '../../src/contract/faults.js';
 import { verifyAudit } from '../../src/reference-client/index.js';
 import { bench, jobsCreatedFor, op, type Bench } from './harness.js';
 import { drive } from './helpers.js';

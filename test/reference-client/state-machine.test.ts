@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ALLOWED_TRANSITIONS, FINAL_STATES, OperationStateSchema, type OperationState } from '../../src/lib/client-protocol.js';
+import { ALLOWED_TRANSITIONS, FINAL_STATES, OperationStateSchema, type OperationState } from '../../src/contract/client-protocol.js';
 import { canTransition, EVIDENCE_CLASS, EVIDENCE_KINDS, RefusedTransitionError, transition, TRANSITIONS } from '../../src/reference-client/state-machine.js';
 
 const STATES = OperationStateSchema.options;

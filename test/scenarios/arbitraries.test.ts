@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FaultPlanSchema } from '../../src/fake-provider/model/faults.js';
-import { BehaviorConfigSchema } from '../../src/fake-provider/model/behavior.js';
+import { FaultPlanSchema } from '../../src/contract/faults.js';
+import { BehaviorConfigSchema } from '../../src/contract/behavior.js';
 import { faultPlanArb, harnessScheduleArb, scheduleArb, ScenarioSchema, workloadArb } from '../../src/scenarios/index.js';
 
 function issues(r: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) {
@@ -53,7 +53,7 @@ describe('arbitraries only produce valid data', () => {
     const routes = new Set<string>();
     fc.assert(
       fc.property(faultPlanArb, (p) => {
-        for (const r of p.rules ?? []) routes.add(r.on);
+        for (const r of p.rules ?? []) routes.add(String(r.on));
       }),
       { numRuns: 500 },
     );

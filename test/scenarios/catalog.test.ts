@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { catalog, getScenario, listScenarios, probedInvariants, ScenarioSchema, INVARIANT_IDS } from '../../src/scenarios/index.js';
+import { catalog, getScenario, listScenarios, probedInvariants, ScenarioSchema } from '../../src/scenarios/index.js';
+import { INVARIANT_IDS } from '../../src/contract/index.js';
 
 // The table of conformance.md, in order: the catalog must match it name for name.
 const TABLE = [
   'lost-create-response', 'crash-after-job-id', 'cancel-race', 'duplicate-webhook', 'stale-lease',
   'create-hang', 'rate-limited', 'flapping-5xx', 'error-after-commit', 'changed-parameters', 'foreign-job-id',
-  'never-finishes', 'cancel-unconfirmed', 'partial-batch', 'corrupt-result', 'error-row', 'one-shot-results',
+  'never-finishes', 'cancel-unconfirmed', 'cancel-after-end', 'partial-batch', 'corrupt-result', 'error-row', 'one-shot-results',
   'out-of-order-webhooks', 'dropped-webhooks', 'sync-completion', 'progress-lies', 'provider-restart',
 ];
 
 describe('scenario catalog', () => {
-  it('holds the 22 scenarios of conformance.md in table order', () => {
+  it('holds the 23 scenarios of conformance.md in table order', () => {
     expect(catalog.map((s) => s.name)).toEqual(TABLE);
   });
 
@@ -65,9 +66,9 @@ describe('catalog entries make their case happen', () => {
     expect(cancel.delay_ms).toBeLessThan(b.duration_ms);
   });
 
-  it('foreign-job-id loses the first answer and answers the replay with a foreign id', () => {
+  it('foreign-job-id loses the first answer, answers the replay with a foreign id, and lists a foreign job on the first find', () => {
     const rules = getScenario('foreign-job-id').faults.rules;
-    expect(rules.map((r) => [r.nth, r.fault.type])).toEqual([[1, 'lose_response'], [2, 'foreign_job_id']]);
+    expect(rules.map((r) => [r.on, r.nth, r.fault.type])).toEqual([['create', 1, 'lose_response'], ['create', 2, 'foreign_job_id'], ['list', 1, 'foreign_job_id']]);
   });
 
   it('flapping-5xx fails before commit on every request route', () => {

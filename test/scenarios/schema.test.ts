@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FaultPlanSchema } from '../../src/fake-provider/model/faults.js';
+import { FaultPlanSchema } from '../../src/contract/faults.js';
 import { parseScenario, ScenarioSchema, getScenario } from '../../src/scenarios/index.js';
 
 function issuePaths(input: unknown, schema: { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[] }[] } } }) {
@@ -71,7 +71,7 @@ describe('ScenarioSchema cross-checks', () => {
   });
 
   it('parseScenario names the scenario and the path in its error', () => {
-    expect(() => parseScenario({ ...base, name: 'bad-one', workload: [] })).toThrow(/scenario bad-one is invalid:\n {2}workload:/);
+    expect(() => parseScenario({ ...base, name: 'bad-one', workload: [] })).toThrow(/scenario bad-one is invalid:\n {2}✖ .*\n {4}→ at workload/);
   });
 
   it('a catalog scenario survives a JSON round trip (scenario files)', () => {

@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
-import { createProvider, serve, type Provider, type ProviderOptions, type RunningServer } from '../../src/fake-provider/index.js';
+import type { Provider, ProviderOptions, RunningServer } from '../../src/fake-provider/index.js';
+import { startProviderServer } from '../helpers/provider-server.js';
 import type { VerifyOptions } from '../../src/verify-provider/index.js';
 
 export interface Served {
@@ -9,22 +10,16 @@ export interface Served {
   stop(): Promise<void>;
 }
 
-/** Serve a provider over real HTTP on port 0, optionally behind a wrapper app (a deliberately broken provider). */
+/** Serve a provider over real HTTP on port 0 (the shared fixture), optionally behind a wrapper app (a deliberately broken provider). */
 export async function serveProvider(wrap?: (provider: Provider) => Hono<any>, options: ProviderOptions = {}): Promise<Served> {
-  const provider = createProvider(options);
-  const front = wrap ? { ...provider, app: wrap(provider) } : provider;
-  const server = await serve(front as Provider, { port: 0, host: '127.0.0.1' });
+  const ps = await startProviderServer(options, wrap);
   return {
-    provider,
-    server,
+    provider: ps.provider,
+    server: ps.server,
     opts: {
-      url: server.url, token: 'dev-token', token2: 'dev-token-2', otherTenantToken: 'other-tenant-token', reviewerToken: 'reviewer-token',
+      url: ps.url, token: 'dev-token', token2: 'dev-token-2', otherTenantToken: 'other-tenant-token', reviewerToken: 'reviewer-token',
       controlToken: 'control-token', waitMs: 8_000,
     },
-    stop: async () => {
-      await server.close();
-      await provider.idle();
-      provider.close();
-    },
+    stop: ps.stop,
   };
 }

@@ -1,4 +1,4 @@
-import { INVARIANTS } from '../invariants.js';
+import { INVARIANTS } from '../../contract/invariants.js';
 import { buildContext, type InvariantCheck } from './context.js';
 import { RunEvidenceSchema, type RunEvidenceInput } from './evidence.js';
 import type { InvariantResult, Verdict } from './verdict.js';

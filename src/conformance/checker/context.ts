@@ -1,4 +1,4 @@
-import type { InvariantId } from '../invariants.js';
+import type { InvariantId } from '../../contract/invariants.js';
 import type { CheckOptions, ProviderJob, RunEvidence } from './evidence.js';
 import { indexJournal, type JobFacts, type JournalIndex } from './journal-index.js';
 import { linkOperations, type OperationView } from './link.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { JournalEntrySchema } from '../../fake-provider/model/journal.js';
-import { JobStateSchema } from '../../fake-provider/model/job.js';
-import { CancelInputSchema, OperationRecordSchema, SubmitInputSchema } from '../../lib/client-protocol.js';
+import { JournalEntrySchema } from '../../contract/journal.js';
+import { JobStateSchema } from '../../contract/jobs.js';
+import { CancelInputSchema, OperationRecordSchema, SubmitInputSchema } from '../../contract/client-protocol.js';
 
 /**
  * Everything the judge looks at for one run. The runner collects it: the provider journal (ground truth), what

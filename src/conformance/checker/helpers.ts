@@ -1,6 +1,6 @@
-import type { RequestEntry } from '../../fake-provider/model/journal.js';
-import type { JobState } from '../../fake-provider/model/job.js';
-import { isFinalState, type HistoryEntry, type OperationRecord, type OperationState } from '../../lib/client-protocol.js';
+import type { RequestEntry } from '../../contract/journal.js';
+import type { JobState } from '../../contract/jobs.js';
+import { isFinalState, type HistoryEntry, type OperationRecord, type OperationState } from '../../contract/client-protocol.js';
 import type { Failure } from './verdict.js';
 
 /** Shared small helpers of the invariant modules. */

@@ -16,4 +16,3 @@ export {
 } from './evidence.js';
 export { VerdictSchema, InvariantResultSchema, FailureSchema, type Verdict, type InvariantResult, type Failure } from './verdict.js';
 export { backoffPolls } from './invariants/i08-bounded-polling.js';
-export { INVARIANTS, INVARIANT_IDS, InvariantIdSchema, type InvariantId, type InvariantInfo } from '../invariants.js';

@@ -1,5 +1,5 @@
-import type { JournalEntry, RequestEntry, TransitionEntry, WebhookEntry } from '../../fake-provider/model/journal.js';
-import { TERMINAL_JOB_STATES, type JobState } from '../../fake-provider/model/job.js';
+import type { JournalEntry, RequestEntry, TransitionEntry, WebhookEntry } from '../../contract/journal.js';
+import { TERMINAL_JOB_STATES, type JobState } from '../../contract/jobs.js';
 import type { RunEvidence } from './evidence.js';
 import { ms } from './helpers.js';
 
@@ -30,7 +30,10 @@ export function indexJournal(evidence: RunEvidence): JournalIndex {
   const jobs = new Map<string, JobFacts>();
   const facts = (job_id: string) => {
     let f = jobs.get(job_id);
-    if (!f) jobs.set(job_id, (f = { job_id, transitions: [], webhooks: [] }));
+    if (!f) {
+      f = { job_id, transitions: [], webhooks: [] };
+      jobs.set(job_id, f);
+    }
     return f;
   };
   for (const e of bySeq) {

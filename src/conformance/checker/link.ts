@@ -1,6 +1,6 @@
-import type { RequestEntry } from '../../fake-provider/model/journal.js';
+import type { RequestEntry } from '../../contract/journal.js';
 import { canonicalJson } from '../../lib/canonical-json.js';
-import type { OperationRecord } from '../../lib/client-protocol.js';
+import type { OperationRecord } from '../../contract/client-protocol.js';
 import type { CancelIntent, RunEvidence, Submission } from './evidence.js';
 import { normKey } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { HistoryEntrySchema } from '../../lib/client-protocol.js';
-import { InvariantIdSchema } from '../invariants.js';
+import { HistoryEntrySchema } from '../../contract/client-protocol.js';
+import { InvariantIdSchema } from '../../contract/invariants.js';
 
 /** One broken promise: which operation, what a person should do about it, and the lines that prove it. */
 export const FailureSchema = z.object({

@@ -1,46 +1,72 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { toJUnit } from './junit.js';
-import { toMarkdown } from './markdown.js';
-import { passed, runPassed, type Certification } from './summary.js';
+import { INVARIANT_IDS } from '../../contract/invariants.js';
+import { parseReportSpec, writeReportFiles, type ReportDoc, type ReportKind, type ReportTarget } from '../../lib/report-writers.js';
+import type { CertificationReport } from './schema.js';
 
-export type ReportKind = 'junit' | 'json' | 'md';
+export { parseReportSpec, type ReportKind, type ReportTarget };
 
-/** Parse `junit=PATH,json=PATH,md=PATH`. */
-export function parseReportSpec(spec: string): Array<{ kind: ReportKind; path: string }> {
-  return spec.split(',').filter(Boolean).map((part) => {
-    const [kind, ...rest] = part.split('=');
-    const path = rest.join('=');
-    if (!['junit', 'json', 'md'].includes(kind ?? '') || !path) throw new Error(`--report expects junit=PATH,json=PATH,md=PATH; got '${part}'`);
-    return { kind: kind as ReportKind, path };
-  });
-}
+const CELL = { held: '✓', broken: '✗', not_applicable: '·' } as const;
 
-export function toJson(c: Certification): string {
-  return JSON.stringify(
-    {
-      passed: passed(c), version: c.version, client: c.client, runner: c.runner, seed: c.seed, started_at: c.startedAt, wall_ms: c.wallMs,
-      shard: c.shard ? { index: c.shard.index, count: c.shard.count } : undefined,
-      merged_from: c.mergedFrom,
-      scenarios: c.scenarios.map((r, k) => ({ ...runJson(r), position: c.shard?.positions[k] ?? k })),
-      property: c.property && {
-        runs: c.property.runs, planned: c.property.planned, executed: c.property.executed, seed: c.property.seed, failed: c.property.failed,
-        path: c.property.path, shrinks: c.property.numShrinks, wall_ms: c.property.wallMs,
-        counterexample: c.property.counterexample && { scenario: c.property.counterexample.scenario, invariants: c.property.counterexample.run.verdict.invariants, run: runJson(c.property.counterexample.run) },
+/** The certification as the shared writers see it: the facts, the invariant totals, one row per case. */
+export function certificationDoc(r: CertificationReport): ReportDoc {
+  const c = r.counts;
+  const ts = r.time_scale;
+  return {
+    title: 'jobproof certificate',
+    suite: `jobproof ${r.version} — ${r.client}`,
+    passed: r.passed,
+    startedAt: r.started_at,
+    wallMs: r.wall_ms,
+    facts: [
+      ['client', `\`${r.client}\``],
+      ['runner', r.runner],
+      ['jobproof', r.version],
+      ['started', r.started_at],
+      ['seed', String(r.seed)],
+      [
+        'time scale',
+        `${ts.factor}× (${ts.source}${ts.client_start_ms !== null ? `; client start ${ts.client_start_ms} ms` : ''}${ts.provider_round_trip_ms !== null ? `; provider round trip ${ts.provider_round_trip_ms} ms` : ''})`,
+      ],
+      ['webhooks', r.webhooks ? 'the client listens for webhooks' : 'polling only: scenarios that only test webhooks are skipped'],
+      [
+        'cases',
+        `${r.cases.length}: ${c.pass} pass, ${c.fail} fail, ${c.not_exercised} not exercised, ${c.skipped} skipped, ${c.not_applicable} not applicable`,
+      ],
+      ['pass rule', r.pass_rule],
+      ['wall time', `${(r.wall_ms / 1000).toFixed(1)} s`],
+    ],
+    sections: [
+      {
+        heading: 'Invariants',
+        lines: [
+          '| id | name | verdict | broken in |',
+          '| --- | --- | --- | --- |',
+          ...r.invariants.map((t) => `| ${t.id} | ${t.name} | ${t.status} | ${t.broken_in.join(', ')} |`),
+        ],
       },
-    },
-    null,
-    2,
-  );
+    ],
+    caseColumns: ['kind', ...INVARIANT_IDS],
+    cases: r.cases.map((k) => ({
+      group: `jobproof.${k.kind}`,
+      name: k.name,
+      verdict: k.verdict,
+      // JUnit shows a skipped case's message only: say which verdict it is.
+      reason: k.reason && k.verdict !== 'fail' ? `${k.verdict}: ${k.reason}` : k.reason,
+      lines: k.failures,
+      failureType: 'invariant',
+      timeMs: k.wall_ms,
+      output: [],
+      errors: k.diagnostics,
+      cells: [k.kind, ...INVARIANT_IDS.map((id) => (k.invariants[id] ? CELL[k.invariants[id]] : ''))],
+    })),
+    legend:
+      '✓ held · not applicable ✗ broken. Verdicts: pass, fail, not_exercised (the client took another correct path the fault never met), skipped (not run, with the reason), not_applicable.',
+  };
 }
 
-function runJson(r: Certification['scenarios'][number]) {
-  return { scenario: r.scenario, ok: runPassed(r), verdict_ok: r.verdict.ok, timed_out: r.timedOut, vacuous: r.vacuous, run_ms: r.runMs, wall_ms: r.wallMs, invariants: r.verdict.invariants, diagnostics: r.diagnostics };
+export function toJson(r: CertificationReport): string {
+  return JSON.stringify(r, null, 2) + '\n';
 }
 
-export function writeReports(c: Certification, targets: Array<{ kind: ReportKind; path: string }>): void {
-  for (const t of targets) {
-    mkdirSync(dirname(t.path), { recursive: true });
-    writeFileSync(t.path, t.kind === 'junit' ? toJUnit(c) : t.kind === 'md' ? toMarkdown(c) : toJson(c) + '\n');
-  }
+export function writeReports(r: CertificationReport, targets: ReportTarget[]): void {
+  writeReportFiles(certificationDoc(r), toJson(r), targets);
 }

@@ -1,5 +1,5 @@
-import type { JournalEntry } from '../../fake-provider/model/journal.js';
-import type { CancelInput, OperationRecord, SubmitInput } from '../../lib/client-protocol.js';
+import type { JournalEntry } from '../../contract/journal.js';
+import type { CancelInput, OperationRecord, SubmitInput } from '../../contract/client-protocol.js';
 import type { ProviderJob } from '../checker/evidence.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { OperationRecord } from '../../lib/client-protocol.js';
+import type { OperationRecord } from '../../contract/client-protocol.js';
 import type { Scenario } from '../../scenarios/index.js';
 import type { RunEvidenceInput } from '../checker/evidence.js';
 import type { RunDriver } from './driver.js';

@@ -1,8 +1,9 @@
-import type { InProcessClientFactory } from '../../lib/client-protocol.js';
+import type { InProcessClientFactory } from '../../contract/client-protocol.js';
 import type { Scenario } from '../../scenarios/index.js';
 import { check, RunEvidenceSchema, type RunEvidence, type Verdict } from '../checker/index.js';
 import type { RunDriver } from './driver.js';
 import { executeScenario, type ExecuteOptions } from './execute.js';
+import { runOutcome, type CaseOutcome } from '../outcome.js';
 import { InProcessDriver } from './in-process/in-process-driver.js';
 import { ProcessDriver } from './process/process-driver.js';
 
@@ -13,6 +14,8 @@ export interface ScenarioRun {
   timedOut: boolean;
   /** Every invariant the scenario exists to probe was not applicable: the run tested nothing (e.g. no job created). */
   vacuous: boolean;
+  /** The run as a certification case (pass / fail / not_exercised), with the reason. */
+  outcome: CaseOutcome;
   /** Run-clock time (virtual for in-process runs). */
   runMs: number;
   /** Wall time this run took. */
@@ -26,17 +29,20 @@ async function runWith(s: Scenario, driver: RunDriver, opts: ExecuteOptions): Pr
     const result = await executeScenario(s, driver, opts);
     const evidence = RunEvidenceSchema.parse(result.evidence);
     const verdict = check(evidence);
-    const vacuous = s.invariants.every((id) => verdict.invariants.find((i) => i.id === id)?.status !== 'held' && verdict.invariants.find((i) => i.id === id)?.status !== 'broken');
-    return { scenario: s.name, verdict, evidence, timedOut: result.timedOut, vacuous, runMs: result.durationMs, wallMs: Date.now() - wall, diagnostics: driver.diagnostics() };
+    const { vacuous, ...outcome } = runOutcome(s, verdict, evidence, result.timedOut);
+    return { scenario: s.name, verdict, evidence, timedOut: result.timedOut, vacuous, outcome, runMs: result.durationMs, wallMs: Date.now() - wall, diagnostics: driver.diagnostics() };
   } finally {
     await driver.close();
   }
 }
 
 /** One scenario against a client command, as real processes over loopback. */
-export async function runScenarioProcess(s: Scenario, command: string, opts: ExecuteOptions & { token?: string } = {}): Promise<ScenarioRun> {
-  // Real processes are scheduled by a kernel shared with other work: a worker may wake late by a second or so.
-  const tolerances = { deadline_grace_ms: 2500, retry_after_tolerance_ms: 250, clock_tolerance_ms: 100, ...opts.tolerances };
+export async function runScenarioProcess(s: Scenario, command: string, opts: ExecuteOptions & { token?: string; timeScale?: number } = {}): Promise<ScenarioRun> {
+  // Real processes are scheduled by a kernel shared with other work: a worker may wake late by a second or so, and
+  // later still on a loaded machine. The calibrated time scale (which already stretched the scenario) stretches the
+  // grace for lateness too: lateness is judged against what the client could do under this load.
+  const f = Math.max(1, opts.timeScale ?? 1);
+  const tolerances = { deadline_grace_ms: Math.round(2500 * f), retry_after_tolerance_ms: 250, clock_tolerance_ms: Math.round(100 * f), ...opts.tolerances };
   return runWith(s, await ProcessDriver.start({ command, scenario: s, token: opts.token }), { ...opts, tolerances });
 }
 

@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../../fake-provider/model/journal.js';
+import type { JournalEntry } from '../../contract/journal.js';
 import type { ScenarioEvent } from '../../scenarios/index.js';
 
 /**

@@ -1,6 +1,5 @@
-import type { RequestEntry } from '../../fake-provider/model/journal.js';
-import type { ReliedApproval } from '../../reference-client/tasks/types.js';
-import type { TaskEvidence } from './evidence.js';
+import type { RequestEntry } from '../../contract/journal.js';
+import type { ReliedApproval, TaskEvidence } from './evidence.js';
 
 export const TASK_INVARIANTS = {
   T1: 'apply-once: each object changed at most once per approved proposal; the reported application is the provider\'s',
@@ -101,7 +100,7 @@ function t1(ev: TaskEvidence, lines: Map<string, TaskLine>): string[] {
   for (const { row } of ev.client.ops) {
     const pt = row.task_id ? ev.provider.tasks.find((t) => t.task_id === row.task_id) : undefined;
     if (row.state === 'applied') {
-      if (!pt || pt.state !== 'applied' || !pt.application) v.push(`op ${row.task_op_id}: reported applied, the provider's task is ${pt?.state ?? 'unknown'}`);
+      if (pt?.state !== 'applied' || !pt.application) v.push(`op ${row.task_op_id}: reported applied, the provider's task is ${pt?.state ?? 'unknown'}`);
       else if (!row.application || row.application.new_version !== pt.application.new_version || row.application.applied_at !== pt.application.applied_at) {
         v.push(`op ${row.task_op_id}: reported application ${JSON.stringify(row.application)} differs from the provider's ${JSON.stringify(pt.application)}`);
       }
@@ -173,7 +172,7 @@ function t4(ev: TaskEvidence, lines: Map<string, TaskLine>): string[] {
   for (const l of lines.values()) {
     for (const a of l.entries.filter((e) => e.route === 'apply' && e.effect === 'applied')) {
       const review = [...l.entries].reverse().find((e) => e.route === 'review' && e.effect === 'reviewed' && e.seq < a.seq);
-      if (!review || review.task_state !== 'approved') v.push(`task ${l.task_id}: applied (seq ${a.seq}) when the last review was not an approval`);
+      if (review?.task_state !== 'approved') v.push(`task ${l.task_id}: applied (seq ${a.seq}) when the last review was not an approval`);
       else if (review.tenant !== l.tenant) v.push(`task ${l.task_id}: applied under an approval from tenant ${review.tenant}`);
       else if (review.subject === l.initiator) v.push(`task ${l.task_id}: applied under the initiator's own approval`);
     }
@@ -181,7 +180,7 @@ function t4(ev: TaskEvidence, lines: Map<string, TaskLine>): string[] {
   for (const t of ev.provider.tasks.filter((x) => x.state === 'applied')) {
     const r = t.review;
     const p = t.result?.proposal;
-    if (!r || r.decision !== 'approved') v.push(`task ${t.task_id}: applied, its review is ${r?.decision ?? 'none'}`);
+    if (r?.decision !== 'approved') v.push(`task ${t.task_id}: applied, its review is ${r?.decision ?? 'none'}`);
     else if (r.reviewer === t.initiator) v.push(`task ${t.task_id}: applied under the initiator's approval`);
     else if (!p || r.proposal_version !== p.proposal_version || r.proposal_sha256 !== p.sha256) v.push(`task ${t.task_id}: applied under an approval of another proposal`);
   }

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { settle, VirtualClock, type Clock } from '../../lib/clock.js';
 import { seededIds } from '../../lib/ids.js';
-import { createProvider, IN_PROCESS_BASE, type RequestEntry } from '../../fake-provider/index.js';
-import type { TaskClient, TaskReport } from '../../reference-client/tasks/index.js';
+import { createProvider, IN_PROCESS_BASE } from '../../fake-provider/index.js';
+import type { RequestEntry } from '../../contract/index.js';
 import { checkTasks, type TaskVerdict } from './check.js';
-import type { HarnessEvent, ProviderTask, TaskEvidence } from './evidence.js';
+import { ClientTaskOpsSchema, TaskOpReportSchema, type HarnessEvent, type ProviderTask, type TaskClientUnderTest, type TaskEvidence, type TaskOpReport } from './evidence.js';
 import { TaskScenarioSchema, type TaskScenario, type TaskScenarioInput, type TaskStepAction } from './scenarios.js';
 
 export interface TaskClientEnv {
@@ -16,13 +16,13 @@ export interface TaskClientEnv {
   token: string;
   state: string;
 }
-export type TaskClientFactory = (env: TaskClientEnv) => TaskClient;
+export type TaskClientFactory = (env: TaskClientEnv) => TaskClientUnderTest;
 
 export interface TaskScenarioRun {
   scenario: string;
   verdict: TaskVerdict;
   evidence: TaskEvidence;
-  reports: TaskReport[];
+  reports: TaskOpReport[];
   /** Harness steps whose answer was not the one the scenario expected, and scenario expectations not met. */
   problems: string[];
   finished: boolean;
@@ -45,7 +45,7 @@ export async function runTaskScenario(input: TaskScenario | TaskScenarioInput, c
   const harness: HarnessEvent[] = [];
   const problems: string[] = [];
   const opTask = new Map<string, string>();
-  let client: TaskClient | null = null;
+  let client: TaskClientUnderTest | null = null;
   try {
     const control = async (method: string, path: string, body?: unknown) => {
       const res = await provider.fetch(`${IN_PROCESS_BASE}/_control${path}`, { method, headers: CONTROL, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -69,7 +69,7 @@ export async function runTaskScenario(input: TaskScenario | TaskScenarioInput, c
     for (const op of sc.ops) await c.submitTask({ task_op_id: op.task_op_id, object_ref: op.object_ref, object_version: versions.get(op.object_ref) ?? 1, input: op.input, deadline_ms: sc.limit_ms });
 
     const taskOf = async (opId: string): Promise<string | undefined> => {
-      const known = opTask.get(opId) ?? (await c.records()).find((r) => r.row.task_op_id === opId)?.row.task_id ?? undefined;
+      const known = opTask.get(opId) ?? ClientTaskOpsSchema.parse(await c.records()).find((r) => r.row.task_op_id === opId)?.row.task_id ?? undefined;
       if (known) opTask.set(opId, known);
       return known;
     };
@@ -122,7 +122,7 @@ export async function runTaskScenario(input: TaskScenario | TaskScenarioInput, c
     }
     const finished = done;
     if (!done) abort.abort(new Error('scenario time limit'));
-    const reports = await reportsP;
+    const reports = (await reportsP).map((r) => TaskOpReportSchema.parse(r));
     await Promise.all(pendingSteps);
 
     const tasksRes = await control('GET', '/tasks');
@@ -133,7 +133,7 @@ export async function runTaskScenario(input: TaskScenario | TaskScenarioInput, c
     });
     const evidence: TaskEvidence = {
       journal: provider.journal.all().filter((e): e is RequestEntry => e.type === 'request'),
-      client: { tenant: 'acme', subject: 'agent-1', ops: await c.records() },
+      client: { tenant: 'acme', subject: 'agent-1', ops: ClientTaskOpsSchema.parse(await c.records()) },
       provider: { tasks, objects },
       harness,
     };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { FaultRuleSchema } from '../../fake-provider/model/faults.js';
-import { PrincipalSchema } from '../../fake-provider/model/principals.js';
-import { TaskBehaviorSchema } from '../../fake-provider/tasks/model.js';
+import { FaultRuleSchema } from '../../contract/faults.js';
+import { PrincipalSchema } from '../../contract/principals.js';
+import { TaskBehaviorSchema } from '../../contract/tasks.js';
 
 /** A harness step on the run's clock: what reviewers, editors and administrators do while the client works. */
 export const TaskStepActionSchema = z.discriminatedUnion('type', [

@@ -1,8 +1,8 @@
 import { isoTime, type Clock, type TimerHandle } from '../../lib/clock.js';
 import type { IdSource } from '../../lib/ids.js';
-import type { Behavior } from '../model/behavior.js';
-import type { CreateJobBody, Job } from '../model/job.js';
-import type { Principal } from '../model/principals.js';
+import type { Behavior } from '../../contract/behavior.js';
+import type { CreateJobBody, Job } from '../../contract/jobs.js';
+import type { Principal } from '../../contract/principals.js';
 import type { Db } from '../store/database.js';
 import type { JobRow, JobsRepo } from '../store/jobs-repo.js';
 import type { JournalRepo } from '../store/journal-repo.js';
@@ -37,9 +37,10 @@ export class JobEngine {
 
   constructor(private readonly d: JobEngineDeps) {}
 
-  create(p: Principal, body: CreateJobBody, behavior: Behavior, meta: { key: string; trace_id: string | null }): JobRow {
+  /** `meta.id`: a dialect names its batches itself (`batch_…`, `msgbatch_…`); `meta.key` is null where no key is kept. */
+  create(p: Principal, body: CreateJobBody, behavior: Behavior, meta: { key: string | null; trace_id: string | null; id?: string }): JobRow {
     const now = this.d.clock.now();
-    const jobId = this.d.ids('job');
+    const jobId = meta.id ?? this.d.ids('job');
     const plan = planJob(behavior, now);
     const result = behavior.outcome === 'succeeded' ? resultDescriptor(jobId, behavior) : null;
     const error = behavior.outcome === 'failed' ? { code: 'job_failed', message: 'the job failed (simulated by its behaviour)' } : null;

@@ -1,5 +1,5 @@
 import { isoTime } from '../../lib/clock.js';
-import type { Job } from '../model/job.js';
+import type { Job } from '../../contract/jobs.js';
 import type { JobRow } from '../store/jobs-repo.js';
 import { progressAt } from './lifecycle.js';
 

@@ -1,5 +1,6 @@
-import type { Behavior } from '../model/behavior.js';
-import type { JobState, WebhookEventType } from '../model/job.js';
+import type { Behavior } from '../../contract/behavior.js';
+import type { JobState } from '../../contract/jobs.js';
+import type { WebhookEventType } from '../../contract/webhooks.js';
 
 /**
  * The job lifecycle as pure functions of (job, behaviour, time). No I/O: the engine applies the steps these

@@ -1,6 +1,6 @@
 import { sha256Base64, sha256Hex } from '../../lib/canonical-json.js';
-import type { Behavior } from '../model/behavior.js';
-import type { JobResult } from '../model/job.js';
+import type { Behavior } from '../../contract/behavior.js';
+import type { JobResult } from '../../contract/jobs.js';
 
 /**
  * Results are a pure function of the job id and its behaviour, so they need not be stored: the provider keeps

@@ -1,4 +1,4 @@
-import type { Fault, FaultPlan, FaultRoute, FaultRule } from '../model/faults.js';
+import type { Fault, FaultPlan, FaultRoute, FaultRule } from '../../contract/faults.js';
 
 /**
  * Fault decisions as a pure function of (plan, route, n-th request on that route, hits so far): the same seed and

@@ -1,4 +1,4 @@
-import { FaultPlanSchema, type FaultPlan, type FaultPlanInput, type FaultRoute } from '../model/faults.js';
+import { FaultPlanSchema, type FaultPlan, type FaultPlanInput, type FaultRoute } from '../../contract/faults.js';
 import type { SettingsRepo } from '../store/settings-repo.js';
 import { decide, emptyFaultState, ruleId, type FaultState, type FiredRule } from './decide.js';
 

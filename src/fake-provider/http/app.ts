@@ -1,17 +1,31 @@
 import { Hono } from 'hono';
+import { openApiDocument } from '../../contract/openapi/document.js';
 import { isoTime } from '../../lib/clock.js';
 import type { ProviderCore } from '../core.js';
 import type { ProviderModule } from '../module.js';
+import { MAX_BODY_BYTES } from './body.js';
 import { bodyGuard } from './body-guard.js';
 import { LOSS_HEADER, newDraft, type Ctx, type Env } from './context.js';
-import { NATIVE_MOUNT, type Mount } from './mount.js';
+import { NATIVE_MOUNT } from './mount.js';
 import { problem } from './problem.js';
 import { controlRoutes } from './routes/control-routes.js';
 import { ProviderClosedError } from './seam/index.js';
 
+let openApi: string | undefined;
+function openApiText(): string {
+  openApi ??= JSON.stringify(openApiDocument(), null, 2);
+  return openApi;
+}
+
 /** X-Trace-ID / X-Worker-ID as sent (trimmed): every request that carries one has it journalled and echoed. */
 function headerId(c: Ctx, name: string): string | null {
   return c.req.header(name)?.trim() || null;
+}
+
+/** `X-Lease-Token` (client-protocol.md "Lease tokens"): a fencing token is a whole number; anything else is none. */
+function leaseToken(c: Ctx): number | null {
+  const v = headerId(c, 'x-lease-token');
+  return v !== null && /^\d{1,15}$/.test(v) ? Number(v) : null;
 }
 
 /** Write the request's journal entry once its answer is known, and stamp the ids every answer carries. */
@@ -26,20 +40,16 @@ function journalRequest(core: ProviderCore, c: Ctx): void {
     status: res.status, code: d.code, delivery: d.delivery, fault: d.fault, job_state: d.job_state,
     retry_after: retryAfter !== null && retryAfter !== '' && !Number.isNaN(Number(retryAfter)) ? Number(retryAfter) : null,
     client_ref: d.client_ref,
+    // Only when sent: the journal's compact layout stores optional fields in `extra`, and most requests carry none.
+    ...(leaseToken(c) !== null ? { lease_token: leaseToken(c) } : {}),
     ...(d.listed ? { listed: d.listed } : {}),
     ...(d.task_id !== null ? { task_id: d.task_id, task_state: d.task_state } : {}),
     // Native entries stay as they were; a dialect's requests say which wire API they came in.
     ...(d.dialect !== 'native' ? { dialect: d.dialect } : {}),
+    ...(d.custom_ids ? { custom_ids: d.custom_ids } : {}),
+    ...(d.file_id ? { file_id: d.file_id } : {}),
+    ...(d.served_sha256 ? { served_sha256: d.served_sha256 } : {}),
   });
-}
-
-/** The mount serving `path`: the longest matching prefix a module declared, else native. */
-function mountFor(mounts: Array<{ prefix: string; mount: Mount }>, path: string): Mount {
-  let best: { prefix: string; mount: Mount } | undefined;
-  for (const m of mounts) {
-    if ((path === m.prefix || path.startsWith(`${m.prefix}/`)) && m.prefix.length > (best?.prefix.length ?? -1)) best = m;
-  }
-  return best?.mount ?? NATIVE_MOUNT;
 }
 
 /**
@@ -49,6 +59,10 @@ function mountFor(mounts: Array<{ prefix: string; mount: Mount }>, path: string)
 export function buildApp(core: ProviderCore, modules: ProviderModule[], extendControl?: Parameters<typeof controlRoutes>[1]): Hono<Env> {
   const app = new Hono<Env>();
   const mounts = modules.flatMap((m) => m.mounts ?? []);
+  const mountOf = (path: string) => mounts.find((m) => path === m.prefix || path.startsWith(`${m.prefix}/`));
+
+  // The API description, before the journal middleware: not journalled, no faults, no token (it describes, it does nothing).
+  app.get('/openapi.json', () => new Response(openApiText(), { headers: { 'content-type': 'application/json' } }));
 
   app.use('*', async (c, next) => {
     c.set('requestId', core.ids('req'));
@@ -56,10 +70,9 @@ export function buildApp(core: ProviderCore, modules: ProviderModule[], extendCo
     c.set('traceId', headerId(c, 'x-trace-id'));
     c.set('workerId', headerId(c, 'x-worker-id'));
     c.set('draft', newDraft());
-    // Chosen first, so that every answer — even the body guard's 413 — has the shape of the API it was asked in.
-    const m = mounts.length ? mountFor(mounts, c.req.path) : NATIVE_MOUNT;
-    c.set('mount', m);
-    c.get('draft').dialect = m.dialect;
+    const served = mountOf(c.req.path)?.mount ?? NATIVE_MOUNT;
+    c.set('mount', served);
+    c.get('draft').dialect = served.dialect;
     // Catch up on everything that fell due since the last timer, so an answer never shows a stale job.
     for (const m of modules) m.tick();
     await next();
@@ -71,6 +84,7 @@ export function buildApp(core: ProviderCore, modules: ProviderModule[], extendCo
     }
     if (!isControl) journalRequest(core, c);
     c.res.headers.set('x-request-id', c.get('requestId'));
+    if (served.requestIdHeader) c.res.headers.set(served.requestIdHeader, c.get('requestId'));
     const trace = c.get('traceId');
     // Echoed byte for byte; a value with non-ASCII bytes cannot be (the writer re-encodes it), so it is only journalled.
     if (trace && /^[\x20-\x7e\t]+$/.test(trace)) c.res.headers.set('x-trace-id', trace);
@@ -78,7 +92,7 @@ export function buildApp(core: ProviderCore, modules: ProviderModule[], extendCo
     if (loss) c.res.headers.set(LOSS_HEADER, loss);
   });
 
-  app.use('*', bodyGuard());
+  app.use('*', bodyGuard((path) => mountOf(path)?.maxBodyBytes ?? MAX_BODY_BYTES));
 
   for (const m of modules) m.routes(app);
 

@@ -1,5 +1,5 @@
 import type { ProviderCore } from '../core.js';
-import type { Principal } from '../model/principals.js';
+import type { Principal } from '../../contract/principals.js';
 import type { Ctx } from './context.js';
 import { bearerToken, NATIVE_MOUNT } from './mount.js';
 import { problem } from './problem.js';

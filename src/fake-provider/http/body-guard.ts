@@ -10,8 +10,8 @@ import { problem } from './problem.js';
  */
 export const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
 
-function tooLarge(c: Ctx, close: boolean): Response {
-  const detail = `request bodies are limited to ${MAX_BODY_BYTES} bytes`;
+function tooLarge(c: Ctx, close: boolean, max: number): Response {
+  const detail = `request bodies are limited to ${max} bytes`;
   return problem(c, 413, 'payload_too_large', detail, {}, close ? { connection: 'close' } : {});
 }
 
@@ -34,18 +34,21 @@ export async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, see
  * DRAIN_LIMIT_BYTES). Only POST/PUT/PATCH are guarded (wrapping every GET's stream cost 8 % of a status read), and
  * a declared Content-Length within the limit passes without buffering.
  */
-export function bodyGuard(): MiddlewareHandler<Env> {
+export function bodyGuard(limitFor: (path: string) => number = () => MAX_BODY_BYTES): MiddlewareHandler<Env> {
   return async (c, next) => {
     const method = c.req.method;
     if (method !== 'POST' && method !== 'PUT' && method !== 'PATCH') return next();
+    // The dialects carry whole batches in one body: their prefixes have a larger limit (dialects/mount.ts).
+    const max = limitFor(c.req.path);
+    const drainLimit = Math.max(DRAIN_LIMIT_BYTES, max);
     const raw = c.req.raw;
     if (!raw.body) return next();
     const declared = raw.headers.has('transfer-encoding') ? null : raw.headers.get('content-length');
     if (declared !== null) {
       const length = Number.parseInt(declared, 10);
-      if (!(length > MAX_BODY_BYTES)) return next();
-      if (length > DRAIN_LIMIT_BYTES) return tooLarge(c, true);
-      return tooLarge(c, !(await drain(raw.body.getReader(), 0, DRAIN_LIMIT_BYTES)));
+      if (!(length > max)) return next();
+      if (length > drainLimit) return tooLarge(c, true, max);
+      return tooLarge(c, !(await drain(raw.body.getReader(), 0, drainLimit)), max);
     }
     // Chunked: buffer up to the limit for the route, then drain whatever is beyond it.
     const reader = raw.body.getReader();
@@ -55,7 +58,7 @@ export function bodyGuard(): MiddlewareHandler<Env> {
       const { done, value } = await reader.read();
       if (done) break;
       size += value.length;
-      if (size > MAX_BODY_BYTES) return tooLarge(c, !(await drain(reader, size, DRAIN_LIMIT_BYTES)));
+      if (size > max) return tooLarge(c, !(await drain(reader, size, drainLimit)), max);
       chunks.push(value);
     }
     c.req.raw = new Request(raw, { body: Buffer.concat(chunks, size) });

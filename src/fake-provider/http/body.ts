@@ -25,12 +25,12 @@ export function zodErrors(error: z.ZodError): Array<{ path: string; message: str
   return error.issues.map((i) => ({ path: i.path.length ? i.path.map(String).join('.') : '(body)', message: i.message }));
 }
 
-/** Read and validate a JSON body. `optional` treats an empty body as `{}`. */
-export async function readJson<S extends z.ZodType>(c: Ctx, schema: S, optional = false): Promise<Parsed<z.output<S>>> {
+/** Read and validate a JSON body. `optional` treats an empty body as `{}`; the dialects carry whole batches (`maxBytes`). */
+export async function readJson<S extends z.ZodType>(c: Ctx, schema: S, optional = false, maxBytes = MAX_BODY_BYTES): Promise<Parsed<z.output<S>>> {
   const text = await c.req.text();
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
+  if (Buffer.byteLength(text) > maxBytes) {
     // The body guard (body-guard.ts) answers first on every served route; this holds for a body read in full anyway.
-    return { ok: false, response: problem(c, 413, 'payload_too_large', `request bodies are limited to ${MAX_BODY_BYTES} bytes`) };
+    return { ok: false, response: problem(c, 413, 'payload_too_large', `request bodies are limited to ${maxBytes} bytes`) };
   }
   let raw: unknown;
   if (text.trim() === '' && optional) raw = {};

@@ -1,12 +1,9 @@
 import type { Context } from 'hono';
 import type { FiredRule } from '../faults/decide.js';
-import type { Effect, FiredFault } from '../model/journal.js';
-import type { JobState } from '../model/job.js';
-import type { Principal } from '../model/principals.js';
-import type { Mount } from './mount.js';
-
-/** The wire API a request was made in (dialects.md); set by the mount serving it. */
-export type Dialect = 'native' | 'openai' | 'anthropic';
+import type { Effect, FiredFault } from '../../contract/journal.js';
+import type { JobState } from '../../contract/jobs.js';
+import type { Principal } from '../../contract/principals.js';
+import type { Dialect, Mount } from './mount.js';
 
 /** What a handler learns about its request, written to the journal once the answer is known. */
 export interface JournalDraft {
@@ -27,6 +24,12 @@ export interface JournalDraft {
   delivery: 'delivered' | 'lost' | 'delayed';
   loss: 'reset' | 'hang' | null;
   listed?: Array<{ job_id: string; state: JobState }>;
+  /** Dialects: the `custom_id`s of a batch's requests (create, upload), by which the judge links batches to operations. */
+  custom_ids?: string[];
+  /** Dialects: the file an OpenAI Files request created or read, or a create named as its input. */
+  file_id?: string;
+  /** Dialects: SHA-256 (hex) of the results body a `results_served` answer handed out (OpenAI: of that file). */
+  served_sha256?: string;
 }
 
 export type Vars = {

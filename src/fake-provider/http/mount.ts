@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
-import type { Env } from './context.js';
-import type { Dialect } from './context.js';
+
+/** The wire API a request was made in (dialects.md); set by the mount serving it. */
+export type Dialect = 'native' | 'openai' | 'anthropic';
 
 /** An error as the provider means it; a mount's renderer gives it that API's wire shape. */
 export interface ApiError {
@@ -27,6 +28,8 @@ export interface Mount {
   renderError: ErrorRenderer;
   /** The token a principal is looked up by, or null when the request carries none. */
   credentials(headers: Headers): string | null;
+  /** Another header the API's SDK reads the request id from (Anthropic: `request-id`), besides `X-Request-ID`. */
+  requestIdHeader?: string;
 }
 
 const TITLES: Record<number, string> = {
@@ -59,7 +62,8 @@ export function bearerToken(headers: Headers): string | null {
 export const NATIVE_MOUNT: Mount = { dialect: 'native', renderError: problemDetails, credentials: bearerToken };
 
 /** Middleware for a dialect's sub-app: its routes answer errors in `m`'s shape and are journalled with its dialect. */
-export function mount(m: Mount): MiddlewareHandler<Env> {
+// Typed by the two variables it sets, not by http/context's Env, so that context.ts may import Mount without a cycle.
+export function mount(m: Mount): MiddlewareHandler<{ Variables: { mount: Mount; draft: { dialect: Dialect } } }> {
   return async (c, next) => {
     c.set('mount', m);
     c.get('draft').dialect = m.dialect;

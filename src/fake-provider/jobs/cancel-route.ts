@@ -1,5 +1,5 @@
 import type { ProviderCore } from '../core.js';
-import { CancelBodySchema } from '../model/job.js';
+import { CancelBodySchema } from '../../contract/jobs.js';
 import { readJson } from '../http/body.js';
 import type { Ctx } from '../http/context.js';
 import { parseIdempotencyKey } from '../http/idempotency-key.js';

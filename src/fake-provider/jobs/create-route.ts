@@ -1,8 +1,8 @@
 import { fingerprint } from '../../lib/canonical-json.js';
 import { isoTime } from '../../lib/clock.js';
 import type { ProviderCore } from '../core.js';
-import { behaviorFor } from '../model/behavior.js';
-import { CreateJobBodySchema } from '../model/job.js';
+import { behaviorFor } from '../../contract/behavior.js';
+import { CreateJobBodySchema } from '../../contract/jobs.js';
 import type { StoredAnswer } from '../store/idempotency-repo.js';
 import { readJson, type Parsed } from '../http/body.js';
 import type { Ctx } from '../http/context.js';

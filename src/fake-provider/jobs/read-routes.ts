@@ -1,7 +1,6 @@
-import { z } from 'zod';
 import type { ProviderCore } from '../core.js';
 import { servedResults } from '../engine/results.js';
-import { isTerminal } from '../model/job.js';
+import { FindJobsQuerySchema, isTerminal } from '../../contract/jobs.js';
 import type { JobRow } from '../store/jobs-repo.js';
 import { zodErrors } from '../http/body.js';
 import type { Ctx } from '../http/context.js';
@@ -30,18 +29,12 @@ export function readJob(core: ProviderCore, c: Ctx): Response {
   return json(core.engine.view(job), 200, headers);
 }
 
-const FindQuerySchema = z.object({
-  client_ref: z.string().min(1).max(200).optional(),
-  idempotency_key: z.string().min(1).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().regex(/^c[0-9]+$/, 'cursor must be a value returned as next_cursor').optional(),
-});
 
 /** `GET /v1/jobs?client_ref|idempotency_key&limit&cursor`: newest first, own tenant (own subject for a key). */
 export function findJobs(core: ProviderCore, c: Ctx): Response {
   const p = c.var.principal;
   const draft = c.var.draft;
-  const q = FindQuerySchema.safeParse(c.req.query());
+  const q = FindJobsQuerySchema.safeParse(c.req.query());
   if (!q.success) return problem(c, 400, 'invalid_request', 'invalid query parameters', { errors: zodErrors(q.error) });
   let subjectKey: { subject: string; key: string } | undefined;
   if (q.data.idempotency_key !== undefined) {

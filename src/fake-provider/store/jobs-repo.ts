@@ -1,5 +1,5 @@
-import type { Behavior } from '../model/behavior.js';
-import type { JobResult, JobState } from '../model/job.js';
+import type { Behavior } from '../../contract/behavior.js';
+import type { JobResult, JobState } from '../../contract/jobs.js';
 import { statementCache, type Db } from './database.js';
 
 export interface JobRow {

@@ -1,5 +1,5 @@
 import { isoTime } from '../../lib/clock.js';
-import type { JournalEntry } from '../model/journal.js';
+import type { JournalEntry } from '../../contract/journal.js';
 
 /**
  * How a journal entry is laid out in its SQLite row (migration 2). The JSON of 0.1.0 cost ~640 bytes per entry on

@@ -1,4 +1,4 @@
-import type { JournalEntry } from '../model/journal.js';
+import type { JournalEntry } from '../../contract/journal.js';
 import type { Db } from './database.js';
 import { decodeRow, encodeEntry, JOURNAL_COLUMNS, type JournalRow } from './journal-codec.js';
 

@@ -8,7 +8,7 @@ import { errorAnswer, problem, type ProblemExtras } from '../http/problem.js';
 import { described, inProgress, reserveThenHold, storedResponse, unexecuted } from '../http/seam/index.js';
 import type { KeyScope, StoredAnswer } from '../store/idempotency-repo.js';
 import { badKey } from './create-route.js';
-import { ApplyBodySchema } from './model.js';
+import { ApplyBodySchema } from '../../contract/tasks.js';
 import { noteTask, taskNotFound } from './read-routes.js';
 import type { TaskService } from './task-service.js';
 

@@ -1,5 +1,5 @@
 import type { Db } from '../store/database.js';
-import type { AuditEvent } from './model.js';
+import type { AuditEvent } from '../../contract/tasks.js';
 
 export type NewAuditEvent = Omit<AuditEvent, 'seq'>;
 

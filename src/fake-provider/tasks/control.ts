@@ -1,12 +1,12 @@
 import type { Hono } from 'hono';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { isoTime } from '../../lib/clock.js';
 import type { ProviderCore } from '../core.js';
 import { zodErrors } from '../http/body.js';
 import type { Ctx, Env } from '../http/context.js';
 import { json, problem } from '../http/problem.js';
-import type { Principal } from '../model/principals.js';
-import { ObjectRefSchema, PutObjectBodySchema, PutPrincipalsBodySchema, TaskBehaviorSchema } from './model.js';
+import type { Principal } from '../../contract/principals.js';
+import { ObjectRefSchema, PutObjectBodySchema, PutPrincipalsBodySchema, TaskBehaviorSchema } from '../../contract/tasks.js';
 import type { TaskService } from './task-service.js';
 
 async function body<S extends z.ZodType>(c: Ctx, schema: S): Promise<{ ok: true; value: z.output<S> } | { ok: false; response: Response }> {

@@ -8,7 +8,8 @@ import { parseIdempotencyKey, type KeyParse } from '../http/idempotency-key.js';
 import { problem } from '../http/problem.js';
 import { described, inProgress, reserveThenHold, storedResponse, unexecuted } from '../http/seam/index.js';
 import type { KeyScope, StoredAnswer } from '../store/idempotency-repo.js';
-import { CreateTaskBodySchema, type TaskRow } from './model.js';
+import { CreateTaskBodySchema } from '../../contract/tasks.js';
+import type { TaskRow } from './model.js';
 import { noteTask } from './read-routes.js';
 import type { TaskService } from './task-service.js';
 

@@ -1,5 +1,6 @@
 import { canonicalJson, sha256Hex } from '../../lib/canonical-json.js';
-import type { Change, Draft, ObjectRow, Proposal } from './model.js';
+import type { Change, Draft, Proposal } from '../../contract/tasks.js';
+import type { ObjectRow } from './model.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 

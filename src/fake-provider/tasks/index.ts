@@ -6,7 +6,7 @@ import { TaskService } from './task-service.js';
 
 export { TaskService } from './task-service.js';
 export { registerTaskRoutes } from './routes.js';
-export * from './model.js';
+export type { ObjectRow, TaskRow } from './model.js';
 export { makeDraft, mergePatch, proposalSha } from './draft.js';
 export { TASK_TRANSITIONS, canTransition, needsRedraft, reviewOutcome, applyGate } from './task-machine.js';
 

@@ -2,7 +2,8 @@ import { isoTime } from '../../lib/clock.js';
 import type { ProviderCore } from '../core.js';
 import type { Ctx } from '../http/context.js';
 import { json, problem } from '../http/problem.js';
-import { ObjectRefSchema, type TaskRow } from './model.js';
+import { ObjectRefSchema } from '../../contract/tasks.js';
+import type { TaskRow } from './model.js';
 import type { TaskService } from './task-service.js';
 
 export function noteTask(c: Ctx, t: Pick<TaskRow, 'task_id' | 'state'>): void {

@@ -1,7 +1,7 @@
 import { readJson } from '../http/body.js';
 import type { Ctx } from '../http/context.js';
 import { json, problem } from '../http/problem.js';
-import { ReviewBodySchema } from './model.js';
+import { ReviewBodySchema } from '../../contract/tasks.js';
 import { noteTask, taskNotFound } from './read-routes.js';
 import type { TaskService } from './task-service.js';
 

@@ -1,5 +1,6 @@
-import type { Principal } from '../model/principals.js';
-import { isFinalTaskState, type ReviewBody, type TaskRow, type TaskState } from './model.js';
+import type { Principal } from '../../contract/principals.js';
+import { isFinalTaskState, type ReviewBody, type TaskState } from '../../contract/tasks.js';
+import type { TaskRow } from './model.js';
 
 /**
  * The task state machine as pure functions: which transitions exist, what a review or an apply may do from a given

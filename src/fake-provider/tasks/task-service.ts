@@ -1,12 +1,13 @@
 import { fingerprint } from '../../lib/canonical-json.js';
 import { isoTime, type Clock, type TimerHandle } from '../../lib/clock.js';
 import type { IdSource } from '../../lib/ids.js';
-import type { Principal } from '../model/principals.js';
+import type { Principal } from '../../contract/principals.js';
 import type { Db } from '../store/database.js';
 import type { SettingsRepo } from '../store/settings-repo.js';
 import { AuditRepo, type NewAuditEvent } from './audit-repo.js';
 import { makeDraft, mergePatch, proposalSha } from './draft.js';
-import { TaskBehaviorSchema, type AuditEvent, type CreateTaskBody, type ObjectRow, type ReviewBody, type TaskBehavior, type TaskBehaviorInput, type TaskRow, type TaskState, type TaskView } from './model.js';
+import { TaskBehaviorSchema, type AuditEvent, type CreateTaskBody, type ReviewBody, type TaskBehavior, type TaskBehaviorInput, type TaskState, type TaskView } from '../../contract/tasks.js';
+import type { ObjectRow, TaskRow } from './model.js';
 import { ObjectsRepo } from './objects-repo.js';
 import { TASK_TABLES } from './schema.js';
 import { applyGate, canTransition, needsRedraft, nextDraftStep, reviewOutcome, type ApplyGate, type Refusal } from './task-machine.js';

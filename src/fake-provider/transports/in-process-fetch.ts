@@ -30,6 +30,7 @@ export async function enactLoss(res: Response, signal: AbortSignal | null | unde
 }
 
 /** A `fetch` bound to the provider app: no socket, same failure surface as a real fetch. */
+// biome-ignore lint/suspicious/noExplicitAny: any app, whatever its Env; only app.fetch is used
 export function inProcessFetch(app: Hono<any>): typeof fetch {
   return async (input: RequestInfo | URL, init?: RequestInit) => {
     const req =

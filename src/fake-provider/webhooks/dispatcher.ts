@@ -1,7 +1,8 @@
 import { isoTime, type Clock } from '../../lib/clock.js';
 import type { IdSource } from '../../lib/ids.js';
 import type { FaultEngine } from '../faults/fault-engine.js';
-import type { Job, WebhookEventType } from '../model/job.js';
+import type { Job } from '../../contract/jobs.js';
+import type { WebhookEventType } from '../../contract/webhooks.js';
 import type { JournalRepo } from '../store/journal-repo.js';
 import { signDelivery } from './signing.js';
 import type { WebhookRepo, WebhookRow } from './webhook-repo.js';
@@ -33,22 +34,38 @@ export interface DispatcherDeps {
   isClosed: () => boolean;
 }
 
+export type EventShaper = (jobId: string, jobEvent: WebhookEventType, eventId: string, at: number) => { type: string; payload: string } | null;
+
+const FINAL_EVENTS: ReadonlySet<string> = new Set(['job.succeeded', 'job.failed', 'job.cancelled', 'job.expired']);
+
 /** Queues signed job events, applies webhook faults, delivers with retries, and journals every attempt. */
 export class WebhookDispatcher {
   private readonly inflight = new Set<Promise<void>>();
+  private readonly shapers = new Map<string, EventShaper>();
 
   constructor(private readonly d: DispatcherDeps) {}
 
+  /**
+   * A dialect's own events for jobs of its kinds: the shaper turns a job event into the dialect's event (its type and
+   * body), or null when the dialect sends none for it.
+   */
+  shapeKind(kind: string, shaper: EventShaper): void {
+    this.shapers.set(kind, shaper);
+  }
+
   /** Queue one event for a job's state change (inside the caller's transaction). */
-  enqueue(job: { job_id: string; tenant: string; webhook_url: string | null }, type: WebhookEventType, data: Job, at: number): void {
+  enqueue(job: { job_id: string; tenant: string; webhook_url: string | null; kind?: string }, jobType: WebhookEventType, data: Job, at: number): void {
     if (!job.webhook_url) return;
     const eventId = this.d.ids('evt');
-    const payload = JSON.stringify({ id: eventId, type, created_at: isoTime(at), data });
+    const shaper = job.kind === undefined ? undefined : this.shapers.get(job.kind);
+    const shaped = shaper ? shaper(job.job_id, jobType, eventId, at) : { type: jobType, payload: JSON.stringify({ id: eventId, type: jobType, created_at: isoTime(at), data }) };
+    if (!shaped) return;
+    const { type, payload } = shaped;
+    const final = FINAL_EVENTS.has(jobType);
     const fired = this.d.faults.decide('webhook');
     const fault = fired ? JSON.stringify({ rule_id: fired.rule_id, type: fired.fault.type }) : null;
     const base = { event_id: eventId, job_id: job.job_id, tenant: job.tenant, url: job.webhook_url, type, payload, fault, copies: 1 };
     const f = fired?.fault;
-    const final = type === 'job.succeeded' || type === 'job.failed' || type === 'job.cancelled' || type === 'job.expired';
     if (f?.type === 'drop') {
       this.d.repo.insert({ ...base, next_attempt_at: null, status: 'dropped' });
       this.d.journal.append({
@@ -75,7 +92,9 @@ export class WebhookDispatcher {
   /** Held (reordered) events go out after the final one, newest first. */
   private releaseHeld(jobId: string, at: number): void {
     const held = this.d.repo.held(jobId).reverse();
-    held.forEach((w, i) => this.d.repo.update(w.event_id, { status: 'pending', next_attempt_at: at + (i + 1) * this.d.options.reorderSpacingMs }));
+    held.forEach((w, i) => {
+      this.d.repo.update(w.event_id, { status: 'pending', next_attempt_at: at + (i + 1) * this.d.options.reorderSpacingMs });
+    });
   }
 
   /** Start every delivery that is due. Deliveries run in the background; `idle()` waits for them. */

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { isAllowedTransition } from '../../lib/client-protocol.js';
+import { isAllowedTransition } from '../../contract/client-protocol.js';
 import type { StoredHistoryEntry } from '../types.js';
 
 type Entry = Omit<StoredHistoryEntry, 'from'> & { from?: StoredHistoryEntry['from'] };
@@ -30,14 +30,16 @@ export async function appendHistoryPg(
   }
 }
 
-export function historyFromRow(r: Record<string, string | null>): StoredHistoryEntry {
+export function historyFromRow(r: Record<string, string | number | null>): StoredHistoryEntry {
   return {
-    at: r.at!,
-    actor: r.actor!,
+    at: String(r.at),
+    actor: String(r.actor),
     from: r.from_state as StoredHistoryEntry['from'],
     to: r.to_state as StoredHistoryEntry['to'],
-    cause: r.cause!,
-    evidence: JSON.parse(r.evidence!),
+    cause: String(r.cause),
+    evidence: JSON.parse(String(r.evidence)),
     remote_state: r.remote_state as StoredHistoryEntry['remote_state'],
+    // The token the line was written under; the submit line (seq 1) is written under no lease.
+    lease_token: Number(r.seq) === 1 ? null : r.fencing_token === null ? null : Number(r.fencing_token),
   };
 }

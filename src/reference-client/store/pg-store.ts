@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { isFinalState } from '../../lib/client-protocol.js';
+import { isFinalState } from '../../contract/client-protocol.js';
 import { chain, GENESIS_HASH } from '../audit.js';
 import type { AuditInput, AuditRow, CancelIntent, OperationRow, StoredHistoryEntry } from '../types.js';
 import type { CommitOutcome, FencedChange, InsertOutcome, Lease, OperationStore } from './operation-store.js';
@@ -10,6 +10,13 @@ import { appendHistoryPg, historyFromRow } from './pg-history.js';
 import { COLUMNS, fromDb, toDb } from './sqlite-schema.js';
 
 type Q = pg.Pool | pg.PoolClient;
+
+/**
+ * Times and counters are BIGINT/INTEGER columns; a scaled clock or a Retry-After of 1.5 s can make a fractional
+ * millisecond, which SQLite stores as it is and PostgreSQL refuses. Rounded up: a hold is never shortened.
+ */
+const ms = (x: number) => Math.ceil(x);
+const pgValue = (v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? Math.ceil(v) : v);
 
 /**
  * PostgreSQL backend for a fleet of workers on many machines. READ COMMITTED with explicit row locks: a claim takes
@@ -43,7 +50,7 @@ export class PgOperationStore implements OperationStore {
 
   async insertOperation(row: OperationRow, first: StoredHistoryEntry, audit: AuditInput[]): Promise<InsertOutcome> {
     return this.tx(async (c) => {
-      const values: unknown[] = COLUMNS.map((k) => toDb(k, row[k]));
+      const values: unknown[] = COLUMNS.map((k) => pgValue(toDb(k, row[k])));
       values.push(isFinalState(row.state) ? 0 : 1);
       const params = values.map((_, i) => `$${i + 1}`).join(', ');
       const r = await c.query(`INSERT INTO operations (${COLUMNS.join(', ')}, is_open) VALUES (${params}) ON CONFLICT (operation_id) DO NOTHING`, values);
@@ -76,7 +83,7 @@ export class PgOperationStore implements OperationStore {
       // The first intent wins: a second cancel must not move the deadline or make a second owner send again.
       await c.query(
         'UPDATE operations SET cancel = $1, next_poll_at = GREATEST($2::bigint, not_before) WHERE operation_id = $3 AND cancel IS NULL AND is_open = 1',
-        [JSON.stringify(intent), intent.requested_at, operationId],
+        [JSON.stringify(intent), ms(intent.requested_at), operationId],
       );
       await appendAuditTx(c, audit);
       return true;
@@ -89,7 +96,7 @@ export class PgOperationStore implements OperationStore {
       // now is simply not ours this turn) and lease them; a lease we still hold at the token we know keeps its
       // token, any other is taken with the next one. next_poll_at one lease ahead: out of the due set while we step
       // it, due again exactly when a dead owner's lease ends.
-      const expires = now + leaseMs;
+      const expires = ms(now + leaseMs);
       const r = await c.query<{ operation_id: string; fencing_token: number; prev_owner: string | null; due_at: number }>(
         `WITH due AS (
            SELECT operation_id, lease_owner, fencing_token, next_poll_at FROM operations
@@ -101,7 +108,7 @@ export class PgOperationStore implements OperationStore {
          FROM due LEFT JOIN held ON held.id = due.operation_id
          WHERE o.operation_id = due.operation_id
          RETURNING o.operation_id, o.fencing_token, due.fencing_token AS prev_token, due.lease_owner AS prev_owner, due.next_poll_at AS due_at`,
-        [now, owner, limit, [...held.keys()], [...held.values()], expires],
+        [ms(now), owner, limit, [...held.keys()], [...held.values()], expires],
       );
       const rows = r.rows.sort((a, b) => a.due_at - b.due_at || (a.operation_id < b.operation_id ? -1 : 1));
       const taken: AuditInput[] = rows
@@ -115,9 +122,9 @@ export class PgOperationStore implements OperationStore {
   async renew(lease: Lease, now: number, leaseMs: number): Promise<boolean> {
     const r = await (await this.db()).query(
       'UPDATE operations SET lease_expires_at = $1 WHERE operation_id = $2 AND lease_owner = $3 AND fencing_token = $4 AND is_open = 1',
-      [now + leaseMs, lease.operation_id, lease.owner, lease.token],
+      [ms(now + leaseMs), lease.operation_id, lease.owner, lease.token],
     );
-    if (r.rowCount === 1) lease.expires_at = now + leaseMs;
+    if (r.rowCount === 1) lease.expires_at = ms(now + leaseMs);
     return r.rowCount === 1;
   }
 
@@ -140,9 +147,12 @@ export class PgOperationStore implements OperationStore {
       if (last && last.to !== target) throw new Error(`history ends in ${last.to} but the record moves to ${target}`);
       const sets: string[] = [];
       const values: unknown[] = [lease.operation_id];
+      // A final record leaves the schedule and the lease whatever the patch said (one assignment per column).
+      const final = isFinalState(target);
       for (const [k, v] of Object.entries(change.patch)) {
+        if (final && (k === 'next_poll_at' || k === 'lease_owner' || k === 'lease_expires_at')) continue;
         if (!(COLUMNS as string[]).includes(k)) throw new Error(`unknown column ${k}`);
-        values.push(toDb(k as keyof OperationRow, v));
+        values.push(pgValue(toDb(k as keyof OperationRow, v)));
         sets.push(`${k} = $${values.length}`);
       }
       if (isFinalState(target)) sets.push('is_open = 0', 'next_poll_at = NULL', 'lease_owner = NULL', 'lease_expires_at = NULL');
@@ -159,7 +169,7 @@ export class PgOperationStore implements OperationStore {
     await (await this.db()).query(
       `UPDATE operations SET next_poll_at = CASE WHEN next_poll_at IS NULL THEN GREATEST($1::bigint, not_before) ELSE LEAST(next_poll_at, GREATEST($1::bigint, not_before)) END
        WHERE operation_id = $2 AND is_open = 1 AND (next_poll_at IS NULL OR next_poll_at > $1)`,
-      [at, operationId],
+      [ms(at), operationId],
     );
   }
 
@@ -175,7 +185,7 @@ export class PgOperationStore implements OperationStore {
     const r = await (await this.db()).query<{ a: number | null; b: number | null }>(
       `SELECT (SELECT MIN(next_poll_at) FROM operations WHERE is_open = 1 AND (lease_owner IS NULL OR lease_owner = $1 OR lease_expires_at <= $2)) AS a,
               (SELECT MIN(lease_expires_at) FROM operations WHERE is_open = 1 AND lease_owner IS NOT NULL AND lease_owner <> $1 AND lease_expires_at > $2) AS b`,
-      [owner, now],
+      [owner, ms(now)],
     );
     const ts = [r.rows[0]!.a, r.rows[0]!.b].filter((t): t is number => t !== null);
     return ts.length ? Math.min(...ts) : null;

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAllowedTransition, isFinalState } from '../../lib/client-protocol.js';
+import { isAllowedTransition, isFinalState } from '../../contract/client-protocol.js';
 import { chain, GENESIS_HASH } from '../audit.js';
 import type { AuditInput, AuditRow, CancelIntent, OperationRow, StoredHistoryEntry } from '../types.js';
 import type { CommitOutcome, FencedChange, InsertOutcome, Lease, OperationStore } from './operation-store.js';
@@ -88,6 +88,7 @@ export class SqliteOperationStore implements OperationStore {
       cause: r.cause!,
       evidence: JSON.parse(r.evidence!),
       remote_state: r.remote_state as StoredHistoryEntry['remote_state'],
+      lease_token: (r.lease_token as unknown as number | null) ?? null,
     }));
   }
 
@@ -221,13 +222,13 @@ export class SqliteOperationStore implements OperationStore {
     if (!entries.length) return;
     const { n } = this.q('SELECT COUNT(*) AS n FROM history WHERE operation_id = ?').get(operationId) as { n: number };
     const insert = this.q(
-      'INSERT INTO history (operation_id, seq, at, actor, from_state, to_state, cause, evidence, remote_state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+      'INSERT INTO history (operation_id, seq, at, actor, from_state, to_state, cause, evidence, remote_state, lease_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     let prev = n === 0 ? null : from;
     entries.forEach((e, i) => {
       // Defence in depth: the state machine already refused anything else, but the store must never persist it.
       if (!isAllowedTransition(prev, e.to)) throw new Error(`refusing to store transition ${prev} -> ${e.to}`);
-      insert.run(operationId, n + i + 1, e.at, e.actor, prev, e.to, e.cause, JSON.stringify(e.evidence), e.remote_state);
+      insert.run(operationId, n + i + 1, e.at, e.actor, prev, e.to, e.cause, JSON.stringify(e.evidence), e.remote_state, e.lease_token ?? null);
       prev = e.to;
     });
   }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isoTime, type Clock } from '../../lib/clock.js';
-import { codeOf, taskCall, type TaskCallOutcome, type TaskHttpOptions } from './http.js';
+import type { HttpOptions } from '../http.js';
+import { codeOf, taskCall, type TaskCallOutcome } from './http.js';
 import { REFERENCE_POLICY, type RemoteTask, type TaskPolicy } from './policy.js';
 import type { HistoryInput, TaskStore } from './store.js';
 import { isFinalTaskOp, SubmitTaskInputSchema, type SubmitTaskInput, type TaskOpRow, type TaskOpState, type TaskReport } from './types.js';
@@ -40,7 +41,7 @@ class Stopped extends Error {}
  */
 export class TaskWorker {
   readonly store: TaskStore;
-  private readonly http: TaskHttpOptions;
+  private readonly http: HttpOptions;
   private readonly policy: TaskPolicy;
   private readonly reviewPollMs: number;
   private readonly maxCreate: number;

@@ -1,4 +1,4 @@
-import type { BehaviorInput } from '../../fake-provider/model/behavior.js';
+import type { BehaviorInput } from '../../contract/behavior.js';
 import type { ScenarioInput } from '../schema.js';
 
 /**

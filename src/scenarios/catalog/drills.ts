@@ -64,21 +64,25 @@ export const drills: ScenarioInput[] = [
     name: 'stale-lease',
     title: 'Stale lease',
     what_happens:
-      'worker-1 is paused (SIGSTOP) right after the create answer, past its 500 ms lease; worker-2 takes over and handles a cancel; worker-1 resumes 1500 ms later and must change nothing.',
+      'worker-1 is paused (SIGSTOP) mid-operation, 300 ms after the create answer while its first status read is held by the provider, past its 500 ms lease; worker-2 takes over; worker-1 resumes 1200 ms later while the job still runs and worker-2 owns it, and must neither send nor write under its old lease token; then a cancel follows, which the owner alone sends.',
     drill: true,
     invariants: ['I6', 'I9', 'I1'],
-    // The cancel lands before the commit point (0.9 of 3000 ms) so it wins and the new owner must confirm it.
-    behavior: behavior({ duration_ms: 3000, commit_point: 0.9 }),
-    workload: [op('op_1')],
+    // The job runs 4 s, so that worker-1 resumes with work still to do (a worker without fencing acts on its lost
+    // lease); the cancel lands before the commit point (0.9) so it wins and the owner must confirm it.
+    behavior: behavior({ duration_ms: 4000, commit_point: 0.9 }),
+    // The first status read is answered 1 s late: worker-1 is paused while it waits on the network, not while it holds
+    // its store's write lock (which would stop every worker and make the takeover a matter of luck).
+    faults: { seed: 5, rules: [{ id: 'slow-first-poll', on: 'status', nth: 1, fault: { type: 'delay', ms: 1000 } }] },
+    workload: [op('op_1', { result_deadline_ms: 10000 })],
     lease_ms: 500,
     actions: [
-      { type: 'pause_worker', id: 'pause', worker: 'worker-1', resume_after_ms: 1500, after: { event: 'create_answered', operation: 'op_1' } },
+      { type: 'pause_worker', id: 'pause', worker: 'worker-1', resume_after_ms: 1200, after: { event: 'create_answered', operation: 'op_1' }, delay_ms: 300 },
       { type: 'start_worker', worker: 'worker-2', after: { event: 'action_done', action: 'pause' } },
       {
         type: 'cancel',
         operation: 'op_1',
         after: { event: 'action_done', action: 'pause' },
-        delay_ms: 800,
+        delay_ms: 1800,
         actor: 'user-1',
         reason: 'stop it',
         cancel_deadline_ms: 3000,

@@ -1,4 +1,4 @@
-import type { FaultPlanInput } from '../../fake-provider/model/faults.js';
+import type { FaultPlanInput } from '../../contract/faults.js';
 import type { ScenarioInput } from '../schema.js';
 import { REPORT_INPUT, behavior, op } from './common.js';
 
@@ -76,7 +76,7 @@ export const requestFaultScenarios: ScenarioInput[] = [
     name: 'foreign-job-id',
     title: 'Foreign job id on replay',
     what_happens:
-      'The first create answer is lost; the replay answers with a different job id than the one the key created. A client that checks the replay against GET /v1/jobs?idempotency_key= or ?client_ref= sees the conflict.',
+      'The first create answer is lost; the replay answers with a different job id than the one the key created, and the first find (GET /v1/jobs?…) lists a foreign job next to the key\'s own. A client that replays meets the first, a client that reconciles by lookup meets the second; either must stop in needs_attention.',
     invariants: ['I10'],
     behavior: behavior({}),
     faults: {
@@ -84,6 +84,7 @@ export const requestFaultScenarios: ScenarioInput[] = [
       rules: [
         { id: 'lose-first', on: 'create', nth: 1, fault: { type: 'lose_response', mode: 'reset' } },
         { id: 'foreign-replay', on: 'create', nth: 2, fault: { type: 'foreign_job_id' } },
+        { id: 'foreign-find', on: 'list', nth: 1, fault: { type: 'foreign_job_id' } },
       ],
     },
     workload: [op('op_1')],

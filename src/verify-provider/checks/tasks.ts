@@ -27,7 +27,7 @@ export const taskCreate: Check = {
     const d = t.result?.draft;
     ev.push(`task → ${t.state}; proposal ${JSON.stringify(p)?.slice(0, 300)}`);
     if (t.initiator === undefined || t.object_ref !== ref || t.object_version !== version) fail('the task does not show initiator, object_ref and object_version as created');
-    if (!p || p.proposal_version !== 1 || p.object_ref !== ref || p.base_version !== version) fail('the proposal is not {proposal_version: 1, object_ref, base_version: current version}');
+    if (p?.proposal_version !== 1 || p.object_ref !== ref || p.base_version !== version) fail('the proposal is not {proposal_version: 1, object_ref, base_version: current version}');
     if (p.sha256 !== proposalDigest(p)) fail(`proposal.sha256 ${p.sha256} is not the SHA-256 of its canonical JSON (${proposalDigest(p)})`);
     if (!d || !Array.isArray(d.sources) || !d.sources.some((s: any) => s.ref === ref && s.version === version)) fail('the draft does not cite the object at the version it read');
     if (t.review !== null || t.application !== null) fail('a fresh task shows a review or an application');

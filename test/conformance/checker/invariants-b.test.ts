@@ -97,8 +97,11 @@ function takenOver(): { e: Evidence; pausedAt: number; resumedAt: number } {
   const resumedAt = pausedAt + 1500;
   // A paused process sends nothing; after the lease expired, worker-2 does the rest.
   dropRequests(e, (r) => ms(r.at) > pausedAt && ms(r.at) <= expiredAt);
-  for (const r of requests(e, (r) => ms(r.at) > expiredAt)) r.worker_id = 'worker-2';
-  for (const h of record(e).history) if (ms(h.at) > expiredAt) h.actor = 'worker-2';
+  // Fencing tokens (client-protocol.md): worker-1 held the lease at token 1, worker-2 took it at token 2.
+  for (const r of requests(e, () => true)) r.lease_token = 1;
+  for (const h of record(e).history) h.lease_token = h.cause === 'submit' ? null : 1;
+  for (const r of requests(e, (r) => ms(r.at) > expiredAt)) Object.assign(r, { worker_id: 'worker-2', lease_token: 2 });
+  for (const h of record(e).history) if (ms(h.at) > expiredAt) Object.assign(h, { actor: 'worker-2', lease_token: 2 });
   e.harness = [
     { at: iso(pausedAt), type: 'pause', worker_id: 'worker-1' },
     { at: iso(pausedAt + 10), type: 'start', worker_id: 'worker-2' },
@@ -128,10 +131,27 @@ describe('I9 single-owner', () => {
     expect(judge(e).broken).toEqual(['I9']);
   });
 
+  it('holds when the stale worker takes the lease back later with a newer token', () => {
+    const { e, resumedAt } = takenOver();
+    // worker-2's lease lapsed; worker-1 claimed the operation again, fairly, at token 3, and finished it.
+    for (const r of requests(e, (r) => ms(r.at) > resumedAt)) Object.assign(r, { worker_id: 'worker-1', lease_token: 3 });
+    for (const h of record(e).history) if (ms(h.at) > resumedAt) Object.assign(h, { actor: 'worker-1', lease_token: 3 });
+    expect(requests(e, (r) => r.lease_token === 3).length).toBeGreaterThan(0);
+    const v = judge(e);
+    expect(v.broken).toEqual([]);
+    expect(status(v, 'I9')).toBe('held');
+  });
+
+  it('breaks when workers send no lease token (a stale worker cannot be told from the owner)', () => {
+    const { e } = takenOver();
+    for (const r of requests(e, () => true)) r.lease_token = null;
+    expect(judge(e).broken).toEqual(['I9']);
+  });
+
   it('breaks when the stale worker writes the record after the takeover', () => {
     const { e, resumedAt } = takenOver();
     const last = record(e).history.at(-1)!;
-    Object.assign(last, { actor: 'worker-1', at: iso(Math.max(ms(last.at), resumedAt + 10)) });
+    Object.assign(last, { actor: 'worker-1', lease_token: 1, at: iso(Math.max(ms(last.at), resumedAt + 10)) });
     const v = judge(e);
     expect(v.broken).toEqual(['I9']);
     expect(v.invariants[8]!.failures[0]!.evidence.history).toEqual([last]);
@@ -159,6 +179,15 @@ describe('I10 contract-violation', () => {
     const v = judge(foreignReplay());
     expect(v.broken).toEqual([]);
     expect(status(v, 'I10')).toBe('held');
+  });
+
+  it('breaks when a find listed a foreign job under the key and the client adopted one anyway (the lookup path)', () => {
+    const e = run({ create: 'lost_then_replay' });
+    const replay = requests(e, (r) => r.effect === 'replayed')[0]!;
+    addRequest(e, replay, ms(replay.at) - 5, { method: 'GET', path: '/v1/jobs?idempotency_key=idem_op_1', route: 'list', effect: 'foreign_replay', job_id: 'job_foreign', status: 200, job_state: null, idempotency_key: null, client_ref: null, fingerprint: null });
+    const v = judge(e);
+    expect(v.broken).toEqual(['I10']);
+    expect(v.invariants[9]!.failures[0]!.explanation).toMatch(/the find .* answered job job_foreign/);
   });
 
   it('breaks when the history does not name both ids', () => {

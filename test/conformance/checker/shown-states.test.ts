@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { shownStates } from '../../../src/conformance/checker/helpers.js';
-import type { RequestEntry } from '../../../src/fake-provider/model/journal.js';
+import type { RequestEntry } from '../../../src/contract/journal.js';
 
 const base: RequestEntry = {
   seq: 1, at: '2026-01-01T00:00:01.000Z', received_at: '2026-01-01T00:00:01.000Z', type: 'request', request_id: 'req_1', method: 'GET',

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Clock, TimerHandle } from '../../../src/lib/clock.js';
-import type { InProcessClientFactory, InProcessClientOptions } from '../../../src/lib/client-protocol.js';
-import type { InvariantId } from '../../../src/conformance/invariants.js';
+import type { Clock, } from '../../../src/lib/clock.js';
+import type { InProcessClientFactory, InProcessClientOptions } from '../../../src/contract/client-protocol.js';
+import type { InvariantId } from '../../../src/contract/invariants.js';
 import { ReferenceClient, SqliteOperationStore, type OperationStore } from '../../../src/reference-client/index.js';
 
 /**
@@ -39,7 +39,7 @@ function withStore(wrap: (s: OperationStore) => Partial<OperationStore>): InProc
   };
 }
 
-function withClock(wrap: (c: Clock) => Clock): InProcessClientFactory {
+function _withClock(wrap: (c: Clock) => Clock): InProcessClientFactory {
   return (opts) => new ReferenceClient({ ...opts, clock: wrap(opts.clock) });
 }
 
@@ -93,6 +93,45 @@ function trusting(transform: (body: string) => string): FetchMw {
       return new Response(body, { status: 200, headers: h });
     }
     return res;
+  };
+}
+
+/**
+ * "Restart the process with a stale lease": the worker believes a lease it once held is still good. Renewals that
+ * fail are ignored, an operation it held is stepped again under the old token whenever it is due, and a write the
+ * store refuses (its CAS on the token) is made anyway, as the current holder.
+ */
+function staleLeaseStore(s: OperationStore): Partial<OperationStore> {
+  // The operations this worker ever leased, with the token it got: its belief, never checked again.
+  const mine = new Map<string, number>();
+  return {
+    renew: async (lease, now, leaseMs) => {
+      await s.renew(lease, now, leaseMs);
+      return true;
+    },
+    claimDue: async (owner, now, leaseMs, limit, held) => {
+      const real = await s.claimDue(owner, now, leaseMs, limit, held);
+      for (const l of real) mine.set(l.operation_id, l.token);
+      for (const [id, token] of mine) {
+        const row = await s.get(id);
+        if (!row || real.some((l) => l.operation_id === id) || row.lease_owner === owner) continue;
+        const open = !['succeeded', 'failed', 'cancelled', 'cancellation_unconfirmed', 'result_timed_out', 'result_unavailable', 'result_validation_failed', 'needs_attention'].includes(row.state);
+        if (open && row.next_poll_at !== null && row.next_poll_at <= now) real.push({ operation_id: id, owner, token, expires_at: now + leaseMs });
+      }
+      return real;
+    },
+    commit: async (lease, change) => {
+      const out = await s.commit(lease, change);
+      if (out !== 'lease_lost') return out;
+      // Write anyway, as if the lease were still ours; the record may refuse the step (another worker moved it on).
+      const cur = await s.get(lease.operation_id);
+      try {
+        if (cur?.lease_owner) await s.commit({ ...lease, owner: cur.lease_owner, token: cur.fencing_token }, change);
+      } catch {
+        // The worker believes it wrote.
+      }
+      return 'ok';
+    },
   };
 }
 
@@ -248,20 +287,35 @@ export const mutants: Mutant[] = [
     }),
   },
   {
-    name: 'no-lease-fencing',
-    mistake: 'never checks that it still holds the lease before writing',
+    name: 'cancel-terminal-is-cancelled',
+    mistake: "takes a 409 job_terminal answer to its cancel (the job ended first) for a cancelled job",
+    scenario: 'cancel-after-end',
+    caughtBy: 'I4',
+    factory: withFetch(async (req, next) => {
+      const res = await next(req);
+      if (!(req.method === 'POST' && path(req).endsWith('/cancel') && res.status === 409)) return res;
+      const body = await res.clone().json();
+      if (body.code !== 'job_terminal' || !body.job) return res;
+      return rewriteJson(res, (p) => ({ ...p, job: { ...p.job, state: 'cancelled', result: null } }));
+    }),
+  },
+  {
+    name: 'no-lease-token',
+    mistake: 'sends no X-Lease-Token, so a stale worker cannot be told from the owner',
     scenario: 'stale-lease',
     caughtBy: 'I9',
-    factory: withStore((s) => ({
-      renew: async () => true,
-      commit: async (lease, change) => {
-        const out = await s.commit(lease, change);
-        if (out !== 'lease_lost') return out;
-        // Write anyway, under whatever token is there now: the lost-lease check is gone.
-        const current = (await s.claimDue(lease.owner, Number.MAX_SAFE_INTEGER / 2, 1, 1000, new Map())).find((l) => l.operation_id === lease.operation_id);
-        return current ? s.commit(current, change) : out;
-      },
-    })),
+    factory: withFetch(async (req, next) => {
+      const h = new Headers(req.headers);
+      h.delete('x-lease-token');
+      return next(new Request(req, { headers: h }));
+    }),
+  },
+  {
+    name: 'no-lease-fencing',
+    mistake: 'never checks that it still holds the lease: a worker resumed after a takeover carries on under its old token',
+    scenario: 'stale-lease',
+    caughtBy: 'I9',
+    factory: withStore(staleLeaseStore),
   },
 ];
 

@@ -6,9 +6,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runCatalog, type ClientUnderTest } from '../../../src/conformance/catalog-run.js';
 import { propertyRun } from '../../../src/conformance/property-run.js';
-import { mergeCertifications, MergeError } from '../../../src/conformance/report/merge.js';
-import { certificationFromJson } from '../../../src/conformance/report/read-json.js';
-import { invariantTotals, passed, runPassed, type Certification } from '../../../src/conformance/report/summary.js';
+import { buildReport, scenarioCase, schedulesCase } from '../../../src/conformance/report/build.js';
+import { mergeReports, MergeError, parseReport } from '../../../src/conformance/report/merge.js';
+import type { CertificationReport, ReportCase } from '../../../src/conformance/report/schema.js';
 import { toJson } from '../../../src/conformance/report/write-reports.js';
 import { inShard, parseShard, shardItems, type Shard } from '../../../src/conformance/shard.js';
 import { createReferenceClient } from '../../../src/reference-client/index.js';
@@ -19,23 +19,27 @@ const NAMES = ['lost-create-response', 'rate-limited', 'flapping-5xx', 'stale-le
 const SEED = 4242;
 const RUNS = 8;
 
-/** What `certify --in-process --shard i/n --report json=…` does, without the process: run, then write JSON. */
-async function certify(shard: Shard | undefined): Promise<{ cert: Certification; schedules: string[] }> {
+/** What `certify --in-process [--shard i/n] --report json=…` does, without the process: run, report, JSON. */
+async function certify(shard: Shard | undefined): Promise<{ report: CertificationReport; schedules: string[] }> {
   const picked = shardItems(NAMES.map((n) => getScenario(n)), shard);
-  const scenarios = await runCatalog(client, picked.map((x) => x.item), { seed: SEED });
+  const runs = await runCatalog(client, picked.map((x) => x.item), { seed: SEED });
   const schedules: string[] = [];
   const property = await propertyRun(client, { runs: RUNS, seed: SEED, shard, onRun: (_n, _r, s) => schedules.push(JSON.stringify(s.actions)) });
-  const cert: Certification = { version: 't', client: 'ref', runner: 'in-process', seed: SEED, startedAt: new Date().toISOString(), wallMs: 1, scenarios, property };
-  if (shard) cert.shard = { ...shard, positions: picked.map((x) => x.position) };
-  // Through the JSON report and back, as `report merge` reads it.
-  return { cert: certificationFromJson(JSON.parse(toJson(cert)), 'test'), schedules };
+  const cases: ReportCase[] = [...runs.map((r, k) => ({ ...scenarioCase(r), position: picked[k]!.position })), schedulesCase(property)];
+  const report = buildReport(
+    { version: 't', client: 'ref', runner: 'in-process', seed: SEED, startedAt: new Date().toISOString(), wallMs: 1, webhooks: true, timeScale: { factor: 1, source: 'virtual', client_start_ms: null, provider_round_trip_ms: null } },
+    cases,
+  );
+  if (shard) report.shard = { index: shard.index, count: shard.count };
+  // Through the JSON file and back, as `report merge` reads it.
+  return { report: parseReport(JSON.parse(toJson(report)), 'test'), schedules };
 }
 
-const verdicts = (c: Certification) => ({
-  scenarios: c.scenarios.map((r) => [r.scenario, runPassed(r), r.verdict.invariants.map((i) => `${i.id}:${i.status}`).join(' ')]),
-  invariants: invariantTotals(c).map((t) => `${t.id}:${t.status}`),
-  property: c.property && { planned: c.property.planned, failed: c.property.failed },
-  passed: passed(c),
+const verdicts = (r: CertificationReport) => ({
+  cases: r.cases.map((c) => [c.kind, c.kind === 'schedules' ? 'schedules' : c.name, c.verdict, c.invariants]),
+  invariants: r.invariants,
+  counts: r.counts,
+  passed: r.passed,
 });
 
 describe('sharded certify', () => {
@@ -57,26 +61,34 @@ describe('sharded certify', () => {
     // The shards ran disjoint halves of the same seeded schedules, together all of them, none twice.
     expect(s1.schedules.length + s2.schedules.length).toBe(RUNS);
     expect([...s1.schedules, ...s2.schedules].sort()).toEqual([...whole.schedules].sort());
-    const merged = mergeCertifications([s2.cert, s1.cert]);
-    expect(merged.scenarios.map((r) => r.scenario)).toEqual(NAMES);
-    expect(verdicts(merged)).toEqual(verdicts(whole.cert));
-    expect(merged.property!.executed).toBe(RUNS);
+    const merged = mergeReports([s2.report, s1.report]);
+    expect(merged.cases.filter((c) => c.kind === 'scenario').map((c) => c.name)).toEqual(NAMES);
+    expect(verdicts(merged)).toEqual(verdicts(whole.report));
+    expect(merged.cases.find((c) => c.kind === 'schedules')!.schedules).toMatchObject({ planned: RUNS, executed: RUNS });
   }, 120_000);
 
-  it('refuses parts that do not make one certificate', async () => {
-    const base = (index: number, count: number, over: Partial<Certification> = {}): Certification => ({
-      version: 't', client: 'ref', runner: 'in-process', seed: 1, startedAt: 'x', wallMs: 1, scenarios: [], shard: { index, count, positions: [] }, ...over,
+  it('refuses parts that do not make one certificate', () => {
+    const part = (index: number, count: number, over: Partial<CertificationReport> = {}): CertificationReport => ({
+      ...buildReport({ version: 't', client: 'ref', runner: 'in-process', seed: 1, startedAt: 'x', wallMs: 1, webhooks: true, timeScale: { factor: 1, source: 'virtual', client_start_ms: null, provider_round_trip_ms: null } }, []),
+      shard: { index, count },
+      ...over,
     });
-    expect(() => mergeCertifications([base(1, 3), base(2, 3)])).toThrow(/3\/3 missing/);
-    expect(() => mergeCertifications([base(1, 2), base(1, 2)])).toThrow(/twice/);
-    expect(() => mergeCertifications([base(1, 2), base(2, 2, { seed: 2 })])).toThrow(MergeError);
-    expect(() => mergeCertifications([base(1, 2), base(2, 3)])).toThrow(/of 2/);
+    expect(() => mergeReports([part(1, 3), part(2, 3)])).toThrow(/3\/3 missing/);
+    expect(() => mergeReports([part(1, 2), part(1, 2)])).toThrow(/twice/);
+    expect(() => mergeReports([part(1, 2), part(2, 2, { seed: 2 })])).toThrow(MergeError);
+    expect(() => mergeReports([part(1, 2), part(2, 3)])).toThrow(/one of 2/);
+    expect(() => mergeReports([part(1, 2), { ...part(2, 2), shard: undefined }])).toThrow(/not a shard/);
   });
 
   it('jobproof report merge: exit 0 with a certificate, 2 for an incomplete set or a file that is not a report', () => {
     const dir = mkdtempSync(join(tmpdir(), 'jp-merge-'));
     try {
-      const part = (index: number) => ({ version: 't', client: 'ref', runner: 'in-process', seed: 1, started_at: 'x', wall_ms: 1, shard: { index, count: 2 }, scenarios: [] });
+      const part = (index: number) => ({
+        ...buildReport({ version: 't', client: 'ref', runner: 'in-process', seed: 1, startedAt: 'x', wallMs: 1, webhooks: true, timeScale: { factor: 1, source: 'virtual', client_start_ms: null, provider_round_trip_ms: null } }, [
+          { kind: 'scenario', name: `s${index}`, verdict: 'pass', reason: null, failures: [], invariants: { I1: 'held' }, time_bound_hit: false, run_ms: 1, wall_ms: 1, diagnostics: [], schedules: null, position: index - 1 },
+        ]),
+        shard: { index, count: 2 },
+      });
       writeFileSync(join(dir, '1.json'), JSON.stringify(part(1)));
       writeFileSync(join(dir, '2.json'), JSON.stringify(part(2)));
       writeFileSync(join(dir, 'bad.json'), '{"hello": 1}');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RequestEntry } from '../../../src/fake-provider/index.js';
+import type { RequestEntry } from '../../../src/contract/index.js';
 import { checkTasks, type TaskEvidence } from '../../../src/conformance/tasks/index.js';
 
 let seq = 0;

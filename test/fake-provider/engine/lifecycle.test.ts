@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyStep, dueSteps, nextStep, planJob, progressAt, requestCancel, type JobTimes, type Step } from '../../../src/fake-provider/engine/lifecycle.js';
-import { BehaviorSchema, type Behavior, type BehaviorInput } from '../../../src/fake-provider/model/behavior.js';
-import type { JobState } from '../../../src/fake-provider/model/job.js';
+import { BehaviorSchema, type Behavior, type BehaviorInput } from '../../../src/contract/behavior.js';
+import type { JobState } from '../../../src/contract/jobs.js';
 
 const RUNS = process.env.JOBPROOF_LONG ? 2000 : 200;
 const T0 = 1_000_000;

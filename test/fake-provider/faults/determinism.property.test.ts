@@ -7,9 +7,8 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decide, emptyFaultState, type FiredRule } from '../../../src/fake-provider/faults/decide.js';
 import { FaultEngine } from '../../../src/fake-provider/faults/fault-engine.js';
-import {
-  createProvider, FAULT_ROUTES, FaultPlanSchema, type FaultPlan, type FaultPlanInput, type FaultRoute, type JournalEntry, type Provider,
-} from '../../../src/fake-provider/index.js';
+import { createProvider, type Provider } from '../../../src/fake-provider/index.js';
+import { FAULT_ROUTES, FaultPlanSchema, type FaultPlan, type FaultPlanInput, type FaultRoute, type JournalEntry } from '../../../src/contract/index.js';
 import { openDatabase } from '../../../src/fake-provider/store/database.js';
 import { SettingsRepo } from '../../../src/fake-provider/store/settings-repo.js';
 import { faultPlanArb } from '../../../src/scenarios/index.js';
@@ -127,6 +126,8 @@ function shape(journal: JournalEntry[]): unknown[] {
         return ['transition', e.from, e.to, e.cause];
       case 'webhook':
         return ['webhook', e.event_type, e.attempt, e.outcome, e.fault?.rule_id ?? null];
+      default:
+        return e satisfies never;
     }
   });
 }

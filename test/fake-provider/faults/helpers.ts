@@ -1,15 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { settle, VirtualClock } from '../../../src/lib/clock.js';
-import {
-  createProvider,
-  type FaultPlanInput,
-  type JournalEntry,
-  type Provider,
-  type ProviderOptions,
-  type RequestEntry,
-  type WebhookEntry,
-} from '../../../src/fake-provider/index.js';
+import { createProvider, type Provider, type ProviderOptions } from '../../../src/fake-provider/index.js';
+import type { FaultPlanInput, JournalEntry, RequestEntry, WebhookEntry } from '../../../src/contract/index.js';
 
 export const TOKEN = 'dev-token';
 export const CONTROL = 'control-token';
@@ -146,15 +139,6 @@ export function inProcessReceiver(clock: VirtualClock): { fetch: typeof fetch; r
     return new Response(null, { status: 204 });
   }) as typeof fetch;
   return { fetch: f, received };
-}
-
-/** Poll until `cond` holds (real time), failing after `ms`. */
-export async function waitFor(cond: () => boolean, ms = 5000, what = 'condition'): Promise<void> {
-  const until = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 export { settle };

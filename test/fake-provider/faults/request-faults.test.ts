@@ -4,9 +4,11 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../src/lib/clock.js';
-import { createProvider, serve, type FaultPlanInput, type Provider, type RequestEntry } from '../../../src/fake-provider/index.js';
+import { createProvider, serve, type Provider } from '../../../src/fake-provider/index.js';
+import type { FaultPlanInput, RequestEntry } from '../../../src/contract/index.js';
+import { waitFor } from '../../helpers/provider-server.js';
 import {
-  controlInit, createInit, getInit, outcome, requests, settle, track, waitFor,
+  controlInit, createInit, getInit, outcome, requests, settle, track,
 } from './helpers.js';
 
 interface Harness {
@@ -220,7 +222,7 @@ describe.each(transports)('request faults over $name', ({ open }) => {
     const first = track(h.fetch('/v1/jobs', createInit('key-delay')));
     const scope = { tenant: 'acme', subject: 'agent-1', scope: 'POST /v1/jobs', key: 'key-delay' };
     if (h.clock) await settle();
-    else await waitFor(() => h.provider.core.idempotency.lookup(scope, Date.now())?.state === 'in_flight', 5000, 'the key to be in flight');
+    else await waitFor(() => h.provider.core.idempotency.lookup(scope, Date.now())?.state === 'in_flight', 5000);
     expect(first.settled()).toBe(false);
 
     const dup = await h.fetch('/v1/jobs', createInit('key-delay'));

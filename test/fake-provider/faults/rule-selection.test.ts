@@ -5,7 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { uniform } from '../../../src/fake-provider/faults/decide.js';
-import type { FaultPlanInput, Provider } from '../../../src/fake-provider/index.js';
+import type { Provider } from '../../../src/fake-provider/index.js';
+import type { FaultPlanInput } from '../../../src/contract/index.js';
 import { controlInit, getInit, installFaults, requests, virtualProvider } from './helpers.js';
 
 let provider: Provider | undefined;

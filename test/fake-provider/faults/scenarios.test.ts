@@ -11,9 +11,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  BehaviorConfigSchema, createProvider, FaultPlanSchema, type Job, type Provider, type RequestEntry,
-} from '../../../src/fake-provider/index.js';
+import { createProvider, type Provider } from '../../../src/fake-provider/index.js';
+import { BehaviorConfigSchema, FaultPlanSchema, type Job, type RequestEntry } from '../../../src/contract/index.js';
 import { VirtualClock } from '../../../src/lib/clock.js';
 import { catalog, getScenario, ScenarioSchema, type Scenario, type WorkloadOperation } from '../../../src/scenarios/index.js';
 import { controlInit, getInit, inProcessReceiver, outcome, requests, settle, TOKEN, track, webhookEntries, type ReceivedWebhook } from './helpers.js';

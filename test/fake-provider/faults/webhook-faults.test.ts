@@ -5,8 +5,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../src/lib/clock.js';
-import { createProvider, serve, type FaultPlanInput, type Provider, type RunningServer } from '../../../src/fake-provider/index.js';
-import { createInit, inProcessReceiver, startReceiver, waitFor, webhookEntries, type ReceivedWebhook } from './helpers.js';
+import { createProvider, serve, type Provider, type RunningServer } from '../../../src/fake-provider/index.js';
+import type { FaultPlanInput } from '../../../src/contract/index.js';
+import { waitFor } from '../../helpers/provider-server.js';
+import { createInit, inProcessReceiver, startReceiver, webhookEntries, type ReceivedWebhook } from './helpers.js';
 
 /** Event types of a job with items that succeeds (duration ≥ 2 ms): running, progress, succeeded. */
 const LIFECYCLE = ['job.running', 'job.progress', 'job.succeeded'];
@@ -33,8 +35,8 @@ describe('webhook faults with a real node:http receiver', () => {
     expect(res.status).toBe(202);
     const jobId = ((await res.json()) as { job_id: string }).job_id;
     // Settled when the job is final and no delivery is due or on the wire.
-    await waitFor(() => provider.core.jobs.get(jobId)?.state === 'succeeded', 5000, 'the job to succeed');
-    await waitFor(() => pendingWebhooks(provider) === 0, 5000, 'deliveries to settle');
+    await waitFor(() => provider.core.jobs.get(jobId)?.state === 'succeeded', 5000);
+    await waitFor(() => pendingWebhooks(provider) === 0, 5000);
     await provider.idle();
     return { provider, received: receiver.received, jobId };
   }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobSchema } from '../../../src/fake-provider/index.js';
+import { JobSchema } from '../../../src/contract/index.js';
 import { VirtualClock } from '../../../src/lib/clock.js';
 import { journalEntryFor, newKey, problemOf, startProviderServer, type ProviderServer } from '../../helpers/provider-server.js';
 

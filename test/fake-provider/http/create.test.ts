@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createProvider, JobSchema, type Provider } from '../../../src/fake-provider/index.js';
+import { createProvider, type Provider } from '../../../src/fake-provider/index.js';
+import { JobSchema } from '../../../src/contract/index.js';
 import { VirtualClock } from '../../../src/lib/clock.js';
 import { createBody, journalEntryFor, keyInFlight, makeCall, newKey, problemOf, startProviderServer, waitFor, type ProviderServer } from '../../helpers/provider-server.js';
 

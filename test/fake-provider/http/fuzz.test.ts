@@ -1,11 +1,12 @@
 /**
  * Fuzz over real HTTP: random methods, paths, headers and bodies. The provider must never answer 5xx, never crash,
- * always stamp X-Request-ID, answer errors as problems, and never let a request touch another tenant's job.
+ * always stamp X-Request-ID, answer errors as problems (under a dialect's prefix: in that API's own error shape), and
+ * never let a request touch another tenant's job or batch.
  */
 import fc from 'fast-check';
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_TOKENS } from '../../../src/fake-provider/index.js';
+import { DEFAULT_TOKENS } from '../../../src/contract/index.js';
 import { createBody, newKey, startProviderServer, waitFor, type ProviderServer } from '../../helpers/provider-server.js';
 
 const RUNS = process.env.JOBPROOF_LONG ? 2000 : 150;
@@ -47,13 +48,23 @@ let ps: ProviderServer;
 /** Jobs of a tenant ('initech') that no fuzzed request can authenticate as. */
 let protectedRunning: string;
 let protectedDone: string;
+/** initech's batches in each dialect (running). */
+let protectedOpenai: string;
+let protectedAnthropic: string;
+let protectedFile: string;
 
 function pathArb(): fc.Arbitrary<string> {
-  const id = fc.oneof(junkPath, fc.constant('job_'), fc.constantFrom('PROTECTED_RUNNING', 'PROTECTED_DONE'), fc.string({ maxLength: 40 }).map(encodeURIComponent));
+  const id = fc.oneof(
+    junkPath,
+    fc.constant('job_'),
+    fc.constantFrom('PROTECTED_RUNNING', 'PROTECTED_DONE', 'PROTECTED_OPENAI', 'PROTECTED_ANTHROPIC', 'PROTECTED_FILE'),
+    fc.string({ maxLength: 40 }).map(encodeURIComponent),
+  );
   const query = fc.oneof(
     fc.constant(''),
     junkPath.map((j) => `?${j}`),
-    fc.tuple(fc.constantFrom('client_ref', 'idempotency_key', 'limit', 'cursor', 'since'), junkPath).map(([k, v]) => `?${k}=${v}`),
+    fc.tuple(fc.constantFrom('client_ref', 'idempotency_key', 'limit', 'cursor', 'since', 'after', 'after_id', 'before_id'), junkPath).map(([k, v]) => `?${k}=${v}`),
+    fc.constantFrom('?after=PROTECTED_OPENAI', '?after_id=PROTECTED_ANTHROPIC&limit=1000', '?before_id=PROTECTED_ANTHROPIC', '?after_id=x&before_id=y', '?limit=1001'),
     fc.constantFrom('?limit=0', '?limit=1e3', '?limit=-1', '?cursor=c-1', '?cursor=c99999999999999999999', '?client_ref=&limit=', '?since=NaN'),
   );
   return fc
@@ -63,11 +74,27 @@ function pathArb(): fc.Arbitrary<string> {
       id.map((i) => `/v1/jobs/${i}/cancel`),
       id.map((i) => `/v1/jobs/${i}/results`),
       id.map((i) => `/v1/jobs/${i}/${i}`),
+      // The dialects (dialects.md): OpenAI Files and Batches, Anthropic Message Batches.
+      fc.constantFrom('/openai', '/openai/', '/openai/v1', '/openai/v1/files', '/openai/v1/batches', '/openai/v1/batches/', '/anthropic', '/anthropic/v1/messages/batches', '/anthropic/v1/messages/batches/'),
+      id.map((i) => `/openai/v1/files/${i}`),
+      id.map((i) => `/openai/v1/files/${i}/content`),
+      id.map((i) => `/openai/v1/batches/${i}`),
+      id.map((i) => `/openai/v1/batches/${i}/cancel`),
+      id.map((i) => `/anthropic/v1/messages/batches/${i}`),
+      id.map((i) => `/anthropic/v1/messages/batches/${i}/cancel`),
+      id.map((i) => `/anthropic/v1/messages/batches/${i}/results`),
       fc.constantFrom('jobs', 'journal', 'faults', 'behavior', 'reset', 'clock').chain((p) => junkPath.map((j) => `/_control/${p}${j.length % 2 ? j : ''}`)),
       junkPath.map((j) => `/${j}`),
     )
     .chain((p) => query.map((q) => `${p}${q}`))
-    .map((p) => p.replace('PROTECTED_RUNNING', protectedRunning).replace('PROTECTED_DONE', protectedDone))
+    .map((p) =>
+      p
+        .replace('PROTECTED_RUNNING', protectedRunning)
+        .replace('PROTECTED_DONE', protectedDone)
+        .replace('PROTECTED_OPENAI', protectedOpenai)
+        .replace('PROTECTED_ANTHROPIC', protectedAnthropic)
+        .replace('PROTECTED_FILE', protectedFile),
+    )
     .map((p) => (p.startsWith('/') ? p : `/${p}`).replace(/#/g, '%23'));
 }
 
@@ -87,6 +114,36 @@ const bodyArb: fc.Arbitrary<Buffer | undefined> = fc.oneof(
   { weight: 2, arbitrary: fc.uint8Array({ maxLength: 3000 }).map((a) => Buffer.from(a)) },
   { weight: 1, arbitrary: fc.constantFrom(Buffer.from([0x7b, 0x22, 0x6b, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), Buffer.from('{"kind":"report","input":{"s":"\xff\xfe"}}', 'latin1')) },
   { weight: 1, arbitrary: fc.constantFrom(1024 * 1024 + 1, 1024 * 1024 + 64 * 1024).map((n) => Buffer.alloc(n, 0x20)) },
+  // Dialect bodies: OpenAI batch creates, Anthropic batch creates, multipart uploads (boundary x).
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({
+        input_file_id: fc.oneof(fc.constant('PROTECTED_FILE'), fc.string({ maxLength: 20 })),
+        endpoint: fc.oneof(fc.constantFrom('/v1/chat/completions', '/v1/embeddings'), fc.string({ maxLength: 20 })),
+        completion_window: fc.constantFrom('24h', '48h', 24),
+        metadata: fc.option(fc.dictionary(fc.string({ maxLength: 70 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 20 }), { nil: undefined }),
+      }, { requiredKeys: [] })
+      .map((o) => Buffer.from(JSON.stringify(o).replace('PROTECTED_FILE', protectedFile))),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ requests: fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.array(fc.record({ custom_id: fc.oneof(fc.constantFrom('a', 'a', 'b-1'), fc.string({ maxLength: 70 })), params: fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constant({ model: 'm', max_tokens: 1, messages: [] })) }, { requiredKeys: [] }), { maxLength: 4 })) }, { requiredKeys: [] })
+      .map((o) => Buffer.from(JSON.stringify(o))),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.constantFrom('batch', 'fine-tune', '', 'x'), fc.oneof(fc.string({ maxLength: 200 }), fc.constant('{"custom_id":"m-1","method":"POST","url":"/v1/chat/completions","body":{}}\n')), fc.boolean())
+      .map(([purpose, file, withFile]) =>
+        Buffer.from(
+          `--x\r\nContent-Disposition: form-data; name="purpose"\r\n\r\n${purpose}\r\n` +
+            (withFile ? `--x\r\nContent-Disposition: form-data; name="file"; filename="a.jsonl"\r\nContent-Type: application/jsonl\r\n\r\n${file}\r\n` : '') +
+            '--x--\r\n',
+        ),
+      ),
+  },
 );
 
 const TOKENS = ['dev-token', 'dev-token-2', 'other-tenant-token', 'reviewer-token', 'control-token'];
@@ -96,6 +153,8 @@ const headersArb = fc.record(
     'idempotency-key': fc.oneof(junkHeader, junkHeader.map((j) => `"${j}"`), fc.constant('x'.repeat(300)), fc.constant('"a\\"b"'), fc.constant('').map(() => newKey('fz'))),
     'x-trace-id': junkHeader,
     'x-worker-id': junkHeader,
+    'x-api-key': fc.oneof(fc.constantFrom(...TOKENS), junkHeader),
+    'anthropic-version': fc.oneof(fc.constant('2023-06-01'), junkHeader),
     'content-type': fc.constantFrom('application/json', 'text/plain', 'application/json; charset=latin1', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded'),
   },
   { requiredKeys: [] },
@@ -107,6 +166,31 @@ class Body {
   [fc.toStringMethod](): string {
     return `Body(${this.bytes.length} bytes: ${JSON.stringify(this.bytes.subarray(0, 80).toString('latin1'))}${this.bytes.length > 80 ? '…' : ''})`;
   }
+}
+
+/** Which error shape a path's answer must have: the mount decides, whatever went wrong. */
+function expectErrorShape(path: string, res: RawAnswer, ctx: string): void {
+  const pathname = path.split('?')[0]!;
+  const p = JSON.parse(res.body.toString('utf8'));
+  // A percent-encoded prefix may or may not be decoded before routing; any of the three shapes is then acceptable.
+  const ambiguous = pathname.slice(0, 12).includes('%');
+  const openai = () => {
+    expect(res.headers['content-type'], ctx).toMatch(/^application\/json/);
+    expect(p, ctx).toEqual({ error: { message: expect.any(String), type: expect.any(String), param: expect.toSatisfy((v) => v === null || typeof v === 'string'), code: expect.toSatisfy((v) => v === null || typeof v === 'string') } });
+  };
+  const anthropic = () => {
+    expect(res.headers['content-type'], ctx).toMatch(/^application\/json/);
+    expect(p, ctx).toEqual({ type: 'error', error: { type: expect.any(String), message: expect.any(String) }, request_id: res.headers['x-request-id'] });
+    expect(res.headers['request-id'], ctx).toBe(res.headers['x-request-id']);
+  };
+  const native = () => {
+    expect(res.headers['content-type'], ctx).toMatch(/^application\/problem\+json/);
+    expect(p, ctx).toMatchObject({ status: res.status, code: expect.any(String), type: expect.stringMatching(/^https:\/\/jobproof\.dev\/problems\//), request_id: res.headers['x-request-id'] });
+  };
+  if (ambiguous && (p.error !== undefined || p.type === 'error')) return p.type === 'error' ? anthropic() : openai();
+  if (pathname === '/openai' || pathname.startsWith('/openai/')) openai();
+  else if (pathname === '/anthropic' || pathname.startsWith('/anthropic/')) anthropic();
+  else native();
 }
 
 const requestArb = fc.record({
@@ -125,7 +209,20 @@ beforeAll(async () => {
     (await ps.call('POST', '/v1/jobs', { token: 'owner-token', headers: { 'idempotency-key': newKey() }, body: createBody({ kind, webhook_url: undefined }) })).json.job_id as string;
   protectedRunning = await mk('report');
   protectedDone = await mk('quick');
-  await waitFor(async () => (await ps.call('GET', `/v1/jobs/${protectedRunning}`, { token: 'owner-token' })).json.state === 'running');
+  const form = new FormData();
+  form.set('purpose', 'batch');
+  form.set('file', new Blob(['{"custom_id":"p-1","method":"POST","url":"/v1/chat/completions","body":{"model":"m"}}\n']), 'p.jsonl');
+  protectedFile = ((await (await fetch(`${ps.url}/openai/v1/files`, { method: 'POST', headers: { authorization: 'Bearer owner-token' }, body: form })).json()) as { id: string }).id;
+  protectedOpenai = (await ps.call('POST', '/openai/v1/batches', { token: 'owner-token', body: { input_file_id: protectedFile, endpoint: '/v1/chat/completions', completion_window: '24h' } })).json.id;
+  protectedAnthropic = (
+    await ps.call('POST', '/anthropic/v1/messages/batches', { token: null, headers: { 'x-api-key': 'owner-token' }, body: { requests: [{ custom_id: 'p-1', params: { model: 'm', max_tokens: 1, messages: [] } }] } })
+  ).json.id;
+  expect(protectedFile).toMatch(/^file-/);
+  expect(protectedOpenai).toMatch(/^batch_/);
+  expect(protectedAnthropic).toMatch(/^msgbatch_/);
+  for (const id of [protectedRunning, protectedOpenai, protectedAnthropic]) {
+    await waitFor(async () => (await ps.call('GET', `/v1/jobs/${id}`, { token: 'owner-token' })).json.state === 'running');
+  }
 });
 afterAll(async () => {
   agent.destroy();
@@ -137,8 +234,9 @@ describe('fuzz over HTTP', () => {
     const protectedJobs = async () =>
       (await ps.control('GET', '/_control/jobs')).json.data.filter((j: { tenant: string }) => j.tenant === 'initech');
     const before = await protectedJobs();
-    expect(before).toHaveLength(2);
-    const protectedJournal = () => ps.provider.journal.all().filter((e) => e.type !== 'request' && [protectedRunning, protectedDone].includes(e.job_id)).length;
+    expect(before).toHaveLength(4);
+    const protectedIds = [protectedRunning, protectedDone, protectedOpenai, protectedAnthropic];
+    const protectedJournal = () => ps.provider.journal.all().filter((e) => e.type !== 'request' && protectedIds.includes(e.job_id)).length;
     const journalBefore = protectedJournal();
     const errors = vi.spyOn(console, 'error');
     const journalMark = ps.provider.journal.lastSeq();
@@ -158,19 +256,21 @@ describe('fuzz over HTTP', () => {
           // A trace id is echoed as sent (trimmed) when it is ASCII; any trace id is journalled (below).
           const trace = headers['x-trace-id']?.trim() || undefined;
           expect(res.headers['x-trace-id'], ctx).toBe(trace && /^[\x20-\x7e\t]+$/.test(trace) ? trace : undefined);
-          if (res.status >= 400 && r.method !== 'HEAD') {
-            expect(res.headers['content-type'], ctx).toMatch(/^application\/problem\+json/);
-            const p = JSON.parse(res.body.toString('utf8'));
-            expect(p, ctx).toMatchObject({ status: res.status, code: expect.any(String), type: expect.stringMatching(/^https:\/\/jobproof\.dev\/problems\//), request_id: res.headers['x-request-id'] });
-          }
+          if (res.status >= 400 && r.method !== 'HEAD') expectErrorShape(r.path, res, ctx);
           // Every answer of the jobs API is in the journal under its X-Request-ID (control requests are not journalled).
           const entry = ps.provider.journal.since(journalMark).find((e) => e.type === 'request' && e.request_id === res.headers['x-request-id']);
           if (!entry) expect(new URL(r.path.replace(/\\/g, '%5C'), 'http://x').pathname, ctx).toMatch(/^\/_control/);
           else expect(entry, ctx).toMatchObject({ status: res.status, method: r.method, trace_id: headers['x-trace-id']?.trim() || null });
-          if (r.path.includes(protectedRunning) || r.path.includes(protectedDone)) {
+          const protectedIds = [protectedRunning, protectedDone, protectedOpenai, protectedAnthropic, protectedFile];
+          if (protectedIds.some((id) => r.path.split('?')[0]!.includes(id))) {
             // Nobody but the owner (never fuzzed) gets anything out of initech's jobs... except the control API, which
             // may only list them.
             if (!r.path.startsWith('/_control')) expect(res.status, ctx).toBeGreaterThanOrEqual(400);
+          }
+          // A protected id in a query (a list cursor) may be ignored or refused, never answered with initech's data.
+          if (res.status < 300 && !r.path.startsWith('/_control')) {
+            const text = res.body.toString('latin1');
+            for (const id of protectedIds) expect(text.includes(id), `${ctx}: answer names ${id}`).toBe(false);
           }
           if (n % 25 === 0) expect((await ps.call('GET', `/v1/jobs/${protectedRunning}`, { token: 'owner-token' })).status).toBe(200);
         }),

@@ -4,7 +4,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createProvider, type Provider, type RequestEntry } from '../../../src/fake-provider/index.js';
+import { createProvider, type Provider } from '../../../src/fake-provider/index.js';
+import type { RequestEntry } from '../../../src/contract/index.js';
 import { VirtualClock } from '../../../src/lib/clock.js';
 import { makeCall, type CallResult } from '../../helpers/provider-server.js';
 

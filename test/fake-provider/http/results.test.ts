@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ResultItemSchema } from '../../../src/fake-provider/index.js';
+import { ResultItemSchema } from '../../../src/contract/index.js';
 import { VirtualClock } from '../../../src/lib/clock.js';
 import { journalEntryFor, newKey, problemOf, startProviderServer, type ProviderServer } from '../../helpers/provider-server.js';
 

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createProvider, type FaultPlanInput, type Provider, type RequestEntry } from '../../../src/fake-provider/index.js';
+import { createProvider, type Provider } from '../../../src/fake-provider/index.js';
+import type { FaultPlanInput, RequestEntry } from '../../../src/contract/index.js';
 import { buildApp } from '../../../src/fake-provider/http/app.js';
 import type { Ctx } from '../../../src/fake-provider/http/context.js';
 import type { ErrorRenderer } from '../../../src/fake-provider/http/mount.js';

@@ -3,8 +3,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EFFECTS, JournalEntrySchema, type JournalEntry } from '../../../src/fake-provider/model/journal.js';
-import { JOB_STATES } from '../../../src/fake-provider/model/job.js';
+import { EFFECTS, JournalEntrySchema, type JournalEntry } from '../../../src/contract/journal.js';
+import { JOB_STATES } from '../../../src/contract/jobs.js';
 import { decodeRow, encodeEntry } from '../../../src/fake-provider/store/journal-codec.js';
 
 const iso = fc.integer({ min: 0, max: 4_102_444_800_000 }).map((ms) => new Date(ms).toISOString());

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyGate, canTransition, makeDraft, mergePatch, needsRedraft, proposalSha, reviewOutcome, TASK_STATES, TASK_TRANSITIONS, type TaskRow } from '../../../src/fake-provider/tasks/index.js';
+import { applyGate, canTransition, makeDraft, mergePatch, needsRedraft, proposalSha, reviewOutcome, TASK_TRANSITIONS, type TaskRow } from '../../../src/fake-provider/tasks/index.js';
+import { TASK_STATES } from '../../../src/contract/index.js';
 
 const obj = { tenant: 'acme', object_ref: 'o', version: 3, data: { a: 1, b: { c: 2 } }, updated_at: 0 };
 

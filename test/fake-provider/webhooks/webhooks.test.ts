@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { WebhookEventSchema, type WebhookEntry } from '../../../src/fake-provider/index.js';
+import { WebhookEventSchema, type WebhookEntry } from '../../../src/contract/index.js';
 import { newKey, startProviderServer, waitFor, type ProviderServer } from '../../helpers/provider-server.js';
 
 const ACME_SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { realClock } from '../../../src/lib/clock.js';
 import { createProvider, serve, type Provider, type RunningServer } from '../../../src/fake-provider/index.js';
-import type { RequestEntry } from '../../../src/fake-provider/model/journal.js';
+import type { RequestEntry } from '../../../src/contract/journal.js';
 import { ReferenceClient } from '../../../src/reference-client/client.js';
 import { PgOperationStore } from '../../../src/reference-client/store/pg-store.js';
 import { schemaForState } from '../../../src/reference-client/store/pg-pool.js';

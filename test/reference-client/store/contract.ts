@@ -132,6 +132,16 @@ export function storeContract(name: string, backend: Backend | null): void {
       expect((await a.history('op1')).map((x) => [x.from, x.to])).toEqual([[null, 'create_pending'], ['create_pending', 'cancelled']]);
     });
 
+    it('a final commit whose patch also schedules a poll still leaves the schedule (found on PostgreSQL by certify)', async () => {
+      await a.insertOperation(row('op1', T0), first('op1'), []);
+      const [l] = await a.claimDue('w1', T0, 1000, 10, new Map());
+      const h = { at: 'x', actor: 'w1', to: 'cancelled' as const, cause: 'c', evidence: { kind: 'k' }, remote_state: null };
+      expect(await a.commit(l!, { patch: { state: 'cancelled', next_poll_at: T0 + 5, not_before: T0 + 1.5 }, history: [h], audit: [] })).toBe('ok');
+      const r = (await a.get('op1'))!;
+      expect([r.state, r.next_poll_at, r.lease_owner]).toEqual(['cancelled', null, null]);
+      expect(r.not_before).toBeGreaterThanOrEqual(T0 + 1.5);
+    });
+
     it('pollSoon never undercuts the Retry-After hold, and only brings the next poll forward', async () => {
       await a.insertOperation(row('op1', T0, { next_poll_at: T0 + 10_000, not_before: T0 + 5_000 }), first('op1'), []);
       await a.pollSoon('op1', T0 + 1);

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createProvider, IN_PROCESS_BASE, type Provider } from '../../../src/fake-provider/index.js';
 import { settle, VirtualClock } from '../../../src/lib/clock.js';
 import { seededIds } from '../../../src/lib/ids.js';
-import { createTaskClient, type TaskClient, type TaskReport } from '../../../src/reference-client/tasks/index.js';
+import { createTaskClient, type TaskClient, } from '../../../src/reference-client/tasks/index.js';
 
 const CONTROL = { authorization: 'Bearer control-token', 'content-type': 'application/json' };
 
@@ -63,7 +63,7 @@ const submit = (c: TaskClient) => c.submitTask({ task_op_id: 'op-1', object_ref:
 const requests = (route: string) => provider.journal.all().filter((e) => e.type === 'request' && e.route === route) as Array<Extract<ReturnType<Provider['journal']['all']>[number], { type: 'request' }>>;
 
 describe('reference task client', () => {
-  it('records the intent with a 128-bit create key before sending anything, in ${state}/tasks.db (WAL); a second submit is a no-op', async () => {
+  it('records the intent with a 128-bit create key before sending anything, in <state>/tasks.db (WAL); a second submit is a no-op', async () => {
     let calls = 0;
     const c = client((async (...a: Parameters<typeof fetch>) => {
       calls += 1;

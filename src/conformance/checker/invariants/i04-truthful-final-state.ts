@@ -1,4 +1,4 @@
-import type { RequestEntry } from '../../../fake-provider/model/journal.js';
+import type { RequestEntry } from '../../../contract/journal.js';
 import { jobKnownAt, type CheckContext, type InvariantCheck } from '../context.js';
 import { delivered, failure, finalEntry, iso, ms, shownStates } from '../helpers.js';
 import type { OperationView } from '../link.js';

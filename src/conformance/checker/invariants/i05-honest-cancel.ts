@@ -42,7 +42,9 @@ export const i05HonestCancel: InvariantCheck = {
             delivered(r) &&
             r.job_state !== null &&
             TERMINAL_ANSWER_STATES.includes(r.job_state) &&
-            ms(r.at) <= at + tol &&
+            // A held (delayed) answer that came as the client gave up may have been abandoned by its timeout at
+            // that same moment; only one that came clearly before the give-up surely reached it.
+            (r.delivery === 'delayed' ? ms(r.at) < at - tol : ms(r.at) <= at + tol) &&
             reachedALiveWorker(r, ctx.journal.requests, ctx.evidence.harness),
         );
         if (told) {

@@ -1,4 +1,4 @@
-import type { RequestEntry } from '../../../fake-provider/model/journal.js';
+import type { RequestEntry } from '../../../contract/journal.js';
 import type { CheckContext, InvariantCheck } from '../context.js';
 import { delivered, describeRequest, failure, ms } from '../helpers.js';
 import type { Failure } from '../verdict.js';

@@ -3,7 +3,8 @@ import { delivered, describeRequest, failure, ms, sendTimeKnown, sentAt } from '
 import type { Failure } from '../verdict.js';
 
 /**
- * I10: a delivered replay that named a job the key never created must leave the operation in needs_attention,
+ * I10: a delivered replay that named a job the key never created, or a delivered find (`GET /v1/jobs?…`) that
+ * listed such a job next to the key's own (the lookup path of the same violation), must leave the operation in needs_attention,
  * with both job ids in its history, and no request for it after that (checking requests before are fine: that
  * is how the conflict is seen).
  */
@@ -11,13 +12,15 @@ export const i10ContractViolation: InvariantCheck = {
   id: 'I10',
   judge(ctx) {
     const failures: Failure[] = [];
-    const ops = ctx.operations.filter((op) => op.creates.some((c) => c.effect === 'foreign_replay' && delivered(c)));
+    const isForeign = (r: (typeof ctx.operations)[number]['requests'][number]) => r.effect === 'foreign_replay' && delivered(r);
+    const ops = ctx.operations.filter((op) => op.creates.some(isForeign) || op.requests.some(isForeign));
     for (const op of ops) {
-      const foreign = op.creates.find((c) => c.effect === 'foreign_replay' && delivered(c))!;
+      const foreign = op.creates.find(isForeign) ?? op.requests.find(isForeign)!;
+      const what = foreign.route === 'create' ? 'the replayed create' : 'the find';
       const history = op.record?.history ?? [];
       const entry = history.find((h) => h.to === 'needs_attention');
       if (op.record?.state !== 'needs_attention' || !entry) {
-        failures.push(failure(op.id, `${op.id}: the replayed create ${describeRequest(foreign)} answered job ${foreign.job_id}, which its key never created (${op.jobIds.join(', ') || 'none'}), yet it is ${op.record?.state ?? 'without record'}; check a replay against GET /v1/jobs?idempotency_key= and stop in needs_attention`, [foreign.seq, ...op.creates.filter((c) => c.effect === 'created').map((c) => c.seq)], history));
+        failures.push(failure(op.id, `${op.id}: ${what} ${describeRequest(foreign)} answered job ${foreign.job_id}, which its key never created (${op.jobIds.join(', ') || 'none'}), yet it is ${op.record?.state ?? 'without record'}; check a replay against GET /v1/jobs?idempotency_key= and stop in needs_attention`, [foreign.seq, ...op.creates.filter((c) => c.effect === 'created').map((c) => c.seq)], history));
         continue;
       }
       const text = JSON.stringify(history);

@@ -1,5 +1,5 @@
 import { canonicalJson } from '../../../lib/canonical-json.js';
-import { isAllowedTransition, type OperationRecord } from '../../../lib/client-protocol.js';
+import { isAllowedTransition, type OperationRecord } from '../../../contract/client-protocol.js';
 import type { InvariantCheck } from '../context.js';
 import { failure, ms } from '../helpers.js';
 import type { Failure } from '../verdict.js';

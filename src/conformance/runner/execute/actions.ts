@@ -1,5 +1,5 @@
 import { isoTime } from '../../../lib/clock.js';
-import type { SubmitInput } from '../../../lib/client-protocol.js';
+import type { SubmitInput } from '../../../contract/client-protocol.js';
 import { stripAt, type PendingAction, type RunState } from './run-state.js';
 
 /** `CMD submit` one operation and note it; an event trigger that names the operation learns its key. */

@@ -1,5 +1,5 @@
 import { isoTime } from '../../../lib/clock.js';
-import type { OperationRecord, SubmitInput } from '../../../lib/client-protocol.js';
+import type { OperationRecord, SubmitInput } from '../../../contract/client-protocol.js';
 import type { HarnessAction, Scenario } from '../../../scenarios/index.js';
 import type { CancelIntent, HarnessEvent, Submission } from '../../checker/evidence.js';
 import type { RunDriver } from '../driver.js';

@@ -1,4 +1,4 @@
-import { isFinalState } from '../../../lib/client-protocol.js';
+import { isFinalState } from '../../../contract/client-protocol.js';
 import { fireAction, submitOperation } from './actions.js';
 import { stripAt, type RunState } from './run-state.js';
 

@@ -2,7 +2,6 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createProvider, connectionReset, IN_PROCESS_BASE, type Provider } from '../../../fake-provider/index.js';
-import { jobView } from '../../../fake-provider/engine/job-view.js';
 import { VirtualClock } from '../../../lib/clock.js';
 import { seededIds } from '../../../lib/ids.js';
 import {
@@ -12,7 +11,7 @@ import {
   type InProcessClientFactory,
   type OperationRecord,
   type SubmitInput,
-} from '../../../lib/client-protocol.js';
+} from '../../../contract/client-protocol.js';
 import type { Scenario } from '../../../scenarios/index.js';
 import type { ProviderJob } from '../../checker/evidence.js';
 import type { RunDriver } from '../driver.js';
@@ -212,8 +211,7 @@ export class InProcessDriver implements RunDriver {
 
   providerJobs(): ProviderJob[] {
     if (!this.provider) return [];
-    const now = this.clock.now();
-    return this.provider.core.jobs.all().map((j) => ({ ...jobView(j, now), tenant: j.tenant, behavior: j.behavior }));
+    return this.provider.jobs();
   }
 
   diagnostics(): string[] {

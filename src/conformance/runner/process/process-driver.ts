@@ -3,9 +3,9 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
 import { createProvider, serve, type Provider, type RunningServer } from '../../../fake-provider/index.js';
-import { jobView } from '../../../fake-provider/engine/job-view.js';
-import { OperationRecordSchema, type CancelInput, type OperationRecord, type SubmitInput } from '../../../lib/client-protocol.js';
+import { OperationRecordSchema, type CancelInput, type OperationRecord, type SubmitInput } from '../../../contract/client-protocol.js';
 import type { Scenario } from '../../../scenarios/index.js';
 import type { ProviderJob } from '../../checker/evidence.js';
 import type { RunDriver } from '../driver.js';
@@ -109,7 +109,7 @@ export class ProcessDriver implements RunDriver {
     try {
       const parsed = OperationRecordSchema.safeParse(JSON.parse(r.stdout));
       if (parsed.success) return parsed.data;
-      this.notes.push(`show ${operationId}: the record does not match the protocol: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      this.notes.push(`show ${operationId}: the record does not match the protocol: ${z.prettifyError(parsed.error)}`);
     } catch {
       this.notes.push(`show ${operationId}: stdout is not JSON: ${r.stdout.slice(0, 200)}`);
     }
@@ -185,8 +185,7 @@ export class ProcessDriver implements RunDriver {
 
   providerJobs(): ProviderJob[] {
     if (!this.provider) return [];
-    const now = Date.now();
-    return this.provider.core.jobs.all().map((j) => ({ ...jobView(j, now), tenant: j.tenant, behavior: j.behavior }));
+    return this.provider.jobs();
   }
 
   diagnostics(): string[] {

@@ -3,8 +3,9 @@ import { z } from 'zod';
 import { VirtualClock } from '../../../lib/clock.js';
 import type { ProviderCore } from '../../core.js';
 import { jobView } from '../../engine/job-view.js';
-import { parseBehaviorConfig } from '../../model/behavior.js';
-import { FaultPlanSchema } from '../../model/faults.js';
+import { parseBehaviorConfig } from '../../../contract/behavior.js';
+import { ClockBodySchema, JournalQuerySchema } from '../../../contract/control.js';
+import { FaultPlanSchema } from '../../../contract/faults.js';
 import { authenticateControl } from '../auth.js';
 import { zodErrors } from '../body.js';
 import type { Ctx, Env } from '../context.js';
@@ -23,12 +24,6 @@ function invalid(c: Ctx, error: z.ZodError, what: string): Response {
   return problem(c, 400, 'invalid_request', `invalid ${what}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
 }
 
-const JournalQuery = z.object({
-  since: z.coerce.number().int().min(0).default(0),
-  limit: z.coerce.number().int().min(1).max(100_000).default(10_000),
-});
-
-const ClockBody = z.object({ advance_ms: z.number().int().min(0).max(365 * 24 * 3600 * 1000) }).strict();
 
 /**
  * `/_control/…`: for harnesses and people, never for clients under test. Its own token; its requests are not
@@ -42,7 +37,7 @@ export function controlRoutes(core: ProviderCore, extra?: (app: Hono<Env>) => vo
     await next();
   });
 
-  app.post('/reset', (c) => {
+  app.post('/reset', (_c) => {
     core.reset();
     return json({ reset: true });
   });
@@ -75,7 +70,7 @@ export function controlRoutes(core: ProviderCore, extra?: (app: Hono<Env>) => vo
   });
 
   app.get('/journal', (c) => {
-    const q = JournalQuery.safeParse(c.req.query());
+    const q = JournalQuerySchema.safeParse(c.req.query());
     if (!q.success) return invalid(c, q.error, 'query');
     const data = core.journal.since(q.data.since, q.data.limit + 1);
     const page = data.slice(0, q.data.limit);
@@ -93,7 +88,7 @@ export function controlRoutes(core: ProviderCore, extra?: (app: Hono<Env>) => vo
     }
     const body = await jsonBody(c);
     if (!body.ok) return body.response;
-    const parsed = ClockBody.safeParse(body.value);
+    const parsed = ClockBodySchema.safeParse(body.value);
     if (!parsed.success) return invalid(c, parsed.error, 'clock request');
     await core.clock.advance(parsed.data.advance_ms);
     return json({ now: new Date(core.clock.now()).toISOString() });

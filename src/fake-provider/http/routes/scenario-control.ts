@@ -1,8 +1,8 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { ProviderCore } from '../../core.js';
-import { parseBehaviorConfig, type BehaviorConfigInput } from '../../model/behavior.js';
-import type { FaultPlanInput } from '../../model/faults.js';
+import { parseBehaviorConfig, type BehaviorConfigInput } from '../../../contract/behavior.js';
+import type { FaultPlanInput } from '../../../contract/faults.js';
 import type { Env } from '../context.js';
 import { json, problem } from '../problem.js';
 

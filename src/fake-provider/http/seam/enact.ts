@@ -40,11 +40,28 @@ async function foreignReplay(core: ProviderCore, c: Ctx, res: Response, realId: 
   const fake = core.ids('job');
   const swap = (s: string) => s.split(realId).join(fake);
   const headers = new Headers();
-  res.headers.forEach((v, k) => headers.set(k, swap(v)));
+  res.headers.forEach((v, k) => {
+    headers.set(k, swap(v));
+  });
   const d = c.get('draft');
   d.effect = 'foreign_replay';
   d.job_state = null;
   return new Response(swap(await res.text()), { status: res.status, headers });
+}
+
+/** A find answer that lists, next to the key's job, a foreign one under the same key: `foreign_job_id` on `list`. */
+async function foreignFind(core: ProviderCore, c: Ctx, res: Response): Promise<Response> {
+  const body = (await res.clone().json().catch(() => null)) as { data?: Array<Record<string, unknown>> } | null;
+  const first = body?.data?.[0];
+  if (!body || !first || typeof first.job_id !== 'string') return res;
+  const fake = core.ids('job');
+  const d = c.get('draft');
+  d.effect = 'foreign_replay';
+  d.job_id = fake;
+  d.listed = [...(d.listed ?? []), { job_id: fake, state: first.state as NonNullable<typeof d.listed>[number]['state'] }];
+  const headers = new Headers(res.headers);
+  headers.delete('content-length');
+  return new Response(JSON.stringify({ ...body, data: [...body.data!, { ...first, job_id: fake }] }), { status: res.status, headers });
 }
 
 export async function enactAfter(core: ProviderCore, c: Ctx, fired: FiredRule | null, res: Response): Promise<Response> {
@@ -58,5 +75,6 @@ export async function enactAfter(core: ProviderCore, c: Ctx, fired: FiredRule | 
     d.loss = f.mode;
   }
   if (f?.type === 'foreign_job_id' && d.effect === 'replayed' && d.job_id) return foreignReplay(core, c, res, d.job_id);
+  if (f?.type === 'foreign_job_id' && d.effect === 'read' && d.listed?.length && res.status === 200) return foreignFind(core, c, res);
   return res;
 }

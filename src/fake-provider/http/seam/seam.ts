@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { ProviderCore } from '../../core.js';
-import type { Principal } from '../../model/principals.js';
-import type { RequestRoute } from '../../model/faults.js';
+import type { Principal } from '../../../contract/principals.js';
+import type { RequestRoute } from '../../../contract/faults.js';
 import { authenticate } from '../auth.js';
 import type { Ctx, Env } from '../context.js';
 import { delay, enactAfter, refuseBefore } from './enact.js';

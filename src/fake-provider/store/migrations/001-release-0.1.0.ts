@@ -1,5 +1,8 @@
-import type { Db } from '../database.js';
+import type BetterSqlite3 from 'better-sqlite3';
 import { TASKS_SCHEMA } from '../../tasks/schema.js';
+
+/** database.ts imports the migrations, so they name the connection type themselves (no import cycle). */
+type Db = BetterSqlite3.Database;
 
 /**
  * Migration 1: the schema of release 0.1.0 (commit 9f3e067), which recorded no version. Every statement is

@@ -1,6 +1,9 @@
-import type { Db } from '../database.js';
-import type { JournalEntry } from '../../model/journal.js';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { JournalEntry } from '../../../contract/journal.js';
 import { encodeEntry, JOURNAL_COLUMNS } from '../journal-codec.js';
+
+/** database.ts imports the migrations, so they name the connection type themselves (no import cycle). */
+type Db = BetterSqlite3.Database;
 
 /** The journal table of migration 2: one typed column per hot field (see journal-codec.ts), no secondary index. */
 export const JOURNAL_TABLE_V2 = `

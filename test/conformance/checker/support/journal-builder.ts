@@ -1,8 +1,10 @@
-import type { JournalEntry, RequestEntry, TransitionEntry, WebhookEntry } from '../../../../src/fake-provider/model/journal.js';
-import type { JobState } from '../../../../src/fake-provider/model/job.js';
+import type { JournalEntry, RequestEntry, TransitionEntry, WebhookEntry } from '../../../../src/contract/journal.js';
+import type { JobState } from '../../../../src/contract/jobs.js';
 
 type Unseq<T> = Omit<T, 'seq' | 'at'> & { t: number };
-type Pending = Unseq<RequestEntry> | Unseq<TransitionEntry> | Unseq<WebhookEntry>;
+/** A request's `received_at` defaults to its time `t` (see build). */
+type PendingRequest = Unseq<Omit<RequestEntry, 'received_at'>> & { received_at?: string };
+type Pending = PendingRequest | Unseq<TransitionEntry> | Unseq<WebhookEntry>;
 
 export const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 export const iso = (t: number) => new Date(t).toISOString();

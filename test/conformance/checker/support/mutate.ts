@@ -1,5 +1,5 @@
-import type { JournalEntry, RequestEntry, TransitionEntry, WebhookEntry } from '../../../../src/fake-provider/model/journal.js';
-import type { OperationRecord, OperationState } from '../../../../src/lib/client-protocol.js';
+import type { JournalEntry, RequestEntry, TransitionEntry, WebhookEntry } from '../../../../src/contract/journal.js';
+import type { OperationRecord, OperationState } from '../../../../src/contract/client-protocol.js';
 import { check, type RunEvidenceInput, type Verdict } from '../../../../src/conformance/checker/index.js';
 import { iso } from './journal-builder.js';
 
@@ -15,7 +15,9 @@ export function requests(e: Evidence, pred: (r: RequestEntry) => boolean = () =>
 /** Renumber by time, as the provider would have written them. */
 function renumber(e: Evidence): void {
   e.journal.sort((a, b) => ms(a.at) - ms(b.at) || a.seq - b.seq);
-  e.journal.forEach((x, i) => (x.seq = i + 1));
+  e.journal.forEach((x, i) => {
+    x.seq = i + 1;
+  });
 }
 
 /** Add a request like `like` (same operation headers), at `t` ms epoch, with `fields` changed. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import type { JobState } from '../../../../src/fake-provider/model/job.js';
-import type { HistoryEntry, OperationRecord, OperationState } from '../../../../src/lib/client-protocol.js';
+import type { JobState } from '../../../../src/contract/jobs.js';
+import type { HistoryEntry, OperationRecord, OperationState } from '../../../../src/contract/client-protocol.js';
 import type { RunEvidenceInput } from '../../../../src/conformance/checker/index.js';
 import { JournalBuilder, T0, iso } from './journal-builder.js';
 
@@ -172,7 +172,10 @@ function simulateOp(jb: JournalBuilder, opId: string, plan: OpPlan, t0: number) 
   hooks.forEach(([at, , to], i) => {
     const type = `job.${to}`;
     if (plan.webhooks === 'none') return;
-    if (plan.webhooks === 'reordered') return jb.webhook(steps.at(-1)![0] + 3 + (hooks.length - i), job_id, type);
+    if (plan.webhooks === 'reordered') {
+      jb.webhook(steps.at(-1)![0] + 3 + (hooks.length - i), job_id, type);
+      return;
+    }
     jb.webhook(at + 3, job_id, type, plan.webhooks === 'dropped' ? 'dropped' : 'delivered');
     if (plan.webhooks === 'duplicate') jb.webhook(at + 4, job_id, type);
   });

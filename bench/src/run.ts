@@ -1,0 +1,148 @@
+/**
+ * `npm run bench` entry (dist-bench/bench/src/run.js). Flags:
+ *   --quick                 smoke pass: short runs, small sizes; writes bench/tmp/ only
+ *   --only http,conformance,client,provider
+ *   --requests N            length of the long memory run (default 1,000,000; quick 20,000)
+ *   --rounds N              HTTP rounds (default 3)
+ *   --soak a,b              targets of the long memory run (default jobproof,wiremock-journal)
+ *   --resume                keep the sections in bench/tmp/partial.json (a run that stopped) and measure the others
+ *   --rewrite-report        no measuring: re-evaluate the targets of bench/results.json and rewrite docs/benchmarks.md
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { totalmem } from 'node:os';
+import { join } from 'node:path';
+import { clientScale } from './client-scale.js';
+import { loadAverage, log, machine, ROOT, TMP } from './common.js';
+import { conformanceSpeed } from './conformance-speed.js';
+import { httpBench, TARGET_NAMES } from './http-bench.js';
+import { javaVersion } from './http-targets.js';
+import { providerScale } from './provider-scale.js';
+import { evaluate, writeReport, type Results } from './report.js';
+import { catalog } from '../../src/scenarios/index.js';
+
+const SECTIONS = ['http', 'conformance', 'client', 'provider'] as const;
+
+function flag(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i !== -1) return process.argv[i + 1];
+  const eq = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return eq?.slice(name.length + 3);
+}
+
+function positiveInt(v: string | undefined, name: string, dflt: number): number {
+  if (v === undefined) return dflt;
+  const n = Number(v.replace(/[_,]/g, ''));
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer, got '${v}'`);
+  return n;
+}
+
+function versions(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of ['autocannon', 'mockttp', 'wiremock', 'hono', '@hono/node-server', 'better-sqlite3']) {
+    try {
+      // Read from node_modules directly: packages with an `exports` map do not export their package.json.
+      out[p] = (JSON.parse(readFileSync(join(ROOT, 'node_modules', p, 'package.json'), 'utf8')) as { version: string }).version;
+    } catch {
+      out[p] = 'not installed';
+    }
+  }
+  return out;
+}
+
+function git(): { commit: string; dirtyFiles: number } {
+  try {
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter(Boolean).length;
+    return { commit, dirtyFiles: dirty };
+  } catch {
+    return { commit: 'unknown', dirtyFiles: 0 };
+  }
+}
+
+async function main(): Promise<void> {
+  const quick = process.argv.includes('--quick');
+  if (process.argv.includes('--rewrite-report')) {
+    // Re-evaluate the targets and rewrite docs/benchmarks.md from the figures already in bench/results.json.
+    const file = join(ROOT, quick ? 'bench/tmp/results-quick.json' : 'bench/results.json');
+    const prev = JSON.parse(readFileSync(file, 'utf8')) as Results;
+    const { targets: _old, ...rest } = prev;
+    rest.meta.versions = versions();
+    const out = writeReport({ ...rest, targets: evaluate(rest) }, quick);
+    log(`rewrote ${out.json} and ${out.md} from ${file}`);
+    return;
+  }
+  const only = (flag('only') ?? SECTIONS.join(',')).split(',').map((s) => s.trim());
+  for (const s of only) if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`--only: unknown section '${s}' (known: ${SECTIONS.join(', ')})`);
+  const soakTargets = (flag('soak') ?? 'jobproof,wiremock-journal').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const s of soakTargets) if (!(TARGET_NAMES as readonly string[]).includes(s)) throw new Error(`--soak: unknown target '${s}' (known: ${TARGET_NAMES.join(', ')})`);
+  const started = Date.now();
+  const m = machine();
+  const start = loadAverage();
+  let java: string | null = null;
+  try {
+    java = await javaVersion();
+  } catch {
+    java = null;
+  }
+  log(`${quick ? 'quick pass' : 'full run'}: ${only.join(', ')}; ${m.cores} cores, Node ${m.node}; load average ${start.join(' ')}`);
+  // --resume: keep the sections bench/tmp/partial.json already has (from a run that stopped) and measure the rest.
+  const resumed = process.argv.includes('--resume') ? (JSON.parse(readFileSync(join(TMP, 'partial.json'), 'utf8')) as Omit<Results, 'targets'>) : undefined;
+  const partial: Omit<Results, 'targets'> = resumed ?? {
+    meta: {
+      date: new Date().toISOString(), quick, machine: { ...m, memGb: Math.round(totalmem() / 2 ** 30) }, java, versions: versions(), git: git(),
+      loadavg: { start, end: [] }, wallS: 0, argv: process.argv.slice(2),
+    },
+  };
+  if (only.includes('http') && !partial.http) {
+    partial.http = await httpBench({
+      rounds: positiveInt(flag('rounds'), 'rounds', quick ? 1 : 3),
+      durationS: quick ? 2 : 5,
+      warmS: quick ? 1 : 2,
+      jitWarmS: quick ? 3 : 15,
+      connections: 50,
+      soakRequests: positiveInt(flag('requests'), 'requests', quick ? 20_000 : 1_000_000),
+      soakTargets,
+    });
+  }
+  const savePartial = () => {
+    partial.meta.wallS = Math.round((Date.now() - started) / 1000) + (resumed ? resumed.meta.wallS : 0);
+    writeFileSync(join(TMP, 'partial.json'), JSON.stringify(partial, null, 2));
+  };
+  savePartial();
+  if (only.includes('conformance') && !partial.conformance) {
+    partial.conformance = await conformanceSpeed(
+      quick
+        ? { runs: 5, seeds: [1], catalogRuns: 1, scenarios: catalog.slice(0, 2).map((s) => s.name).join(',') }
+        : { runs: 50, seeds: [1, 2, 3], catalogRuns: 3, scenarios: 'all' },
+    );
+  }
+  savePartial();
+  if (only.includes('client') && !partial.client) {
+    partial.client = await clientScale(quick ? { sizes: [1000, 10_000], decisions: 20, reps: 1 } : { sizes: [1000, 10_000, 100_000], decisions: 60, reps: 3 });
+  }
+  savePartial();
+  if (only.includes('provider') && !partial.provider) {
+    partial.provider = await providerScale(
+      quick
+        ? { sizes: [1000, 10_000], reps: 1, durationS: 2, warmS: 1, connections: 50 }
+        : { sizes: [1000, 10_000, 100_000], reps: 3, durationS: 5, warmS: 2, connections: 50 },
+    );
+  }
+  partial.meta.loadavg.end = loadAverage();
+  partial.meta.wallS = Math.round((Date.now() - started) / 1000) + (resumed ? resumed.meta.wallS : 0);
+  if (resumed) partial.meta.resumedAt = { date: new Date(started).toISOString(), loadavg: start, git: git() };
+  const results: Results = { ...partial, targets: evaluate(partial) };
+  const out = writeReport(results, quick);
+  log(`targets:`);
+  for (const t of results.targets) log(`  ${t.met === null ? '  —' : t.met ? ' met' : 'MISS'}  ${t.target}: ${t.measured}${t.note ? ` (${t.note})` : ''}`);
+  log(`wrote ${out.json} and ${out.md} in ${(partial.meta.wallS / 60).toFixed(1)} min`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`bench: ${(err as Error)?.stack ?? err}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+
+export const REQUEST_ROUTES = ['create', 'status', 'list', 'cancel', 'results', 'upload', 'delete', 'task_create', 'task_read', 'review', 'apply'] as const;
+export const FAULT_ROUTES = [...REQUEST_ROUTES, 'webhook'] as const;
+export type RequestRoute = (typeof REQUEST_ROUTES)[number];
+export type FaultRoute = (typeof FAULT_ROUTES)[number];
+
+/**
+ * dialects.md names the read and find routes `read` and `find`; provider-api.md names them `status` and `list`.
+ * Both spellings name the same route, so one rule covers a native poll and a dialect's poll alike.
+ */
+export const ROUTE_ALIASES: Readonly<Record<string, FaultRoute>> = { read: 'status', find: 'list' };
+
+const retryAfter = z.number().int().min(0).max(3600);
+
+/** Every fault in one discriminated union, so an unknown `type` is reported at `fault.type`. */
+export const FaultSchema = z.preprocess(
+  // The bare form `"fault": "drop"` is accepted as `{"type": "drop"}`.
+  (v) => (typeof v === 'string' ? { type: v } : v),
+  z.discriminatedUnion('type', [
+    z.object({ type: z.literal('lose_response'), mode: z.enum(['reset', 'hang']).default('reset') }).strict(),
+    z
+      .object({
+        type: z.literal('fail_before_commit'),
+        status: z.union([z.literal(500), z.literal(502), z.literal(503)]).default(503),
+        retry_after: retryAfter.optional(),
+      })
+      .strict(),
+    z.object({ type: z.literal('rate_limit'), retry_after: retryAfter.default(1) }).strict(),
+    z.object({ type: z.literal('error_after_commit') }).strict(),
+    z.object({ type: z.literal('delay'), ms: z.number().int().min(0).max(3_600_000) }).strict(),
+    z.object({ type: z.literal('foreign_job_id') }).strict(),
+    z.object({ type: z.literal('duplicate'), copies: z.number().int().min(1).max(10).default(1) }).strict(),
+    z.object({ type: z.literal('reorder') }).strict(),
+    z.object({ type: z.literal('drop') }).strict(),
+  ]),
+);
+
+export type Fault = z.output<typeof FaultSchema>;
+export const REQUEST_FAULTS = ['lose_response', 'fail_before_commit', 'rate_limit', 'error_after_commit', 'delay', 'foreign_job_id'] as const;
+export const WEBHOOK_FAULTS = ['duplicate', 'reorder', 'drop', 'delay'] as const;
+export type RequestFault = Extract<Fault, { type: (typeof REQUEST_FAULTS)[number] }>;
+export type WebhookFault = Extract<Fault, { type: (typeof WEBHOOK_FAULTS)[number] }>;
+
+const nth = z.union([z.number().int().min(1), z.array(z.number().int().min(1)).min(1)]);
+
+export const FaultRuleSchema = z
+  .object({
+    id: z.string().min(1).max(100).optional(),
+    on: z.preprocess((v) => (typeof v === 'string' && v in ROUTE_ALIASES ? ROUTE_ALIASES[v] : v), z.enum(FAULT_ROUTES)),
+    nth: nth.optional(),
+    probability: z.number().min(0).max(1).optional(),
+    times: z.number().int().min(1).optional(),
+    fault: FaultSchema,
+  })
+  .strict()
+  .superRefine((rule, ctx) => {
+    const forWebhook = rule.on === 'webhook';
+    const allowed: readonly string[] = forWebhook ? WEBHOOK_FAULTS : REQUEST_FAULTS;
+    const ok = allowed.includes(rule.fault.type);
+    if (!ok) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['fault', 'type'],
+        message: forWebhook
+          ? `fault '${rule.fault.type}' does not apply to webhooks (duplicate, reorder, drop, delay)`
+          : `fault '${rule.fault.type}' does not apply to requests (lose_response, fail_before_commit, rate_limit, error_after_commit, delay, foreign_job_id)`,
+      });
+    }
+    // On a find (`list`), the answer names a foreign job next to the one the key created: the lookup path of the
+    // same contract violation (a client that reconciles by lookup never replays its create).
+    if (rule.fault.type === 'foreign_job_id' && rule.on !== 'create' && rule.on !== 'list') {
+      ctx.addIssue({ code: 'custom', path: ['on'], message: "foreign_job_id applies to 'create' and 'list' only" });
+    }
+  });
+
+export const FaultPlanSchema = z
+  .object({
+    seed: z.number().int().default(0),
+    rules: z.array(FaultRuleSchema).max(1000).default([]),
+  })
+  .strict();
+
+export type FaultRule = z.output<typeof FaultRuleSchema>;
+export type FaultPlan = z.output<typeof FaultPlanSchema>;
+export type FaultPlanInput = z.input<typeof FaultPlanSchema>;

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { JobStateSchema } from './jobs.js';
+
+/**
+ * The journal: ground truth of what happened at the provider. The conformance checker judges clients against it,
+ * so every field a verdict may rest on is here, flat and typed.
+ */
+export const EFFECTS = [
+  'created', // a job was created by this request
+  'replayed', // an idempotent replay of a stored answer
+  'foreign_replay', // a replay answered with a job id that the key never created (injected contract violation)
+  'read', // a job or list was read
+  'cancel_requested', // a cancel moved a job to cancelling
+  'cancel_repeated', // a cancel on a job already cancelling: nothing new scheduled
+  'results_served', // a results body was handed out
+  'applied', // a task change was applied (tasks API)
+  'reviewed', // a review decision was recorded (tasks API)
+  'none', // refused or without effect
+] as const;
+export const EffectSchema = z.enum(EFFECTS);
+export type Effect = z.infer<typeof EffectSchema>;
+
+export const DeliverySchema = z.enum(['delivered', 'lost', 'delayed']);
+export type Delivery = z.infer<typeof DeliverySchema>;
+
+export const FiredFaultSchema = z.object({ rule_id: z.string(), type: z.string() });
+export type FiredFault = z.infer<typeof FiredFaultSchema>;
+
+export const RequestEntrySchema = z.object({
+  seq: z.number().int(),
+  at: z.string(),
+  type: z.literal('request'),
+  /** When the request arrived; `at` is when it was answered (they differ under a `delay` fault). */
+  received_at: z.string(),
+  request_id: z.string(),
+  method: z.string(),
+  path: z.string(),
+  route: z.string().nullable(),
+  tenant: z.string().nullable(),
+  subject: z.string().nullable(),
+  idempotency_key: z.string().nullable(),
+  trace_id: z.string().nullable(),
+  worker_id: z.string().nullable(),
+  /** `X-Lease-Token`: the fencing token the worker held for the operation (client-protocol.md), when it sent one. */
+  lease_token: z.number().int().nullable().optional(),
+  fingerprint: z.string().nullable(),
+  effect: EffectSchema,
+  job_id: z.string().nullable(),
+  status: z.number().int(),
+  /** The problem `code` of an error answer. */
+  code: z.string().nullable(),
+  delivery: DeliverySchema,
+  fault: FiredFaultSchema.nullable(),
+  /** Job state in the answer, when the answer carried a job. */
+  job_state: JobStateSchema.nullable(),
+  /** `Retry-After` of the answer, in seconds, when it carried one. */
+  retry_after: z.number().nullable(),
+  /** `client_ref` of a create body. */
+  client_ref: z.string().nullable(),
+  /** For a find (`GET /v1/jobs?…`): the jobs the answer listed, with their states, so a list read counts as a read. */
+  listed: z.array(z.object({ job_id: z.string(), state: JobStateSchema })).optional(),
+  /** Tasks API (tasks-api.md): the task a request was about, and its state in the answer; absent on job requests. */
+  task_id: z.string().nullable().optional(),
+  task_state: z.string().nullable().optional(),
+  /** dialects.md: the wire API a request came in (`openai`, `anthropic`); absent on native requests. */
+  dialect: z.enum(['native', 'openai', 'anthropic']).optional(),
+  /** Dialects: the `custom_id`s of the batch a create (or an OpenAI upload) carried, in input order. */
+  custom_ids: z.array(z.string()).optional(),
+  /** Dialects: the file an OpenAI Files request created or read, or a create named as its input. */
+  file_id: z.string().optional(),
+  /** Dialects: SHA-256 (hex) of the results body handed out by a `results_served` answer (OpenAI: of that file). */
+  served_sha256: z.string().optional(),
+});
+
+export const TransitionEntrySchema = z.object({
+  seq: z.number().int(),
+  at: z.string(),
+  type: z.literal('transition'),
+  job_id: z.string(),
+  tenant: z.string(),
+  from: JobStateSchema.nullable(),
+  to: JobStateSchema,
+  cause: z.string(),
+});
+
+export const WebhookEntrySchema = z.object({
+  seq: z.number().int(),
+  at: z.string(),
+  type: z.literal('webhook'),
+  event_id: z.string(),
+  event_type: z.string(),
+  job_id: z.string(),
+  url: z.string(),
+  attempt: z.number().int(),
+  /** delivered: 2xx; failed: other status or network error (retried while attempts remain); dropped: a fault. */
+  outcome: z.enum(['delivered', 'failed', 'dropped']),
+  status: z.number().int().nullable(),
+  error: z.string().nullable(),
+  fault: FiredFaultSchema.nullable(),
+});
+
+export const JournalEntrySchema = z.discriminatedUnion('type', [
+  RequestEntrySchema,
+  TransitionEntrySchema,
+  WebhookEntrySchema,
+]);
+export type RequestEntry = z.infer<typeof RequestEntrySchema>;
+export type TransitionEntry = z.infer<typeof TransitionEntrySchema>;
+export type WebhookEntry = z.infer<typeof WebhookEntrySchema>;
+export type JournalEntry = z.infer<typeof JournalEntrySchema>;

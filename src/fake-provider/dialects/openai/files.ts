@@ -1,0 +1,127 @@
+import { sha256Hex } from '../../../lib/canonical-json.js';
+import type { Ctx } from '../../http/context.js';
+import { json, problem } from '../../http/problem.js';
+import { unexecuted } from '../../http/seam/index.js';
+import { unixSeconds } from '../lines.js';
+import { principal, type DialectDeps } from '../shared.js';
+import type { FileRow } from '../store.js';
+import { customIdsOf, parseJsonl } from './model.js';
+import { renderOutputFile } from './output.js';
+import { openaiBatchView } from './view.js';
+
+const PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals'];
+
+export function fileView(f: Omit<FileRow, 'fetched' | 'deleted_at'>, bytes = f.bytes): Record<string, unknown> {
+  return {
+    id: f.file_id, object: 'file', bytes, created_at: unixSeconds(f.created_at), filename: f.filename,
+    purpose: f.role === 'input' ? f.purpose : 'batch_output', status: 'processed', expires_at: null, status_details: null,
+  };
+}
+
+function noSuchFile(c: Ctx, id: string): Response {
+  return problem(c, 404, 'file_not_found', `No such File object: ${id}`, { param: 'id' });
+}
+
+/** `POST /files` (multipart: `file`, `purpose`): only `purpose=batch` is served, and it must be JSONL. */
+export async function uploadFile({ core, repo }: DialectDeps, c: Ctx): Promise<Response> {
+  const p = principal(c);
+  if (!/^multipart\/form-data/i.test(c.req.header('content-type') ?? '')) {
+    return unexecuted(problem(c, 400, 'invalid_request', "Uploads must be multipart/form-data with a 'file' part and a 'purpose' field."));
+  }
+  let form: Record<string, unknown>;
+  try {
+    form = await c.req.parseBody();
+  } catch {
+    return unexecuted(problem(c, 400, 'invalid_request', "The body must be multipart/form-data with 'file' and 'purpose'."));
+  }
+  const purpose = form.purpose;
+  const file = form.file;
+  if (typeof purpose !== 'string' || !PURPOSES.includes(purpose)) return unexecuted(problem(c, 400, 'invalid_request', `'purpose' must be one of ${PURPOSES.join(', ')}.`, { param: 'purpose' }));
+  if (purpose !== 'batch') return unexecuted(problem(c, 400, 'invalid_request', "This fake provider serves only purpose 'batch'.", { param: 'purpose' }));
+  if (!(file instanceof File)) return unexecuted(problem(c, 400, 'invalid_request', "'file' must be a file part.", { param: 'file' }));
+  const content = await file.text();
+  const parsed = parseJsonl(content);
+  if (!parsed.ok) return unexecuted(problem(c, 400, 'invalid_request', `Invalid file format for Batch API: line ${parsed.line} is not a JSON object.`, { param: 'file' }));
+  const row: Omit<FileRow, 'seq' | 'fetched' | 'deleted_at'> = {
+    file_id: core.ids('file').replace(/^file_/, 'file-'), tenant: p.tenant, purpose, filename: file.name || 'upload.jsonl',
+    bytes: Buffer.byteLength(content), created_at: core.clock.now(), content, batch_id: null, role: 'input',
+  };
+  repo.insertFile(row);
+  const d = c.get('draft');
+  d.effect = 'created';
+  d.file_id = row.file_id;
+  d.custom_ids = customIdsOf(parsed.lines);
+  return json(fileView({ ...row, seq: 0 }));
+}
+
+/** An output or error file exists once its batch has ended with lines for it. */
+function outputContent({ core, repo }: DialectDeps, f: FileRow): string | null {
+  if (!f.batch_id) return null;
+  const job = core.jobs.get(f.batch_id);
+  const batch = repo.anyBatch(f.batch_id);
+  if (!job || !batch) return null;
+  const now = core.clock.now();
+  const v = openaiBatchView(job, batch, now);
+  if (v.output_file_id !== f.file_id && v.error_file_id !== f.file_id) return null;
+  return renderOutputFile(job, batch, repo.requests(batch.batch_id), f.role === 'output' ? 'output' : 'error', now);
+}
+
+/** `GET /files/{id}` */
+export function readFile(deps: DialectDeps, c: Ctx): Response {
+  const p = principal(c);
+  const id = c.req.param('file_id')!;
+  const d = c.get('draft');
+  d.file_id = id;
+  const f = deps.repo.file(id, p.tenant);
+  if (!f) return noSuchFile(c, id);
+  if (f.role === 'input') {
+    d.effect = 'read';
+    return json(fileView(f));
+  }
+  const content = outputContent(deps, f);
+  if (content === null) return noSuchFile(c, id);
+  d.effect = 'read';
+  d.job_id = f.batch_id;
+  return json(fileView(f, Buffer.byteLength(content)));
+}
+
+/** `DELETE /files/{id}`: an input file, or a batch's output or error file, is gone for good. */
+export function deleteFile({ core, repo }: DialectDeps, c: Ctx): Response {
+  const p = principal(c);
+  const id = c.req.param('file_id')!;
+  c.get('draft').file_id = id;
+  const f = repo.file(id, p.tenant);
+  if (!f) return noSuchFile(c, id);
+  repo.deleteFile(id, core.clock.now());
+  return json({ id, object: 'file', deleted: true });
+}
+
+/** `GET /files/{id}/content`: an input file as uploaded, or a batch's output / error file (the batch's results). */
+export function fileContent(deps: DialectDeps, c: Ctx): Response {
+  const { core, repo } = deps;
+  const p = principal(c);
+  const id = c.req.param('file_id')!;
+  const d = c.get('draft');
+  d.file_id = id;
+  const f = repo.file(id, p.tenant);
+  if (!f) return noSuchFile(c, id);
+  if (f.role === 'input') {
+    d.effect = 'read';
+    return new Response(f.content, { status: 200, headers: { 'content-type': 'application/octet-stream' } });
+  }
+  d.job_id = f.batch_id;
+  const job = core.jobs.get(f.batch_id!)!;
+  d.job_state = job.state;
+  const content = outputContent(deps, f);
+  const b = job.behavior;
+  // One-shot and expiring results map to output files that are gone: OpenAI answers a deleted file with 404.
+  const gone = (b.one_shot_results && f.fetched > 0) || (b.results_ttl_ms !== null && job.finished_at !== null && core.clock.now() >= job.finished_at + b.results_ttl_ms);
+  if (content === null || gone) return noSuchFile(c, id);
+  core.db.transaction(() => {
+    repo.fileFetched(f.file_id);
+    core.engine.markResultsFetched(job);
+  })();
+  d.effect = 'results_served';
+  d.served_sha256 = sha256Hex(content);
+  return new Response(content, { status: 200, headers: { 'content-type': 'application/octet-stream' } });
+}
