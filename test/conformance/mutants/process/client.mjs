@@ -38,26 +38,26 @@ const MUTANTS = {
     const FINAL = ['succeeded', 'failed', 'cancelled', 'cancellation_unconfirmed', 'result_timed_out', 'result_unavailable', 'result_validation_failed', 'needs_attention'];
     // The operations this worker ever leased, with the token it got: its belief, never checked again.
     const mine = new Map();
-    p.renew = function (lease, now, leaseMs) {
-      renew.call(this, lease, now, leaseMs);
+    p.renew = async function (lease, now, leaseMs) {
+      await renew.call(this, lease, now, leaseMs);
       return true;
     };
-    p.claimDue = function (owner, now, leaseMs, limit, held) {
-      const real = claimDue.call(this, owner, now, leaseMs, limit, held);
+    p.claimDue = async function (owner, now, leaseMs, limit, held) {
+      const real = await claimDue.call(this, owner, now, leaseMs, limit, held);
       for (const l of real) mine.set(l.operation_id, l.token);
       for (const [id, token] of mine) {
-        const row = this.get(id);
+        const row = await this.get(id);
         if (!row || real.some((l) => l.operation_id === id) || row.lease_owner === owner) continue;
         if (!FINAL.includes(row.state) && row.next_poll_at !== null && row.next_poll_at <= now) real.push({ operation_id: id, owner, token, expires_at: now + leaseMs });
       }
       return real;
     };
-    p.commit = function (lease, change) {
-      const out = commit.call(this, lease, change);
+    p.commit = async function (lease, change) {
+      const out = await commit.call(this, lease, change);
       if (out !== 'lease_lost') return out;
-      const cur = this.get(lease.operation_id);
+      const cur = await this.get(lease.operation_id);
       try {
-        if (cur?.lease_owner) commit.call(this, { ...lease, owner: cur.lease_owner, token: cur.fencing_token }, change);
+        if (cur?.lease_owner) await commit.call(this, { ...lease, owner: cur.lease_owner, token: cur.fencing_token }, change);
       } catch {
         // The worker believes it wrote.
       }
