@@ -136,7 +136,7 @@ describe('process form over loopback', () => {
           continue;
         }
         const job = await lookup(created[0]!.job_id!);
-        expect(rec.remote_job_id).toBe(created[0]!.job_id);
+        expect(rec.remote_job_id, `${id}: ${rec.state} ${rec.reason ?? ''} ${JSON.stringify(rec.history.map((h) => `${h.to}:${h.cause}`))}`).toBe(created[0]!.job_id);
         if (job.state === 'succeeded') {
           expect(rec.state, id).toBe('succeeded');
           expect(rec.result!.sha256).toBe(job.result!.sha256);
