@@ -33,7 +33,9 @@ export function storeBackendsMarkdown(r: StoreBackendsResults): string {
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   );
   for (const p of r.points) {
-    L.push(`| ${n(p.open)} | ${p.backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'} | ${n(p.decisionWallUs)} | ${n(p.parts.hasOpenUs)} | ${n(p.parts.claimDueUs)} | ${n(p.parts.nextWakeAtUs)} | ${n(p.claimTxPerS)} | ${n(p.claimedPerS)} | ${n(p.commitTxPerS)} |`);
+    L.push(
+      `| ${n(p.open)} | ${p.backend === 'sqlite' ? 'SQLite' : 'PostgreSQL'} | ${n(p.decisionWallUs)} | ${n(p.parts.hasOpenUs)} | ${n(p.parts.claimDueUs)} | ${n(p.parts.nextWakeAtUs)} | ${n(p.claimTxPerS)} | ${n(p.claimedPerS)} | ${n(p.commitTxPerS)} |`,
+    );
   }
   const growth = (b: BackendPoint['backend']) => {
     const ps = r.points.filter((p) => p.backend === b);
@@ -43,7 +45,7 @@ export function storeBackendsMarkdown(r: StoreBackendsResults): string {
     '',
     `Per-poll cost from the smallest to the largest size: SQLite ${growth('sqlite')}×, PostgreSQL ${growth('postgres')}× — flat on both: the due set is read through the partial \`next_poll_at\` index and the exit test is an EXISTS.`,
     '',
-    'Reading: on both backends a claim and a commit are each one durable transaction (a flush to disk), so one worker\'s claim and commit rates are bound by the flush rate and the round trips, not by the number of open operations. PostgreSQL pays loopback round trips (a claim is 2–4 statements, a commit 6–7 with the audit chain) and its own WAL flush; what it buys is workers on many machines claiming side by side (`SKIP LOCKED`: no claimer waits on another), which one SQLite file cannot offer. `hasOpen` on PostgreSQL is one round trip (~150–260 µs here), on SQLite an in-process call.',
+    "Reading: on both backends a claim and a commit are each one durable transaction (a flush to disk), so one worker's claim and commit rates are bound by the flush rate and the round trips, not by the number of open operations. PostgreSQL pays loopback round trips (a claim is 2–4 statements, a commit 6–7 with the audit chain) and its own WAL flush; what it buys is workers on many machines claiming side by side (`SKIP LOCKED`: no claimer waits on another), which one SQLite file cannot offer. `hasOpen` on PostgreSQL is one round trip (~150–260 µs here), on SQLite an in-process call.",
     '',
     END,
     '',

@@ -50,7 +50,9 @@ async function seedSqlite(n: number, pool: number, t0: number): Promise<Seeded> 
   const db = store.raw;
   const cols = COLUMNS.filter((c) => c !== 'lease_owner' && c !== 'lease_expires_at');
   const insert = db.prepare(`INSERT INTO operations (${cols.join(', ')}, is_open) VALUES (${cols.map((c) => `@${c}`).join(', ')}, 1)`);
-  const hist = db.prepare(`INSERT INTO history (operation_id, seq, at, actor, from_state, to_state, cause, evidence, remote_state) VALUES (?, 1, ?, 'bench', NULL, 'create_pending', 'submit', '{"kind":"submit"}', NULL)`);
+  const hist = db.prepare(
+    `INSERT INTO history (operation_id, seq, at, actor, from_state, to_state, cause, evidence, remote_state) VALUES (?, 1, ?, 'bench', NULL, 'create_pending', 'submit', '{"kind":"submit"}', NULL)`,
+  );
   db.transaction(() => {
     for (let i = 0; i < n; i++) {
       const r = row(i, i < pool ? t0 - 1000 - i : t0 + FAR + i, t0);
@@ -87,7 +89,11 @@ async function seedPg(url: string, n: number, pool: number, t0: number): Promise
   await store.pool.query('VACUUM ANALYZE operations');
   return {
     store,
-    makeDue: async (at, p) => void (await store.pool.query(`UPDATE operations SET next_poll_at = $1 WHERE operation_id IN (SELECT 'op-' || i FROM generate_series(0, $2::int - 1) AS i)`, [at, p])),
+    makeDue: async (at, p) =>
+      void (await store.pool.query(
+        `UPDATE operations SET next_poll_at = $1 WHERE operation_id IN (SELECT 'op-' || i FROM generate_series(0, $2::int - 1) AS i)`,
+        [at, p],
+      )),
     close: async () => {
       await store.pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await store.close();
@@ -97,17 +103,49 @@ async function seedPg(url: string, n: number, pool: number, t0: number): Promise
 
 function row(i: number, nextPollAt: number, now: number) {
   return {
-    operation_id: `op-${i}`, state: 'observing', remote_state: 'running', kind: 'report', input: { account: `acct_${i}` },
-    request_fingerprint: `fp-${i}`, idempotency_key: `key-${i}`, trace_id: `trace-${i}`, submitted_at: now - 60_000,
-    create_deadline_at: now + 600_000_000, result_deadline_at: now + 600_000_000, cancel: null, remote_job_id: `job-${i}`,
-    webhook_url: null, conflicting_job_id: null, next_poll_at: nextPollAt, not_before: 0, attempt: 1, poll_count: 1,
-    create_attempts: 1, last_create_at: now - 60_000, cancel_sends: 0, cancel_attempt: null, collect_attempts: 0,
-    expected_result: null, result_sha256: null, result_location: null, items_total: null, items_failed: null,
-    remote_progress: null, reason: null, fencing_token: 0, read_failures: 0,
+    operation_id: `op-${i}`,
+    state: 'observing',
+    remote_state: 'running',
+    kind: 'report',
+    input: { account: `acct_${i}` },
+    request_fingerprint: `fp-${i}`,
+    idempotency_key: `key-${i}`,
+    trace_id: `trace-${i}`,
+    submitted_at: now - 60_000,
+    create_deadline_at: now + 600_000_000,
+    result_deadline_at: now + 600_000_000,
+    cancel: null,
+    remote_job_id: `job-${i}`,
+    webhook_url: null,
+    conflicting_job_id: null,
+    next_poll_at: nextPollAt,
+    not_before: 0,
+    attempt: 1,
+    poll_count: 1,
+    create_attempts: 1,
+    last_create_at: now - 60_000,
+    cancel_sends: 0,
+    cancel_attempt: null,
+    collect_attempts: 0,
+    expected_result: null,
+    result_sha256: null,
+    result_location: null,
+    items_total: null,
+    items_failed: null,
+    remote_progress: null,
+    reason: null,
+    fencing_token: 0,
+    read_failures: 0,
   };
 }
 
-async function measure(backend: BackendPoint['backend'], n: number, decisions: number, reps: number, url: string | null): Promise<BackendPoint> {
+async function measure(
+  backend: BackendPoint['backend'],
+  n: number,
+  decisions: number,
+  reps: number,
+  url: string | null,
+): Promise<BackendPoint> {
   const t0 = Date.now();
   const pool = Math.min(n, LIMIT * decisions);
   const s = backend === 'sqlite' ? await seedSqlite(n, pool, t0) : await seedPg(url!, n, pool, t0);
@@ -153,10 +191,14 @@ async function measure(backend: BackendPoint['backend'], n: number, decisions: n
   await s.close();
   const r = Math.round;
   return {
-    backend, open: n, insertS: Math.round(insertS * 10) / 10,
+    backend,
+    open: n,
+    insertS: Math.round(insertS * 10) / 10,
     decisionWallUs: r(median(wall)),
     parts: { hasOpenUs: r(median(parts.hasOpen)), claimDueUs: r(median(parts.claimDue)), nextWakeAtUs: r(median(parts.nextWakeAt)) },
-    claimTxPerS: r(median(claimRates)), claimedPerS: r(median(claimedRates)), commitTxPerS: r(median(commitRates)),
+    claimTxPerS: r(median(claimRates)),
+    claimedPerS: r(median(claimedRates)),
+    commitTxPerS: r(median(commitRates)),
   };
 }
 
@@ -187,10 +229,20 @@ async function main(): Promise<void> {
     for (const backend of url ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const)) {
       const p = await measure(backend, n, decisions, reps, url);
       points.push(p);
-      log(`${backend.padEnd(8)} ${String(n).padStart(6)} open: ${p.decisionWallUs} µs/decision (hasOpen ${p.parts.hasOpenUs}, claimDue ${p.parts.claimDueUs}, nextWakeAt ${p.parts.nextWakeAtUs}); ${p.claimTxPerS} claims/s (${p.claimedPerS} ops/s); ${p.commitTxPerS} commits/s`);
+      log(
+        `${backend.padEnd(8)} ${String(n).padStart(6)} open: ${p.decisionWallUs} µs/decision (hasOpen ${p.parts.hasOpenUs}, claimDue ${p.parts.claimDueUs}, nextWakeAt ${p.parts.nextWakeAtUs}); ${p.claimTxPerS} claims/s (${p.claimedPerS} ops/s); ${p.commitTxPerS} commits/s`,
+      );
     }
   }
-  const out: StoreBackendsResults & { quick: boolean } = { date: new Date().toISOString(), quick, machine: machine(), loadavg: { start: before, end: loadAverage() }, postgres: url ? { fsync, version } : null, config: { sizes, decisions, reps, limit: LIMIT }, points };
+  const out: StoreBackendsResults & { quick: boolean } = {
+    date: new Date().toISOString(),
+    quick,
+    machine: machine(),
+    loadavg: { start: before, end: loadAverage() },
+    postgres: url ? { fsync, version } : null,
+    config: { sizes, decisions, reps, limit: LIMIT },
+    points,
+  };
   const file = join(ROOT, quick ? 'bench/tmp/store-backends-quick.json' : 'bench/store-backends.json');
   mkdirSync(join(ROOT, 'bench', 'tmp'), { recursive: true });
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);

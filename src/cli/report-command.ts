@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { MergeError, mergeReports, parseReport } from '../conformance/report/merge.js';
+import type { CertificationReport } from '../conformance/report/schema.js';
 import { parseReportSpec, writeReports } from '../conformance/report/write-reports.js';
 import { CliError, readJsonFile } from '../lib/read-json-file.js';
 
@@ -11,7 +12,10 @@ export function registerReport(program: Command): void {
     .description('join the JSON reports of `certify --shard 1/n … n/n` into one certificate; exit 0 when it certifies, 1 when not')
     .argument('<reports...>', 'JSON reports written by `certify --shard i/n --report json=…`, one per shard')
     .option('--report <spec>', 'write the joined certificate: junit=PATH,json=PATH,md=PATH (and html=PATH where available)')
-    .addHelpText('after', '\nExample:\n  npx jobproof report merge shard-1.json shard-2.json shard-3.json --report junit=jobproof.xml,md=certificate.md,json=certificate.json\n')
+    .addHelpText(
+      'after',
+      '\nExample:\n  npx jobproof report merge shard-1.json shard-2.json shard-3.json --report junit=jobproof.xml,md=certificate.md,json=certificate.json\n',
+    )
     .action((files: string[], flags: { report?: string }) => {
       let targets: ReturnType<typeof parseReportSpec> = [];
       try {
@@ -19,7 +23,7 @@ export function registerReport(program: Command): void {
       } catch (e) {
         throw new CliError((e as Error).message);
       }
-      let merged;
+      let merged: CertificationReport;
       try {
         merged = mergeReports(files.map((f) => parseReport(readJsonFile(f, 'report'), f)));
       } catch (e) {
@@ -29,7 +33,8 @@ export function registerReport(program: Command): void {
       const out = (s: string) => process.stdout.write(`${s}\n`);
       out(`jobproof report merge — ${merged.client}; ${files.length} part${files.length === 1 ? '' : 's'}; seed ${merged.seed}`);
       for (const k of merged.cases) out(`  ${k.name.padEnd(32)} ${k.verdict}${k.reason && k.verdict !== 'pass' ? `  (${k.reason})` : ''}`);
-      for (const t of merged.invariants.filter((x) => x.status === 'broken')) out(`  ${t.id} ${t.name}: broken in ${t.broken_in.join(', ')}`);
+      for (const t of merged.invariants.filter((x) => x.status === 'broken'))
+        out(`  ${t.id} ${t.name}: broken in ${t.broken_in.join(', ')}`);
       writeReports(merged, targets);
       for (const t of targets) out(`report: ${t.kind} → ${t.path}`);
       const c = merged.counts;

@@ -13,7 +13,8 @@ export function parseShard(text: string): Shard {
   const m = /^(\d+)\/(\d+)$/.exec(text.trim());
   const index = m ? Number(m[1]) : NaN;
   const count = m ? Number(m[2]) : NaN;
-  if (!m || count < 1 || count > 1000 || index < 1 || index > count) throw new Error(`--shard expects i/n with 1 ≤ i ≤ n ≤ 1000 (e.g. 1/4), got '${text}'`);
+  if (!m || count < 1 || count > 1000 || index < 1 || index > count)
+    throw new Error(`--shard expects i/n with 1 ≤ i ≤ n ≤ 1000 (e.g. 1/4), got '${text}'`);
   return { index, count };
 }
 

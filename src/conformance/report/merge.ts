@@ -12,7 +12,10 @@ export class MergeError extends Error {}
 
 export function parseReport(value: unknown, source: string): CertificationReport {
   const r = CertificationReportSchema.safeParse(value);
-  if (!r.success) throw new MergeError(`${source} is not a jobproof JSON report (certify --report json=…): ${r.error.issues[0]?.path.join('.') || '(root)'}: ${r.error.issues[0]?.message}`);
+  if (!r.success)
+    throw new MergeError(
+      `${source} is not a jobproof JSON report (certify --report json=…): ${r.error.issues[0]?.path.join('.') || '(root)'}: ${r.error.issues[0]?.message}`,
+    );
   return r.data;
 }
 
@@ -31,16 +34,25 @@ export function mergeReports(parts: readonly CertificationReport[]): Certificati
     if (!p.shard) throw new MergeError(`${what} is not a shard (certify --shard i/n)`);
     if (p.shard.count !== count) throw new MergeError(`${what} is shard ${p.shard.index}/${p.shard.count}, the first is one of ${count}`);
     for (const key of ['client', 'runner', 'seed', 'version', 'webhooks'] as const) {
-      if (p[key] !== first[key]) throw new MergeError(`${what} has ${key} '${p[key]}', the first has '${first[key]}': not parts of one certification`);
+      if (p[key] !== first[key])
+        throw new MergeError(`${what} has ${key} '${p[key]}', the first has '${first[key]}': not parts of one certification`);
     }
-    if (planned(p) !== planned(first)) throw new MergeError(`${what} planned ${planned(p)} random schedules, the first ${planned(first)}: --runs must be the same in every shard`);
+    if (planned(p) !== planned(first))
+      throw new MergeError(
+        `${what} planned ${planned(p)} random schedules, the first ${planned(first)}: --runs must be the same in every shard`,
+      );
   }
   const indexes = parts.map((p) => p.shard!.index);
   if (new Set(indexes).size !== indexes.length) throw new MergeError('a shard was given twice');
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !indexes.includes(i));
-  if (missing.length) throw new MergeError(`shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')} missing: a certificate needs every part`);
+  if (missing.length)
+    throw new MergeError(
+      `shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')} missing: a certificate needs every part`,
+    );
 
-  const scenarios = parts.flatMap((p) => p.cases.filter((c) => c.kind === 'scenario')).sort((a, b) => (a.position ?? 0) - (b.position ?? 0));
+  const scenarios = parts
+    .flatMap((p) => p.cases.filter((c) => c.kind === 'scenario'))
+    .sort((a, b) => (a.position ?? 0) - (b.position ?? 0));
   const cases: ReportCase[] = [...scenarios];
   const schedules = parts.map(schedulesOf).filter((c) => c !== undefined);
   if (schedules.length) cases.push(mergeSchedules(schedules, planned(first), first.seed));

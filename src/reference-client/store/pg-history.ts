@@ -17,7 +17,8 @@ export async function appendHistoryPg(
   token: number,
 ): Promise<void> {
   if (!entries.length) return;
-  const n = known ?? (await c.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM history WHERE operation_id = $1', [operationId])).rows[0]!.n;
+  const n =
+    known ?? (await c.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM history WHERE operation_id = $1', [operationId])).rows[0]!.n;
   let prev = n === 0 ? null : from;
   for (const [i, e] of entries.entries()) {
     // Defence in depth: the state machine already refused anything else, but the store must never persist it.

@@ -19,7 +19,9 @@ export async function migratePg(pool: pg.Pool, schema: string, list: readonly Mi
     const steps = pendingMigrations(`PostgreSQL schema ${schema} (${table})`, current, list);
     for (const m of steps) await c.query(m.sql);
     if (steps.length) {
-      await c.query(`INSERT INTO ${table} (id, version) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET version = excluded.version`, [steps[steps.length - 1]!.version]);
+      await c.query(`INSERT INTO ${table} (id, version) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET version = excluded.version`, [
+        steps[steps.length - 1]!.version,
+      ]);
     }
   });
 }

@@ -13,7 +13,10 @@ export function isPostgresUrl(db: string | undefined): db is string {
  */
 export function schemaForState(state: string): string {
   const abs = resolve(state);
-  const name = basename(abs).toLowerCase().replace(/[^a-z0-9]+/g, '_').slice(0, 30);
+  const name = basename(abs)
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .slice(0, 30);
   return `jp_${name}_${createHash('sha256').update(abs).digest('hex').slice(0, 12)}`;
 }
 
@@ -37,7 +40,10 @@ export function openPool(url: string, schema: string, max = 4, idleTxMs = 2000):
     connectionTimeoutMillis: 5_000,
     // A paused or partitioned peer must not hold a row lock forever: statements give up, the step is retried.
     statement_timeout: 30_000,
-    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text'))) as typeof pg.types.getTypeParser },
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
   });
   pool.on('error', () => undefined);
   return pool;

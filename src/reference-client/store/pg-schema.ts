@@ -134,4 +134,6 @@ CREATE TRIGGER history_fence BEFORE INSERT ON history FOR EACH ROW EXECUTE FUNCT
 `;
 
 /** Ordered, append-only, same numbering rule as SQLite's (migrations.ts). */
-export const PG_OPERATION_MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'baseline: operations, history, audit, fence', sql: BASELINE }];
+export const PG_OPERATION_MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'baseline: operations, history, audit, fence', sql: BASELINE },
+];

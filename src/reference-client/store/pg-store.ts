@@ -30,7 +30,11 @@ export class PgOperationStore implements OperationStore {
   private ready: Promise<void> | null = null;
 
   /** `leaseMs`: a session idle in a transaction (a paused process) is ended after half of it, so takeovers happen. */
-  constructor(url: string, readonly schema: string, opts: { poolSize?: number; leaseMs?: number } = {}) {
+  constructor(
+    url: string,
+    readonly schema: string,
+    opts: { poolSize?: number; leaseMs?: number } = {},
+  ) {
     this.pool = openPool(url, schema, opts.poolSize ?? 4, Math.min(2000, (opts.leaseMs ?? 4000) / 2));
   }
 
@@ -53,7 +57,10 @@ export class PgOperationStore implements OperationStore {
       const values: unknown[] = COLUMNS.map((k) => pgValue(toDb(k, row[k])));
       values.push(isFinalState(row.state) ? 0 : 1);
       const params = values.map((_, i) => `$${i + 1}`).join(', ');
-      const r = await c.query(`INSERT INTO operations (${COLUMNS.join(', ')}, is_open) VALUES (${params}) ON CONFLICT (operation_id) DO NOTHING`, values);
+      const r = await c.query(
+        `INSERT INTO operations (${COLUMNS.join(', ')}, is_open) VALUES (${params}) ON CONFLICT (operation_id) DO NOTHING`,
+        values,
+      );
       if (r.rowCount === 0) return 'exists';
       await appendHistoryPg(c, row.operation_id, [first], null, 0, row.fencing_token);
       await appendAuditTx(c, audit);
@@ -113,7 +120,13 @@ export class PgOperationStore implements OperationStore {
       const rows = r.rows.sort((a, b) => a.due_at - b.due_at || (a.operation_id < b.operation_id ? -1 : 1));
       const taken: AuditInput[] = rows
         .filter((d) => !(d.prev_owner === owner && held.get(d.operation_id) === d.fencing_token))
-        .map((d) => ({ at: now, actor: owner, kind: 'lease', operation_id: d.operation_id, detail: { taken_from: d.prev_owner, fencing_token: d.fencing_token } }));
+        .map((d) => ({
+          at: now,
+          actor: owner,
+          kind: 'lease',
+          operation_id: d.operation_id,
+          detail: { taken_from: d.prev_owner, fencing_token: d.fencing_token },
+        }));
       await appendAuditTx(c, taken);
       return rows.map((d) => ({ operation_id: d.operation_id, owner, token: d.fencing_token, expires_at: expires }));
     });
@@ -129,16 +142,25 @@ export class PgOperationStore implements OperationStore {
   }
 
   async release(lease: Lease): Promise<void> {
-    await (await this.db()).query('UPDATE operations SET lease_owner = NULL, lease_expires_at = NULL WHERE operation_id = $1 AND lease_owner = $2 AND fencing_token = $3',
-      [lease.operation_id, lease.owner, lease.token]);
+    await (await this.db()).query(
+      'UPDATE operations SET lease_owner = NULL, lease_expires_at = NULL WHERE operation_id = $1 AND lease_owner = $2 AND fencing_token = $3',
+      [lease.operation_id, lease.owner, lease.token],
+    );
   }
 
   async commit(lease: Lease, change: FencedChange): Promise<CommitOutcome> {
     return this.tx(async (c) => {
       // Lock the row and declare the lease to the database (its fence triggers check it on every write below).
-      const r = await c.query<{ state: OperationRow['state']; lease_owner: string | null; fencing_token: number; cancel: string | null; is_open: number }>(
+      const r = await c.query<{
+        state: OperationRow['state'];
+        lease_owner: string | null;
+        fencing_token: number;
+        cancel: string | null;
+        is_open: number;
+      }>(
         "SELECT state, lease_owner, fencing_token, cancel, is_open, set_config('jobproof.fence', $2, true) FROM operations WHERE operation_id = $1 FOR UPDATE",
-        [lease.operation_id, `${lease.owner}:${lease.token}`]);
+        [lease.operation_id, `${lease.owner}:${lease.token}`],
+      );
       const cur = r.rows[0];
       if (!cur || cur.lease_owner !== lease.owner || cur.fencing_token !== lease.token || cur.is_open !== 1) return 'lease_lost';
       if (change.requireNoCancel && cur.cancel !== null) return 'cancel_recorded';
@@ -196,7 +218,11 @@ export class PgOperationStore implements OperationStore {
   }
 
   async auditRows(): Promise<AuditRow[]> {
-    return (await (await this.db()).query('SELECT seq::int AS seq, at, actor, kind, operation_id, detail, prev_hash, hash FROM audit ORDER BY seq')).rows as AuditRow[];
+    return (
+      await (
+        await this.db()
+      ).query('SELECT seq::int AS seq, at, actor, kind, operation_id, detail, prev_hash, hash FROM audit ORDER BY seq')
+    ).rows as AuditRow[];
   }
 
   async auditHead(): Promise<{ seq: number; hash: string } | null> {
@@ -212,7 +238,10 @@ export class PgOperationStore implements OperationStore {
 
 async function appendAuditTx(c: Q, entries: AuditInput[]): Promise<void> {
   if (!entries.length) return;
-  const head = (await c.query<{ seq: number; hash: string }>('SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE')).rows[0] ?? { seq: 0, hash: GENESIS_HASH };
+  const head = (await c.query<{ seq: number; hash: string }>('SELECT seq, hash FROM audit_head WHERE id = 1 FOR UPDATE')).rows[0] ?? {
+    seq: 0,
+    hash: GENESIS_HASH,
+  };
   const rows = chain(head, entries);
   const values: unknown[] = [];
   const tuples = rows.map((r) => {

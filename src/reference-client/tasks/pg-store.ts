@@ -42,7 +42,10 @@ export class PgTaskStore implements TaskStore {
   readonly pool: pg.Pool;
   private ready: Promise<void> | null = null;
 
-  constructor(url: string, readonly schema: string) {
+  constructor(
+    url: string,
+    readonly schema: string,
+  ) {
     this.pool = openPool(url, schema, 2);
   }
 
@@ -65,7 +68,11 @@ export class PgTaskStore implements TaskStore {
 
   async insert(row: TaskOpRow, first: HistoryInput): Promise<'inserted' | 'exists'> {
     return inTx(await this.db(), async (c) => {
-      const r = await c.query('INSERT INTO task_ops (task_op_id, state, row) VALUES ($1, $2, $3) ON CONFLICT (task_op_id) DO NOTHING', [row.task_op_id, row.state, JSON.stringify(row)]);
+      const r = await c.query('INSERT INTO task_ops (task_op_id, state, row) VALUES ($1, $2, $3) ON CONFLICT (task_op_id) DO NOTHING', [
+        row.task_op_id,
+        row.state,
+        JSON.stringify(row),
+      ]);
       if (r.rowCount === 0) return 'exists';
       await PgTaskStore.appendHistory(c, row.task_op_id, null, first);
       return 'inserted';
@@ -82,9 +89,24 @@ export class PgTaskStore implements TaskStore {
   }
 
   async history(id: string): Promise<TaskHistoryEntry[]> {
-    const r = await (await this.db()).query<{ task_op_id: string; seq: number; at: string; from_state: string | null; to_state: string; cause: string; evidence: string }>(
-      'SELECT * FROM task_history WHERE task_op_id = $1 ORDER BY seq', [id]);
-    return r.rows.map((x) => ({ task_op_id: x.task_op_id, seq: x.seq, at: x.at, from: x.from_state as TaskOpState | null, to: x.to_state as TaskOpState, cause: x.cause, evidence: JSON.parse(x.evidence) }));
+    const r = await (await this.db()).query<{
+      task_op_id: string;
+      seq: number;
+      at: string;
+      from_state: string | null;
+      to_state: string;
+      cause: string;
+      evidence: string;
+    }>('SELECT * FROM task_history WHERE task_op_id = $1 ORDER BY seq', [id]);
+    return r.rows.map((x) => ({
+      task_op_id: x.task_op_id,
+      seq: x.seq,
+      at: x.at,
+      from: x.from_state as TaskOpState | null,
+      to: x.to_state as TaskOpState,
+      cause: x.cause,
+      evidence: JSON.parse(x.evidence),
+    }));
   }
 
   async change(id: string, patch: Partial<TaskOpRow>, history?: HistoryInput): Promise<TaskOpRow> {

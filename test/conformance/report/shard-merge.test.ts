@@ -21,13 +21,34 @@ const RUNS = 8;
 
 /** What `certify --in-process [--shard i/n] --report json=…` does, without the process: run, report, JSON. */
 async function certify(shard: Shard | undefined): Promise<{ report: CertificationReport; schedules: string[] }> {
-  const picked = shardItems(NAMES.map((n) => getScenario(n)), shard);
-  const runs = await runCatalog(client, picked.map((x) => x.item), { seed: SEED });
+  const picked = shardItems(
+    NAMES.map((n) => getScenario(n)),
+    shard,
+  );
+  const runs = await runCatalog(
+    client,
+    picked.map((x) => x.item),
+    { seed: SEED },
+  );
   const schedules: string[] = [];
-  const property = await propertyRun(client, { runs: RUNS, seed: SEED, shard, onRun: (_n, _r, s) => schedules.push(JSON.stringify(s.actions)) });
+  const property = await propertyRun(client, {
+    runs: RUNS,
+    seed: SEED,
+    shard,
+    onRun: (_n, _r, s) => schedules.push(JSON.stringify(s.actions)),
+  });
   const cases: ReportCase[] = [...runs.map((r, k) => ({ ...scenarioCase(r), position: picked[k]!.position })), schedulesCase(property)];
   const report = buildReport(
-    { version: 't', client: 'ref', runner: 'in-process', seed: SEED, startedAt: new Date().toISOString(), wallMs: 1, webhooks: true, timeScale: { factor: 1, source: 'virtual', client_start_ms: null, provider_round_trip_ms: null } },
+    {
+      version: 't',
+      client: 'ref',
+      runner: 'in-process',
+      seed: SEED,
+      startedAt: new Date().toISOString(),
+      wallMs: 1,
+      webhooks: true,
+      timeScale: { factor: 1, source: 'virtual', client_start_ms: null, provider_round_trip_ms: null },
+    },
     cases,
   );
   if (shard) report.shard = { index: shard.index, count: shard.count };
@@ -69,7 +90,19 @@ describe('sharded certify', () => {
 
   it('refuses parts that do not make one certificate', () => {
     const part = (index: number, count: number, over: Partial<CertificationReport> = {}): CertificationReport => ({
-      ...buildReport({ version: 't', client: 'ref', runner: 'in-process', seed: 1, startedAt: 'x', wallMs: 1, webhooks: true, timeScale: { factor: 1, source: 'virtual', client_start_ms: null, provider_round_trip_ms: null } }, []),
+      ...buildReport(
+        {
+          version: 't',
+          client: 'ref',
+          runner: 'in-process',
+          seed: 1,
+          startedAt: 'x',
+          wallMs: 1,
+          webhooks: true,
+          timeScale: { factor: 1, source: 'virtual', client_start_ms: null, provider_round_trip_ms: null },
+        },
+        [],
+      ),
       shard: { index, count },
       ...over,
     });
@@ -84,15 +117,44 @@ describe('sharded certify', () => {
     const dir = mkdtempSync(join(tmpdir(), 'jp-merge-'));
     try {
       const part = (index: number) => ({
-        ...buildReport({ version: 't', client: 'ref', runner: 'in-process', seed: 1, startedAt: 'x', wallMs: 1, webhooks: true, timeScale: { factor: 1, source: 'virtual', client_start_ms: null, provider_round_trip_ms: null } }, [
-          { kind: 'scenario', name: `s${index}`, verdict: 'pass', reason: null, failures: [], invariants: { I1: 'held' }, time_bound_hit: false, run_ms: 1, wall_ms: 1, diagnostics: [], schedules: null, position: index - 1 },
-        ]),
+        ...buildReport(
+          {
+            version: 't',
+            client: 'ref',
+            runner: 'in-process',
+            seed: 1,
+            startedAt: 'x',
+            wallMs: 1,
+            webhooks: true,
+            timeScale: { factor: 1, source: 'virtual', client_start_ms: null, provider_round_trip_ms: null },
+          },
+          [
+            {
+              kind: 'scenario',
+              name: `s${index}`,
+              verdict: 'pass',
+              reason: null,
+              failures: [],
+              invariants: { I1: 'held' },
+              time_bound_hit: false,
+              run_ms: 1,
+              wall_ms: 1,
+              diagnostics: [],
+              schedules: null,
+              position: index - 1,
+            },
+          ],
+        ),
         shard: { index, count: 2 },
       });
       writeFileSync(join(dir, '1.json'), JSON.stringify(part(1)));
       writeFileSync(join(dir, '2.json'), JSON.stringify(part(2)));
       writeFileSync(join(dir, 'bad.json'), '{"hello": 1}');
-      const cli = (...args: string[]) => spawnSync(process.execPath, [join(import.meta.dirname, '..', '..', '..', 'dist', 'cli', 'main.js'), 'report', 'merge', ...args], { encoding: 'utf8', cwd: dir });
+      const cli = (...args: string[]) =>
+        spawnSync(process.execPath, [join(import.meta.dirname, '..', '..', '..', 'dist', 'cli', 'main.js'), 'report', 'merge', ...args], {
+          encoding: 'utf8',
+          cwd: dir,
+        });
       const ok = cli('1.json', '2.json', '--report', 'md=out/c.md');
       expect(ok.status, ok.stderr).toBe(0);
       expect(cli('1.json').status).toBe(2);

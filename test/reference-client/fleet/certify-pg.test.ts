@@ -31,16 +31,23 @@ describe.skipIf(url === null)('certify with the PostgreSQL store', () => {
     const dir = mkdtempSync(join(tmpdir(), 'jp-certify-pg-'));
     try {
       const before = new Set(await schemas());
-      const child = spawn(process.execPath, [CLI, 'certify', '--scenarios', SCENARIOS.join(','), '--parallel', '1', '--report', `json=${join(dir, 'r.json')}`], {
-        env: { ...process.env, JOBPROOF_CLIENT_DB: url! },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [CLI, 'certify', '--scenarios', SCENARIOS.join(','), '--parallel', '1', '--report', `json=${join(dir, 'r.json')}`],
+        {
+          env: { ...process.env, JOBPROOF_CLIENT_DB: url! },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr.on('data', (d: Buffer) => (out += d.toString()));
       const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
       expect(code, out).toBe(0);
-      const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as { passed: boolean; cases: { name: string; verdict: string }[] };
+      const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as {
+        passed: boolean;
+        cases: { name: string; verdict: string }[];
+      };
       expect(report.passed).toBe(true);
       expect(report.cases.map((s) => [s.name, s.verdict])).toEqual(SCENARIOS.map((s) => [s, 'pass']));
       // The clients really kept their state in PostgreSQL: one new schema per scenario's state directory.

@@ -28,7 +28,10 @@ describe.skipIf(pgUrl() === null)('PostgreSQL restart mid-run', () => {
       const downAt = f.requests().length;
       // The workers go on (the provider answers; the database does not): wait until they have tried to use it.
       await until(() => f.requests().length > downAt + 3 || workers.every((w) => !w.done), 5_000);
-      expect(workers.filter((w) => w.done), 'a worker exited while the database was down').toEqual([]);
+      expect(
+        workers.filter((w) => w.done),
+        'a worker exited while the database was down',
+      ).toEqual([]);
       cluster.start();
       const codes = await Promise.all(workers.map(async (w) => [await w.exited, w.stderrText] as const));
       for (const [code, err] of codes) expect(code, err).toBe(0);

@@ -19,7 +19,13 @@ export interface DrillFigures extends FleetFigures {
 export async function fleetDrill(url: string, signals: number, seed: number): Promise<DrillFigures> {
   const f = await fleet(url, LEASE_MS, {
     behavior: { default: { duration_ms: 400, items: 5 } },
-    faults: { seed, rules: [{ on: 'create', probability: 0.15, fault: { type: 'lose_response', mode: 'reset' } }, { on: 'status', probability: 0.1, fault: { type: 'fail_before_commit', status: 503 } }] },
+    faults: {
+      seed,
+      rules: [
+        { on: 'create', probability: 0.15, fault: { type: 'lose_response', mode: 'reset' } },
+        { on: 'status', probability: 0.1, fault: { type: 'fail_before_commit', status: 503 } },
+      ],
+    },
   });
   const started = Date.now();
   const rand = mulberry32(seed);
@@ -64,11 +70,17 @@ export async function fleetDrill(url: string, signals: number, seed: number): Pr
         topUp();
         // Past the lease: resume once another worker has taken over something it held (observable in the audit), or
         // when it held nothing, after two leases.
-        await until(async () => {
-          if (Date.now() - pausedAt < LEASE_MS) return false;
-          const r = await f.store.pool.query("SELECT 1 FROM audit WHERE kind = 'lease' AND detail LIKE $1 AND at >= $2 LIMIT 1", [`%"taken_from":"${victim.name}"%`, new Date(pausedAt).toISOString()]);
-          return (r.rowCount ?? 0) > 0;
-        }, 2 * LEASE_MS + 2_000);
+        await until(
+          async () => {
+            if (Date.now() - pausedAt < LEASE_MS) return false;
+            const r = await f.store.pool.query("SELECT 1 FROM audit WHERE kind = 'lease' AND detail LIKE $1 AND at >= $2 LIMIT 1", [
+              `%"taken_from":"${victim.name}"%`,
+              new Date(pausedAt).toISOString(),
+            ]);
+            return (r.rowCount ?? 0) > 0;
+          },
+          2 * LEASE_MS + 2_000,
+        );
         victim.kill('SIGCONT');
       }
     }

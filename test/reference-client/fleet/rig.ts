@@ -32,24 +32,40 @@ export async function fleet(url: string, leaseMs: number, providerOpts: Paramete
   const server = await serve(provider, { port: 0, host: '127.0.0.1' });
   const t = tempDir('jp-fleet-');
   const store = new PgOperationStore(url, schemaForState(t.dir));
-  const submitter = new ReferenceClient({ fetch, clock: realClock, providerUrl: server.url, token: 'dev-token', workerId: 'submitter', leaseMs, state: t.dir }, store);
+  const submitter = new ReferenceClient(
+    { fetch, clock: realClock, providerUrl: server.url, token: 'dev-token', workerId: 'submitter', leaseMs, state: t.dir },
+    store,
+  );
   const procs: Proc[] = [];
   return {
-    provider, server, store, submitter,
+    provider,
+    server,
+    store,
+    submitter,
     requests: () => provider.journal.all().filter((e): e is RequestEntry => e.type === 'request'),
     worker(name) {
       const child = spawn(process.execPath, [BIN, 'client', 'work'], {
-        env: { ...process.env, JOBPROOF_CLIENT_DB: url, JOBPROOF_PROVIDER_URL: server.url, JOBPROOF_TOKEN: 'dev-token', JOBPROOF_STATE: t.dir, JOBPROOF_WORKER_ID: name, JOBPROOF_LEASE_MS: String(leaseMs) },
+        env: {
+          ...process.env,
+          JOBPROOF_CLIENT_DB: url,
+          JOBPROOF_PROVIDER_URL: server.url,
+          JOBPROOF_TOKEN: 'dev-token',
+          JOBPROOF_STATE: t.dir,
+          JOBPROOF_WORKER_ID: name,
+          JOBPROOF_LEASE_MS: String(leaseMs),
+        },
         stdio: ['ignore', 'ignore', 'pipe'],
       }) as Proc;
       child.name = name;
       child.stderrText = '';
       child.done = false;
       child.stderr!.on('data', (d: Buffer) => (child.stderrText += d.toString()));
-      child.exited = new Promise((resolve) => child.once('exit', (code, signal) => {
-        child.done = true;
-        resolve(code ?? (signal === 'SIGKILL' ? -9 : null));
-      }));
+      child.exited = new Promise((resolve) =>
+        child.once('exit', (code, signal) => {
+          child.done = true;
+          resolve(code ?? (signal === 'SIGKILL' ? -9 : null));
+        }),
+      );
       procs.push(child);
       return child;
     },
@@ -85,4 +101,10 @@ export function mulberry32(seed: number): () => number {
   };
 }
 
-export const op = (id: string) => ({ operation_id: id, kind: 'report', input: { id }, create_deadline_ms: 60_000, result_deadline_ms: 180_000 });
+export const op = (id: string) => ({
+  operation_id: id,
+  kind: 'report',
+  input: { id },
+  create_deadline_ms: 60_000,
+  result_deadline_ms: 180_000,
+});

@@ -19,7 +19,11 @@ export interface FleetFigures {
 export async function judgeFleet(f: Fleet, ids: string[]): Promise<FleetFigures> {
   const reqs = f.requests();
   f.provider.control.clearFaults();
-  const lookup = async (jobId: string) => (await (await f.provider.fetch(`/v1/jobs/${jobId}`, { headers: { authorization: 'Bearer dev-token' } })).json()) as { state: string; result: { sha256: string } | null };
+  const lookup = async (jobId: string) =>
+    (await (await f.provider.fetch(`/v1/jobs/${jobId}`, { headers: { authorization: 'Bearer dev-token' } })).json()) as {
+      state: string;
+      result: { sha256: string } | null;
+    };
   let duplicateCreates = 0;
   let lostResults = 0;
   for (const id of ids) {
@@ -39,8 +43,11 @@ export async function judgeFleet(f: Fleet, ids: string[]): Promise<FleetFigures>
   // Who held which token, from the database's own audit of every takeover.
   const holder = new Map<string, string>();
   for (const a of audit.filter((x) => x.kind === 'lease')) holder.set(`${a.operation_id}:${JSON.parse(a.detail).fencing_token}`, a.actor);
-  const lines = (await f.store.pool.query<{ operation_id: string; actor: string; fencing_token: number; seq: number }>(
-    'SELECT operation_id, actor, fencing_token, seq FROM history WHERE seq > 1 ORDER BY operation_id, seq')).rows;
+  const lines = (
+    await f.store.pool.query<{ operation_id: string; actor: string; fencing_token: number; seq: number }>(
+      'SELECT operation_id, actor, fencing_token, seq FROM history WHERE seq > 1 ORDER BY operation_id, seq',
+    )
+  ).rows;
   let historyLinesOutOfFence = 0;
   const lastToken = new Map<string, number>();
   for (const l of lines) {

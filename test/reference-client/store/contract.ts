@@ -4,8 +4,14 @@ import type { StoredHistoryEntry } from '../../../src/reference-client/types.js'
 import { row } from '../helpers.js';
 
 export const T0 = Date.parse('2026-01-01T00:00:00Z');
-export const first = (id: string): StoredHistoryEntry => ({
-  at: new Date(T0).toISOString(), actor: 'w', from: null, to: 'create_pending', cause: 'submit', evidence: { kind: 'submit' }, remote_state: null,
+export const first = (_id: string): StoredHistoryEntry => ({
+  at: new Date(T0).toISOString(),
+  actor: 'w',
+  from: null,
+  to: 'create_pending',
+  cause: 'submit',
+  evidence: { kind: 'submit' },
+  remote_state: null,
 });
 
 /** One backend under test: two handles on the same storage (as two processes would have), and raw SQL for attacks. */
@@ -97,7 +103,14 @@ export function storeContract(name: string, backend: Backend | null): void {
     it('refuses to store a transition the protocol does not allow, and rolls the whole change back', async () => {
       await a.insertOperation(row('op1', T0), first('op1'), []);
       const [l] = await a.claimDue('w1', T0, 1000, 10, new Map());
-      const bad = { at: 'x', actor: 'w1', to: 'succeeded' as const, cause: 'no', evidence: { kind: 'results_verified' }, remote_state: null };
+      const bad = {
+        at: 'x',
+        actor: 'w1',
+        to: 'succeeded' as const,
+        cause: 'no',
+        evidence: { kind: 'results_verified' },
+        remote_state: null,
+      };
       await expect(a.commit(l!, { patch: { state: 'succeeded' }, history: [bad], audit: [] })).rejects.toThrow(/refusing/);
       expect((await a.get('op1'))!.state).toBe('create_pending');
     });
@@ -129,14 +142,19 @@ export function storeContract(name: string, backend: Backend | null): void {
       expect(await a.countOpen()).toBe(0);
       expect(await a.hasOpen()).toBe(false);
       expect(await a.nextWakeAt('w1', T0)).toBeNull();
-      expect((await a.history('op1')).map((x) => [x.from, x.to])).toEqual([[null, 'create_pending'], ['create_pending', 'cancelled']]);
+      expect((await a.history('op1')).map((x) => [x.from, x.to])).toEqual([
+        [null, 'create_pending'],
+        ['create_pending', 'cancelled'],
+      ]);
     });
 
     it('a final commit whose patch also schedules a poll still leaves the schedule (found on PostgreSQL by certify)', async () => {
       await a.insertOperation(row('op1', T0), first('op1'), []);
       const [l] = await a.claimDue('w1', T0, 1000, 10, new Map());
       const h = { at: 'x', actor: 'w1', to: 'cancelled' as const, cause: 'c', evidence: { kind: 'k' }, remote_state: null };
-      expect(await a.commit(l!, { patch: { state: 'cancelled', next_poll_at: T0 + 5, not_before: T0 + 1.5 }, history: [h], audit: [] })).toBe('ok');
+      expect(
+        await a.commit(l!, { patch: { state: 'cancelled', next_poll_at: T0 + 5, not_before: T0 + 1.5 }, history: [h], audit: [] }),
+      ).toBe('ok');
       const r = (await a.get('op1'))!;
       expect([r.state, r.next_poll_at, r.lease_owner]).toEqual(['cancelled', null, null]);
       expect(r.not_before).toBeGreaterThanOrEqual(T0 + 1.5);

@@ -31,7 +31,10 @@ describe('schema versions and migrations', () => {
   });
 
   it('plans the steps after the current version and refuses a newer store (pure)', () => {
-    const list = [{ version: 1, name: 'a', sql: '' }, { version: 2, name: 'b', sql: '' }];
+    const list = [
+      { version: 1, name: 'a', sql: '' },
+      { version: 2, name: 'b', sql: '' },
+    ];
     expect(pendingMigrations('s', 0, list).map((m) => m.name)).toEqual(['a', 'b']);
     expect(pendingMigrations('s', 1, list).map((m) => m.name)).toEqual(['b']);
     expect(pendingMigrations('s', 2, list)).toEqual([]);

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgOperationStore } from '../../../src/reference-client/store/pg-store.js';
 import { dropSchema, pgUrl, uniqueSchema } from '../../helpers/pg.js';
@@ -8,28 +8,36 @@ import { first, storeContract, T0 } from './contract.js';
 const url = pgUrl();
 const DUE = `SELECT operation_id FROM operations WHERE is_open = 1 AND next_poll_at <= 5 AND (lease_owner IS NULL OR lease_expires_at <= 5 OR lease_owner = 'w') ORDER BY next_poll_at LIMIT 5`;
 
-storeContract('PostgreSQL', url === null ? null : {
-  planUsesIndex: /operations_due/,
-  async open() {
-    const schema = uniqueSchema('contract');
-    const a = new PgOperationStore(url, schema);
-    const b = new PgOperationStore(url, schema); // a second machine on the same database
-    await a.hasOpen(); // migrated before either is used concurrently (both would also be safe: advisory lock)
-    const raw = async (sql: string) => a.pool.query(sql);
-    return {
-      a, b, raw,
-      cleanup: () => dropSchema(url, schema),
-      bulkInsert: async (n) => {
-        await raw(`INSERT INTO operations (operation_id, state, is_open, kind, input, request_fingerprint, idempotency_key, trace_id, submitted_at,
+storeContract(
+  'PostgreSQL',
+  url === null
+    ? null
+    : {
+        planUsesIndex: /operations_due/,
+        async open() {
+          const schema = uniqueSchema('contract');
+          const a = new PgOperationStore(url, schema);
+          const b = new PgOperationStore(url, schema); // a second machine on the same database
+          await a.hasOpen(); // migrated before either is used concurrently (both would also be safe: advisory lock)
+          const raw = async (sql: string) => a.pool.query(sql);
+          return {
+            a,
+            b,
+            raw,
+            cleanup: () => dropSchema(url, schema),
+            bulkInsert: async (n) => {
+              await raw(`INSERT INTO operations (operation_id, state, is_open, kind, input, request_fingerprint, idempotency_key, trace_id, submitted_at,
           create_deadline_at, result_deadline_at, next_poll_at, not_before, attempt, poll_count, create_attempts, cancel_sends, collect_attempts, fencing_token)
           SELECT 'op' || i, 'create_pending', 1, 'report', '{}', 'fp', 'idem_' || i, 'tr_' || i, ${T0}, ${T0 + 60_000}, ${T0 + 600_000},
                  ${T0} + i * 1000, 0, 0, 0, 0, 0, 0, 0 FROM generate_series(0, ${n - 1}) AS i`);
-        await raw('ANALYZE operations');
+              await raw('ANALYZE operations');
+            },
+            duePlan: async () =>
+              ((await raw(`EXPLAIN ${DUE}`)) as pg.QueryResult<{ 'QUERY PLAN': string }>).rows.map((r) => r['QUERY PLAN']).join(' '),
+          };
+        },
       },
-      duePlan: async () => ((await raw(`EXPLAIN ${DUE}`)) as pg.QueryResult<{ 'QUERY PLAN': string }>).rows.map((r) => r['QUERY PLAN']).join(' '),
-    };
-  },
-});
+);
 
 describe.skipIf(url === null)('PostgreSQL store: what only the database can guarantee', () => {
   const schema = uniqueSchema('db');
@@ -54,10 +62,14 @@ describe.skipIf(url === null)('PostgreSQL store: what only the database can guar
       await expect(c.query("UPDATE operations SET state = 'accepted' WHERE operation_id = 'op1'")).rejects.toThrow(/stale fencing token/);
       await c.query('ROLLBACK');
       // Without declaring any lease at all: refused too.
-      await expect(c.query("UPDATE operations SET remote_job_id = 'job_x' WHERE operation_id = 'op1'")).rejects.toThrow(/stale fencing token/);
+      await expect(c.query("UPDATE operations SET remote_job_id = 'job_x' WHERE operation_id = 'op1'")).rejects.toThrow(
+        /stale fencing token/,
+      );
       await expect(c.query("UPDATE operations SET fencing_token = 0 WHERE operation_id = 'op1'")).rejects.toThrow(/may not go down/);
       await expect(
-        c.query(`INSERT INTO history (operation_id, seq, at, actor, from_state, to_state, cause, evidence, fencing_token) VALUES ('op1', 2, 'x', 'w1', 'create_pending', 'accepted', 'c', '{}', ${l!.token})`),
+        c.query(
+          `INSERT INTO history (operation_id, seq, at, actor, from_state, to_state, cause, evidence, fencing_token) VALUES ('op1', 2, 'x', 'w1', 'create_pending', 'accepted', 'c', '{}', ${l!.token})`,
+        ),
       ).rejects.toThrow(/stale fencing token/);
       // Hints and user facts stay open to anyone.
       await c.query(`UPDATE operations SET next_poll_at = ${T0} WHERE operation_id = 'op1'`);

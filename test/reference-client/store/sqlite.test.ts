@@ -12,7 +12,8 @@ storeContract('SQLite', {
     const a = SqliteOperationStore.open(t.dir);
     const b = SqliteOperationStore.open(t.dir); // a second process on the same file
     return {
-      a, b,
+      a,
+      b,
       raw: async (sql) => a.raw.prepare(sql).run(),
       cleanup: async () => t.cleanup(),
       bulkInsert: async (n) => {
