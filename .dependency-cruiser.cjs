@@ -12,7 +12,13 @@ const others = (area) => `^src/(${[...AREAS.filter((a) => a !== area), 'cli'].jo
 
 module.exports = {
   forbidden: [
-    { name: 'no-circular', severity: 'error', comment: 'An import cycle makes a module impossible to read or test alone.', from: {}, to: { circular: true } },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'An import cycle makes a module impossible to read or test alone.',
+      from: {},
+      to: { circular: true },
+    },
     {
       name: 'contract-stands-alone',
       severity: 'error',
@@ -37,7 +43,8 @@ module.exports = {
     {
       name: 'judge-uses-public-faces',
       severity: 'error',
-      comment: 'The judge runs the fake provider and reads scenarios through their index.ts only, and never imports a client: it judges any client by its evidence.',
+      comment:
+        'The judge runs the fake provider and reads scenarios through their index.ts only, and never imports a client: it judges any client by its evidence.',
       from: { path: '^src/conformance/' },
       to: { path: others('conformance'), pathNot: '^src/(fake-provider|scenarios)/index\\.ts$' },
     },
@@ -60,7 +67,11 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'], mainFields: ['module', 'main', 'types', 'typings'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };

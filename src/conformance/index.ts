@@ -8,7 +8,15 @@ export { propertyRun, type PropertyRunOptions, type PropertyRunResult } from './
 export { certifyInProcess, expectCertified, type CertifyInProcessOptions, type InProcessCertification } from './testing.js';
 export { certificationDoc, toJson, writeReports } from './report/write-reports.js';
 export { buildReport, scenarioCase, schedulesCase, skippedCase, taskCase, failureLines } from './report/build.js';
-export { CertificationReportSchema, ReportCaseSchema, REPORT_FORMAT, PASS_RULE, type CertificationReport, type ReportCase, type TimeScale } from './report/schema.js';
+export {
+  CertificationReportSchema,
+  ReportCaseSchema,
+  REPORT_FORMAT,
+  PASS_RULE,
+  type CertificationReport,
+  type ReportCase,
+  type TimeScale,
+} from './report/schema.js';
 export { CASE_VERDICTS, CaseVerdictSchema, certificationPassed, type CaseVerdict, type CaseOutcome } from './outcome.js';
 export { calibrate, timeScaleFor, type Calibration } from './calibrate.js';
 export { checkTasks, runTaskScenario, TASK_SCENARIOS, TASK_INVARIANTS, TASK_INVARIANT_IDS } from './tasks/index.js';

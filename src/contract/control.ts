@@ -11,14 +11,24 @@ export const JournalQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(100_000).default(10_000),
 });
 
-export const ClockBodySchema = z.object({ advance_ms: z.number().int().min(0).max(365 * 24 * 3600 * 1000) }).strict();
+export const ClockBodySchema = z
+  .object({
+    advance_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(365 * 24 * 3600 * 1000),
+  })
+  .strict();
 
 export const JournalPageSchema = z.object({ data: z.array(JournalEntrySchema), next_since: z.number().int(), has_more: z.boolean() });
 export const ClockAnswerSchema = z.object({ now: z.string() });
 export const ResetAnswerSchema = z.object({ reset: z.literal(true) });
 
 /** `GET /_control/jobs`: every job with its tenant, submitter and behaviour. */
-export const ControlJobsSchema = z.object({ data: z.array(JobSchema.extend({ tenant: z.string(), subject: z.string(), behavior: BehaviorSchema })) });
+export const ControlJobsSchema = z.object({
+  data: z.array(JobSchema.extend({ tenant: z.string(), subject: z.string(), behavior: BehaviorSchema })),
+});
 
 /** `GET /_control/tasks`: every task with its tenant and behaviour. */
 export const ControlTasksSchema = z.object({ data: z.array(TaskViewSchema.extend({ tenant: z.string(), behavior: TaskBehaviorSchema })) });
@@ -37,3 +47,34 @@ export const PutObjectAnswerSchema = z.looseObject({
 
 /** `PUT /_control/scenario`: switch to a named scenario's provider-side behaviour and faults. */
 export const ScenarioBodySchema = z.object({ name: z.string() }).strict();
+
+/** `PUT /_control/dialects/openai/webhook`: where the OpenAI dialect sends a tenant's webhooks (null removes it). */
+export const OpenaiWebhookBodySchema = z
+  .object({
+    tenant: z.string().min(1).max(200).default('acme'),
+    url: z
+      .url({ protocol: /^https?$/, message: 'url must be an http(s) URL' })
+      .max(2000)
+      .nullable(),
+  })
+  .strict();
+export const OpenaiWebhookUrlsSchema = z.object({ urls: z.record(z.string(), z.string()) });
+
+/** What became of one request of a dialect batch (docs/dialects.md). */
+export const BatchRequestOutcomeSchema = z.enum(['processing', 'succeeded', 'errored', 'canceled', 'expired']);
+
+/** `GET /_control/dialects/batches`: every dialect batch, its dialect view now, and each request's outcome by `custom_id`. */
+export const ControlDialectBatchesSchema = z.object({
+  data: z.array(
+    z.object({
+      batch_id: z.string(),
+      dialect: z.enum(['openai', 'anthropic']),
+      tenant: z.string(),
+      state: JobSchema.shape.state,
+      deleted: z.boolean(),
+      /** The OpenAI `Batch` or Anthropic `MessageBatch` object, as a client would read it now. */
+      view: z.record(z.string(), z.unknown()),
+      requests: z.array(z.object({ custom_id: z.string(), outcome: BatchRequestOutcomeSchema })),
+    }),
+  ),
+});

@@ -26,6 +26,10 @@ export type Delivery = z.infer<typeof DeliverySchema>;
 export const FiredFaultSchema = z.object({ rule_id: z.string(), type: z.string() });
 export type FiredFault = z.infer<typeof FiredFaultSchema>;
 
+/** The wire API a request was made in (dialects.md): the native API or a real provider's. */
+export const DialectSchema = z.enum(['native', 'openai', 'anthropic']);
+export type Dialect = z.infer<typeof DialectSchema>;
+
 export const RequestEntrySchema = z.object({
   seq: z.number().int(),
   at: z.string(),
@@ -63,7 +67,7 @@ export const RequestEntrySchema = z.object({
   task_id: z.string().nullable().optional(),
   task_state: z.string().nullable().optional(),
   /** dialects.md: the wire API a request came in (`openai`, `anthropic`); absent on native requests. */
-  dialect: z.enum(['native', 'openai', 'anthropic']).optional(),
+  dialect: DialectSchema.optional(),
   /** Dialects: the `custom_id`s of the batch a create (or an OpenAI upload) carried, in input order. */
   custom_ids: z.array(z.string()).optional(),
   /** Dialects: the file an OpenAI Files request created or read, or a create named as its input. */

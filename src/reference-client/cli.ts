@@ -7,6 +7,7 @@ import { ReferenceClient } from './client.js';
 import { verifyAudit } from './index.js';
 import { isPostgresUrl } from './store/pg-pool.js';
 import { listenWebhooks } from './webhook-receiver.js';
+import { registerTaskCommands } from './tasks/cli.js';
 
 /**
  * The process face of client-protocol.md: `client submit|cancel|work|show|audit verify`. Configuration comes from
@@ -171,5 +172,6 @@ Exit codes: 0 done, 2 refused (bad input, unknown operation), 3 changed request 
         return verdict.ok ? EXIT.ok : EXIT.refused;
       }),
     );
+  registerTaskCommands(client);
   return client;
 }

@@ -37,4 +37,3 @@ export async function lookupJob(s: OpStep): Promise<Lookup> {
   if (!byRef.jobs) return { kind: 'unclear', call: byRef.call };
   return judge(byRef.jobs, byRef.call) ?? { kind: 'none', call: byRef.call };
 }
-

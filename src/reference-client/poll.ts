@@ -46,20 +46,53 @@ export async function pollOnce(s: OpStep, rules: PollRules): Promise<void> {
     // Poll on the backoff, but be there at the deadline for the last read.
     const advice = o.kind === 'answer' ? o.retryAfterMs : null;
     const next = Math.min(s.after(nextDelay(POLL_POLICY, r.attempt, r.operation_id, advice)), Math.max(rules.deadlineAt, r.not_before));
-    const moves = r.state === 'accepted' ? [{ to: 'observing' as const, evidence: 'status_answer' as const, cause: `job ${job.state}`, call: o, jobState: job.state, jobId: job.job_id }] : [];
+    const moves =
+      r.state === 'accepted'
+        ? [
+            {
+              to: 'observing' as const,
+              evidence: 'status_answer' as const,
+              cause: `job ${job.state}`,
+              call: o,
+              jobState: job.state,
+              jobId: job.job_id,
+            },
+          ]
+        : [];
     await s.commit({ moves, patch: { ...facts, attempt: r.attempt + 1, next_poll_at: next } });
     return;
   }
   if (read.kind === 'gone') {
-    await s.commit({ moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'provider no longer knows our job', call: o, jobId: r.remote_job_id }], patch: { reason: 'job_not_found on status read' } });
+    await s.commit({
+      moves: [
+        {
+          to: 'needs_attention',
+          evidence: 'contract_violation',
+          cause: 'provider no longer knows our job',
+          call: o,
+          jobId: r.remote_job_id,
+        },
+      ],
+      patch: { reason: 'job_not_found on status read' },
+    });
     return;
   }
   // 429/503/5xx/no answer: nothing learnt. Back off, and respect any hold the provider asked for.
   const notBefore = isBackOff(o) ? afterNow + o.retryAfterMs! + RETRY_AFTER_MARGIN_MS : r.not_before;
   if (afterNow >= giveUpAt(rules.deadlineAt)) {
-    await s.commit({ moves: [{ ...rules.onDeadline, call: o, detail: `last read after the deadline got ${describe(o)}` }], patch: { not_before: notBefore } });
+    await s.commit({
+      moves: [{ ...rules.onDeadline, call: o, detail: `last read after the deadline got ${describe(o)}` }],
+      patch: { not_before: notBefore },
+    });
     return;
   }
   const delay = nextDelay(RETRY_POLICY, r.attempt, r.operation_id, o.kind === 'answer' ? o.retryAfterMs : null);
-  await s.commit({ patch: { attempt: r.attempt + 1, read_failures: (r.read_failures ?? 0) + 1, not_before: notBefore, next_poll_at: retryAt(afterNow, delay, rules.deadlineAt, notBefore) } });
+  await s.commit({
+    patch: {
+      attempt: r.attempt + 1,
+      read_failures: (r.read_failures ?? 0) + 1,
+      not_before: notBefore,
+      next_poll_at: retryAt(afterNow, delay, rules.deadlineAt, notBefore),
+    },
+  });
 }

@@ -51,6 +51,16 @@ describe('jobproof certify (process runner)', () => {
     expect(r.code).toBe(1);
   });
 
+  it('puts task scenarios into the same report, by the same rule', { timeout: 120_000 }, async () => {
+    const json = join(dir, 'tasks.json');
+    const r = await certify(['--in-process', '--scenarios', 'none', '--runs', '0', '--tasks', '--report', `json=${json}`]);
+    expect(r.code, r.stdout).toBe(0);
+    const report = CertificationReportSchema.parse(JSON.parse(readFileSync(json, 'utf8')));
+    expect(report.cases.length).toBeGreaterThan(0);
+    expect(report.cases.every((c) => c.kind === 'task' && c.verdict === 'pass')).toBe(true);
+    expect(report.invariants.map((i) => i.id)).toContain('T1');
+  });
+
   it.runIf(LONG)('`npx jobproof certify` exactly as the README gives it passes', { timeout: 1_800_000 }, async () => {
     const r = await certify([]);
     expect(r.code, r.stdout).toBe(0);

@@ -20,7 +20,8 @@ function provider(): Provider {
 }
 
 type Doc = { paths: Record<string, Record<string, unknown>> };
-const documented = (doc: Doc) => Object.entries(doc.paths).flatMap(([path, ops]) => METHODS.filter((m) => m in ops).map((m) => `${m.toUpperCase()} ${path}`));
+const documented = (doc: Doc) =>
+  Object.entries(doc.paths).flatMap(([path, ops]) => METHODS.filter((m) => m in ops).map((m) => `${m.toUpperCase()} ${path}`));
 
 describe('the OpenAPI document', () => {
   it('is valid OpenAPI 3.1 (@readme/openapi-parser)', async () => {
@@ -58,7 +59,9 @@ describe('the OpenAPI document', () => {
   it('describes the answers the provider really gives (a created job read back matches the Job schema)', async () => {
     const p = provider();
     const headers = { authorization: 'Bearer dev-token', 'idempotency-key': 'k-1', 'content-type': 'application/json' };
-    const created = await (await p.fetch('/v1/jobs', { method: 'POST', headers, body: JSON.stringify({ kind: 'report', input: {} }) })).json();
+    const created = await (
+      await p.fetch('/v1/jobs', { method: 'POST', headers, body: JSON.stringify({ kind: 'report', input: {} }) })
+    ).json();
     const job = await (await p.fetch(`/v1/jobs/${created.job_id}`, { headers })).json();
     const doc = openApiDocument() as { components: { schemas: { Job: { required: string[]; properties: Record<string, unknown> } } } };
     expect(Object.keys(job).sort()).toEqual([...doc.components.schemas.Job.required].sort());

@@ -14,7 +14,15 @@ const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, '../..');
 const NPM_FLAGS = ['--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'];
 
-const SUBPATHS = ['jobproof', 'jobproof/provider', 'jobproof/client', 'jobproof/conformance', 'jobproof/scenarios', 'jobproof/verify-provider', 'jobproof/contract'];
+const SUBPATHS = [
+  'jobproof',
+  'jobproof/provider',
+  'jobproof/client',
+  'jobproof/conformance',
+  'jobproof/scenarios',
+  'jobproof/verify-provider',
+  'jobproof/contract',
+];
 const ROOT_NAMES = [
   'RealClock',
   'VirtualClock',
@@ -76,7 +84,16 @@ describe('the packed package', () => {
     expect(names['jobproof/conformance']).toEqual(expect.arrayContaining(['check', 'propertyRun', 'runTaskScenario', 'checkTasks']));
     expect(names['jobproof/scenarios']).toEqual(expect.arrayContaining(['catalog', 'parseScenario']));
     expect(names['jobproof/verify-provider']).toContain('verifyProvider');
-    expect(names['jobproof/contract']).toEqual(expect.arrayContaining(['JobSchema', 'JournalEntrySchema', 'OperationRecordSchema', 'INVARIANTS', 'ProblemSchema', 'WebhookEventSchema']));
+    expect(names['jobproof/contract']).toEqual(
+      expect.arrayContaining([
+        'JobSchema',
+        'JournalEntrySchema',
+        'OperationRecordSchema',
+        'INVARIANTS',
+        'ProblemSchema',
+        'WebhookEventSchema',
+      ]),
+    );
   });
 
   it('refuses deep imports into dist', async () => {

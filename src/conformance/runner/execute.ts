@@ -52,8 +52,14 @@ async function collectEvidence(run: RunState): Promise<RunEvidenceInput> {
     if (rec) records.push(rec);
   }
   return {
-    scenario: run.s.name, principal: d.principal, journal: d.journalSince(0), records,
-    submissions: run.submissions, cancels: run.cancels, harness: run.harness, jobs: d.providerJobs(),
+    scenario: run.s.name,
+    principal: d.principal,
+    journal: d.journalSince(0),
+    records,
+    submissions: run.submissions,
+    cancels: run.cancels,
+    harness: run.harness,
+    jobs: d.providerJobs(),
     options: { ...opts.tolerances, clock_tolerance_ms: (opts.tolerances?.clock_tolerance_ms ?? 50) + run.submitSpread },
   };
 }

@@ -9,7 +9,10 @@ const TAGS: Record<RouteDoc['api'], string> = { jobs: 'jobs', tasks: 'tasks', co
 const HEADERS: Record<NonNullable<Answer['headers']>[number], Json> = {
   'Retry-After': { description: 'Seconds to wait before the next request (RFC 9110)', schema: { type: 'integer', minimum: 0 } },
   Location: { description: 'Where the new resource can be read', schema: { type: 'string' } },
-  'Idempotent-Replayed': { description: '`true` when this is the stored answer of an earlier request with the same key', schema: { type: 'string', enum: ['true'] } },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored answer of an earlier request with the same key',
+    schema: { type: 'string', enum: ['true'] },
+  },
   'Content-Digest': { description: 'sha-256 of the body (RFC 9530)', schema: { type: 'string' } },
 };
 
@@ -35,22 +38,32 @@ function operation(r: RouteDoc, defs: Json, registry: z.core.$ZodRegistry<{ id?:
   for (const m of r.path.matchAll(/\{(\w+)\}/g)) parameters.push({ name: m[1], in: 'path', required: true, schema: { type: 'string' } });
   if (r.query) {
     const q = jsonSchema(r.query, 'input', defs, registry) as { properties?: Record<string, Json>; required?: string[] };
-    for (const [name, schema] of Object.entries(q.properties ?? {})) parameters.push({ name, in: 'query', required: q.required?.includes(name) ?? false, schema });
+    for (const [name, schema] of Object.entries(q.properties ?? {}))
+      parameters.push({ name, in: 'query', required: q.required?.includes(name) ?? false, schema });
   }
   if (r.idempotencyKey) {
     parameters.push({
-      name: 'Idempotency-Key', in: 'header', required: r.idempotencyKey === 'required',
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: r.idempotencyKey === 'required',
       description: '1–255 visible ASCII characters; the same key with the same body replays the first answer',
       schema: { type: 'string', minLength: 1, maxLength: 255 },
     });
   }
   if (r.api === 'jobs' || r.api === 'tasks') {
-    parameters.push({ name: 'X-Trace-ID', in: 'header', required: false, description: 'Journalled and echoed', schema: { type: 'string' } });
+    parameters.push({
+      name: 'X-Trace-ID',
+      in: 'header',
+      required: false,
+      description: 'Journalled and echoed',
+      schema: { type: 'string' },
+    });
     parameters.push({ name: 'X-Worker-ID', in: 'header', required: false, description: 'Journalled', schema: { type: 'string' } });
   }
   const responses: Json = {};
   for (const [status, a] of Object.entries(r.answers)) responses[status] = answer(a, defs, registry);
-  for (const [status, what] of Object.entries(r.problems ?? {})) responses[status] = { $ref: '#/components/responses/Problem', description: what };
+  for (const [status, what] of Object.entries(r.problems ?? {}))
+    responses[status] = { $ref: '#/components/responses/Problem', description: what };
   if (r.api !== 'meta') responses.default = { $ref: '#/components/responses/Problem' };
   return {
     operationId: r.operationId,
@@ -58,7 +71,14 @@ function operation(r: RouteDoc, defs: Json, registry: z.core.$ZodRegistry<{ id?:
     tags: [TAGS[r.api]],
     ...(r.api === 'meta' ? { security: [] } : r.api === 'control' ? { security: [{ controlToken: [] }] } : {}),
     ...(parameters.length ? { parameters } : {}),
-    ...(r.body ? { requestBody: { required: r.body.required, content: { 'application/json': { schema: jsonSchema(r.body.schema, 'input', defs, registry) } } } } : {}),
+    ...(r.body
+      ? {
+          requestBody: {
+            required: r.body.required,
+            content: { 'application/json': { schema: jsonSchema(r.body.schema, 'input', defs, registry) } },
+          },
+        }
+      : {}),
     responses,
   };
 }
@@ -79,7 +99,8 @@ export function openApiDocument(version = '0.1.0'): Json {
     info: {
       title: 'jobproof fake provider',
       version,
-      description: 'The native jobs API (docs/spec/provider-api.md), the tasks API (docs/spec/tasks-api.md) and the control API, generated from src/contract. Errors are RFC 9457 problems with a stable `code`.',
+      description:
+        'The native jobs API (docs/spec/provider-api.md), the tasks API (docs/spec/tasks-api.md) and the control API, generated from src/contract. Errors are RFC 9457 problems with a stable `code`.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: 'http://127.0.0.1:4010' }],
@@ -97,7 +118,12 @@ export function openApiDocument(version = '0.1.0'): Json {
         controlToken: { type: 'http', scheme: 'bearer', description: 'The control token' },
       },
       schemas: { Problem: problem, ...defs },
-      responses: { Problem: { description: 'An RFC 9457 problem', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } } },
+      responses: {
+        Problem: {
+          description: 'An RFC 9457 problem',
+          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+        },
+      },
     },
   };
   // zod names shared schemas `#/$defs/…`; in OpenAPI they live under components.

@@ -1,7 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
+import type { Dialect } from '../../contract/journal.js';
 
-/** The wire API a request was made in (dialects.md); set by the mount serving it. */
-export type Dialect = 'native' | 'openai' | 'anthropic';
+/** The wire API a request was made in (dialects.md, contract/journal.ts); set by the mount serving it. */
+export type { Dialect };
 
 /** An error as the provider means it; a mount's renderer gives it that API's wire shape. */
 export interface ApiError {
@@ -33,9 +34,19 @@ export interface Mount {
 }
 
 const TITLES: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed', 409: 'Conflict',
-  410: 'Gone', 413: 'Content Too Large', 422: 'Unprocessable Content', 429: 'Too Many Requests', 500: 'Internal Server Error',
-  502: 'Bad Gateway', 503: 'Service Unavailable',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'Content Too Large',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
 };
 
 /** RFC 9457 problem details with a stable `code` (provider-api.md): the native API's errors. */

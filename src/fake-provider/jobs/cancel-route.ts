@@ -14,7 +14,8 @@ export async function cancelJob(core: ProviderCore, c: Ctx): Promise<Response> {
   const rawKey = c.req.header('idempotency-key');
   if (rawKey !== undefined) {
     const k = parseIdempotencyKey(rawKey);
-    if (k.ok === false) return problem(c, 400, 'invalid_request', k.message, { errors: [{ path: 'headers.idempotency-key', message: k.message }] });
+    if (k.ok === false)
+      return problem(c, 400, 'invalid_request', k.message, { errors: [{ path: 'headers.idempotency-key', message: k.message }] });
     if (k.ok === true) draft.idempotency_key = k.key;
   }
   const body = await readJson(c, CancelBodySchema, true);

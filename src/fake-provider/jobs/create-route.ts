@@ -36,9 +36,12 @@ export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
   const draft = c.var.draft;
   const principal = c.var.principal;
   const { key: keyParse, body } = described(c, describeCreate);
-  if (keyParse.ok === 'missing') return unexecuted(problem(c, 400, 'idempotency_key_missing', 'POST /v1/jobs needs an Idempotency-Key header'));
+  if (keyParse.ok === 'missing')
+    return unexecuted(problem(c, 400, 'idempotency_key_missing', 'POST /v1/jobs needs an Idempotency-Key header'));
   if (keyParse.ok === false) {
-    return unexecuted(problem(c, 400, 'invalid_request', keyParse.message, { errors: [{ path: 'headers.idempotency-key', message: keyParse.message }] }));
+    return unexecuted(
+      problem(c, 400, 'invalid_request', keyParse.message, { errors: [{ path: 'headers.idempotency-key', message: keyParse.message }] }),
+    );
   }
   // The body's problem was answered by readJson; keep its code, not a fault's.
   if (!body.ok) return unexecuted(body.response);
@@ -48,7 +51,9 @@ export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
   const scope = { tenant: principal.tenant, subject: principal.subject, scope: SCOPE, key };
   const known = core.idempotency.lookup(scope, core.clock.now());
   if (known && known.fingerprint !== fp) {
-    return unexecuted(problem(c, 422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body; nothing was created'));
+    return unexecuted(
+      problem(c, 422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body; nothing was created'),
+    );
   }
   if (known?.state === 'in_flight') return inProgress(core, c);
   if (known?.state === 'done') {
@@ -59,8 +64,13 @@ export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
     return storedResponse(known.answer, true);
   }
 
-  await reserveThenHold(core, c, scope, fp);
+  // Only a `delay` fault holds a create between its key's reservation and its execution; without one, reservation,
+  // job and stored answer are one transaction (one commit instead of two), and no duplicate can come in between.
+  const holds = c.var.fault?.fault.type === 'delay';
+  if (holds) await reserveThenHold(core, c, scope, fp);
+  core.group.join();
   const answer = core.db.transaction((): StoredAnswer => {
+    if (!holds) core.idempotency.reserve(scope, fp, core.clock.now(), core.options.idempotencyTtlMs);
     const behavior = behaviorFor(core.behaviors.get(), body.value.kind);
     const job = core.engine.create(principal, body.value, behavior, { key, trace_id: c.var.traceId });
     const location = `/v1/jobs/${job.job_id}`;

@@ -11,7 +11,7 @@ export function jobNotFound(c: Ctx, jobId: string): Response {
   return problem(c, 404, 'job_not_found', `no job ${jobId} in your tenant`);
 }
 
-export function noteJob(c: Ctx, job: JobRow): void {
+export function noteJob(c: Ctx, job: Pick<JobRow, 'job_id' | 'state'>): void {
   const d = c.get('draft');
   d.job_id = job.job_id;
   d.job_state = job.state;
@@ -21,7 +21,8 @@ export function noteJob(c: Ctx, job: JobRow): void {
 export function readJob(core: ProviderCore, c: Ctx): Response {
   const id = c.req.param('job_id')!;
   c.var.draft.job_id = id;
-  const job = core.jobs.getForTenant(id, c.var.principal.tenant);
+  // The hot route: only the columns the answer shows (jobs-repo.ts viewForTenant).
+  const job = core.jobs.viewForTenant(id, c.var.principal.tenant);
   if (!job) return jobNotFound(c, id);
   noteJob(c, job);
   c.var.draft.effect = 'read';
@@ -39,7 +40,10 @@ export function findJobs(core: ProviderCore, c: Ctx): Response {
   let subjectKey: { subject: string; key: string } | undefined;
   if (q.data.idempotency_key !== undefined) {
     const k = parseIdempotencyKey(q.data.idempotency_key);
-    if (k.ok !== true) return problem(c, 400, 'invalid_request', 'invalid idempotency_key', { errors: [{ path: 'idempotency_key', message: 'must be 1-255 visible ASCII characters' }] });
+    if (k.ok !== true)
+      return problem(c, 400, 'invalid_request', 'invalid idempotency_key', {
+        errors: [{ path: 'idempotency_key', message: 'must be 1-255 visible ASCII characters' }],
+      });
     subjectKey = { subject: p.subject, key: k.key };
     draft.idempotency_key = k.key;
   }
@@ -66,10 +70,13 @@ export function fetchResults(core: ProviderCore, c: Ctx): Response {
   if (!job) return jobNotFound(c, id);
   noteJob(c, job);
   if (job.state !== 'succeeded' || !job.result) {
-    return problem(c, 409, 'job_not_succeeded', `job ${id} is ${job.state}; results exist only for succeeded jobs`, { job: core.engine.view(job) });
+    return problem(c, 409, 'job_not_succeeded', `job ${id} is ${job.state}; results exist only for succeeded jobs`, {
+      job: core.engine.view(job),
+    });
   }
   const b = job.behavior;
-  if (b.one_shot_results && job.results_fetched > 0) return problem(c, 410, 'results_gone', 'these results could be fetched once and were already handed out');
+  if (b.one_shot_results && job.results_fetched > 0)
+    return problem(c, 410, 'results_gone', 'these results could be fetched once and were already handed out');
   if (b.results_ttl_ms !== null && job.finished_at !== null && core.clock.now() >= job.finished_at + b.results_ttl_ms) {
     return problem(c, 410, 'results_gone', 'these results have expired');
   }

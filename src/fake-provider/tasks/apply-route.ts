@@ -42,13 +42,16 @@ export async function applyTask(core: ProviderCore, svc: TaskService, c: Ctx): P
   const found = svc.tasks.getForTenant(id, principal.tenant);
   if (!found) return unexecuted(taskNotFound(c, id));
   noteTask(c, found);
-  if (!principal.roles.includes('submitter')) return unexecuted(problem(c, 403, 'forbidden_role', 'applying a task needs the submitter role'));
+  if (!principal.roles.includes('submitter'))
+    return unexecuted(problem(c, 403, 'forbidden_role', 'applying a task needs the submitter role'));
 
   const scope: KeyScope = { tenant: principal.tenant, subject: principal.subject, scope: APPLY_SCOPE, key: keyParse.key };
   const fp = draft.fingerprint!;
   const known = core.idempotency.lookup(scope, core.clock.now());
   if (known && known.fingerprint !== fp) {
-    return unexecuted(problem(c, 422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request; nothing was applied'));
+    return unexecuted(
+      problem(c, 422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request; nothing was applied'),
+    );
   }
   if (known?.state === 'in_flight') return inProgress(core, c);
   if (known?.state === 'done') {
@@ -77,9 +80,11 @@ export async function applyTask(core: ProviderCore, svc: TaskService, c: Ctx): P
     core.idempotency.release(scope);
     const g = out.gate;
     const extras: ProblemExtras =
-      g.code === 'already_applied' ? { application: out.task.application, task } :
-      g.code === 'stale_object_version' ? { object_ref: out.task.object_ref, current_version: out.currentVersion, task } :
-      { task };
+      g.code === 'already_applied'
+        ? { application: out.task.application, task }
+        : g.code === 'stale_object_version'
+          ? { object_ref: out.task.object_ref, current_version: out.currentVersion, task }
+          : { task };
     return problem(c, 409, g.code, g.detail, extras);
   })();
 }

@@ -38,17 +38,21 @@ export async function createTask(core: ProviderCore, svc: TaskService, c: Ctx): 
   const draft = c.var.draft;
   const principal = c.var.principal;
   const { key: keyParse, body } = described(c, describeCreateTask);
-  if (keyParse.ok === 'missing') return unexecuted(problem(c, 400, 'idempotency_key_missing', 'POST /v1/tasks needs an Idempotency-Key header'));
+  if (keyParse.ok === 'missing')
+    return unexecuted(problem(c, 400, 'idempotency_key_missing', 'POST /v1/tasks needs an Idempotency-Key header'));
   if (keyParse.ok === false) return badKey(c, keyParse.message);
   if (!body.ok) return unexecuted(body.response);
   // Roles of now, at every step; rights come from the session, never from the request text.
-  if (!principal.roles.includes('submitter')) return unexecuted(problem(c, 403, 'forbidden_role', 'creating a task needs the submitter role'));
+  if (!principal.roles.includes('submitter'))
+    return unexecuted(problem(c, 403, 'forbidden_role', 'creating a task needs the submitter role'));
 
   const scope: KeyScope = { tenant: principal.tenant, subject: principal.subject, scope: CREATE_SCOPE, key: keyParse.key };
   const fp = draft.fingerprint!;
   const known = core.idempotency.lookup(scope, core.clock.now());
   if (known && known.fingerprint !== fp) {
-    return unexecuted(problem(c, 422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body; nothing was created'));
+    return unexecuted(
+      problem(c, 422, 'idempotency_key_reused', 'this Idempotency-Key was used with a different request body; nothing was created'),
+    );
   }
   if (known?.state === 'in_flight') return inProgress(core, c);
   if (known?.state === 'done') {

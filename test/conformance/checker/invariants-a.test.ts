@@ -34,7 +34,13 @@ describe('I2 key-discipline', () => {
 
   it('breaks when the body changes under the same key (422 idempotency_key_reused)', () => {
     const e = run({ create: 'error_after_commit' });
-    Object.assign(requests(e, (r) => r.effect === 'replayed')[0]!, { fingerprint: 'sha256:other', effect: 'none', status: 422, code: 'idempotency_key_reused', job_id: null });
+    Object.assign(requests(e, (r) => r.effect === 'replayed')[0]!, {
+      fingerprint: 'sha256:other',
+      effect: 'none',
+      status: 422,
+      code: 'idempotency_key_reused',
+      job_id: null,
+    });
     expect(judge(e).broken).toEqual(['I2']);
   });
 
@@ -150,6 +156,29 @@ describe('I5 honest-cancel', () => {
     dropRequests(e, (r) => r.route === 'status' && r.seq > told.seq);
     setTail(record(e), 'cancelling', [['cancellation_unconfirmed', ms(told.at) + 2000]]);
     expect(judge(e).broken).toContain('I5');
+  });
+});
+
+describe('I5 and held answers', () => {
+  // A status read held by a `delay` fault, answered at the very moment the client's own timeout gave up on it: the
+  // client may never have read it (found by 1000 random schedules with webhooks off, on the virtual clock).
+  function heldAnswer(finalAfterMs: number) {
+    const e = run({ durationMs: 3000, cancel: { afterMs: 100, wins: true, deadlineMs: 2000 } });
+    const told = requests(e, (r) => r.job_state === 'cancelled')[0]!;
+    told.delivery = 'delayed';
+    dropRequests(e, (r) => r.route === 'status' && r.seq > told.seq);
+    setTail(record(e), 'cancelling', [['cancellation_unconfirmed', ms(told.at) + finalAfterMs]]);
+    return e;
+  }
+
+  it('does not count a held answer that came as the client gave up as having told it', () => {
+    const v = judge(heldAnswer(0));
+    // Whatever else is said about this run, it is not "told the job ended".
+    expect(v.invariants[4]!.failures.map((f) => f.explanation).join(' ')).not.toMatch(/had told it/);
+  });
+
+  it('breaks when the held answer came clearly before the client gave up', () => {
+    expect(judge(heldAnswer(2000)).broken).toContain('I5');
   });
 });
 

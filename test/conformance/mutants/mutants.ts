@@ -102,8 +102,10 @@ function trusting(transform: (body: string) => string): FetchMw {
  * store refuses (its CAS on the token) is made anyway, as the current holder.
  */
 function staleLeaseStore(s: OperationStore): Partial<OperationStore> {
-  // The operations this worker ever leased, with the token it got: its belief, never checked again.
+  // The operations this worker ever leased, with the token it got: its belief, never checked again; it steps them on
+  // its own schedule (half a lease apart), whatever the record says is due.
   const mine = new Map<string, number>();
+  const stepped = new Map<string, number>();
   return {
     renew: async (lease, now, leaseMs) => {
       await s.renew(lease, now, leaseMs);
@@ -116,7 +118,10 @@ function staleLeaseStore(s: OperationStore): Partial<OperationStore> {
         const row = await s.get(id);
         if (!row || real.some((l) => l.operation_id === id) || row.lease_owner === owner) continue;
         const open = !['succeeded', 'failed', 'cancelled', 'cancellation_unconfirmed', 'result_timed_out', 'result_unavailable', 'result_validation_failed', 'needs_attention'].includes(row.state);
-        if (open && row.next_poll_at !== null && row.next_poll_at <= now) real.push({ operation_id: id, owner, token, expires_at: now + leaseMs });
+        if (open && now - (stepped.get(id) ?? -Infinity) >= leaseMs / 2) {
+          stepped.set(id, now);
+          real.push({ operation_id: id, owner, token, expires_at: now + leaseMs });
+        }
       }
       return real;
     },

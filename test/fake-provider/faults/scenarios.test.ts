@@ -158,8 +158,17 @@ async function runScenario(s: Scenario): Promise<Run> {
     await submit({ ...op, operation_id: a.new_operation_id }, a.input);
   }
 
+  /** Virtual time at which the operation's job reached `state` (advancing the clock until it does, bounded). */
+  async function reachedState(operation: string, state: string): Promise<number> {
+    const jobId = ops.get(operation)?.jobId;
+    const until = clock.now() + 60_000;
+    while (jobId && clock.now() < until && provider.jobs().find((j) => j.job_id === jobId)?.state !== state) await clock.advance(100);
+    return clock.now();
+  }
+
   // The provider-side actions, in order; worker actions (kill, start, pause) have no provider-side part.
   for (const [i, a] of s.actions.entries()) {
+    if (a.after?.event === 'job_state') await reachedState(a.after.operation, a.after.state);
     const ref = a.at_ms !== undefined ? t0 + a.at_ms
       : a.after?.event === 'create_answered' ? (answeredAt.get(a.after.operation) ?? clock.now())
       : a.after?.event === 'action_done' ? (doneAt.get(a.after.action) ?? clock.now())
@@ -223,6 +232,12 @@ const EXPECT: Record<string, (r: Run) => void> = {
     expect(only(r).final?.state).toBe('succeeded');
   },
   'crash-after-job-id': (r) => expect(only(r).final?.state).toBe('succeeded'),
+  'cancel-after-end': (r) => {
+    // The cancel arrives once the job has succeeded: 409 job_terminal, and the job stays succeeded.
+    const cancels = requests(r.provider.journal.all()).filter((e) => e.route === 'cancel');
+    expect(cancels.map((e) => [e.status, e.code])).toEqual([[409, 'job_terminal']]);
+    expect(only(r).final?.state).toBe('succeeded');
+  },
   'cancel-race': (r) => {
     expect(requests(r.provider.journal.all()).some((e) => e.effect === 'cancel_requested')).toBe(true);
     expect(only(r).final).toMatchObject({ state: 'succeeded', cancel_requested_at: expect.any(String) });

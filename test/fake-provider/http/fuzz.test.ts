@@ -187,7 +187,11 @@ function expectErrorShape(path: string, res: RawAnswer, ctx: string): void {
     expect(res.headers['content-type'], ctx).toMatch(/^application\/problem\+json/);
     expect(p, ctx).toMatchObject({ status: res.status, code: expect.any(String), type: expect.stringMatching(/^https:\/\/jobproof\.dev\/problems\//), request_id: res.headers['x-request-id'] });
   };
-  if (ambiguous && (p.error !== undefined || p.type === 'error')) return p.type === 'error' ? anthropic() : openai();
+  if (ambiguous && (p.error !== undefined || p.type === 'error')) {
+    if (p.type === 'error') anthropic();
+    else openai();
+    return;
+  }
   if (pathname === '/openai' || pathname.startsWith('/openai/')) openai();
   else if (pathname === '/anthropic' || pathname.startsWith('/anthropic/')) anthropic();
   else native();

@@ -11,7 +11,7 @@ beforeAll(async () => {
 afterAll(async () => ps.stop());
 
 /** Python's http.client writes the whole body before it reads the answer; it must still read the 413 (issue 11). */
-const PY = String.raw`
+const PY = `
 import http.client, json, socket, sys
 host, port, key, size, token = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5]
 body = b'{"kind":"report","input":{"blob":"' + b'x' * size + b'"}}'
@@ -42,7 +42,7 @@ function runPython(args: string[]): Promise<{ code: number | null; stdout: strin
 }
 
 describe('bodies over 1 MiB, and answers given before a body was read', () => {
-  it("Python http.client sending 2 MiB reads the 413 problem (no BrokenPipeError) and can reuse the connection", async () => {
+  it('Python http.client sending 2 MiB reads the 413 problem (no BrokenPipeError) and can reuse the connection', async () => {
     const key = newKey('py');
     const r = await runPython([ps.server.host, String(ps.server.port), key, String(2 * 1024 * 1024), 'dev-token']);
     expect(r.code, r.stderr).toBe(0);
@@ -69,8 +69,16 @@ describe('bodies over 1 MiB, and answers given before a body was read', () => {
     const res = await new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
       const req = request(
         {
-          host: ps.server.host, port: ps.server.port, method: 'POST', path: '/v1/jobs',
-          headers: { authorization: 'Bearer dev-token', 'idempotency-key': newKey(), 'content-type': 'application/json', 'content-length': String(DRAIN_LIMIT_BYTES + 1) },
+          host: ps.server.host,
+          port: ps.server.port,
+          method: 'POST',
+          path: '/v1/jobs',
+          headers: {
+            authorization: 'Bearer dev-token',
+            'idempotency-key': newKey(),
+            'content-type': 'application/json',
+            'content-length': String(DRAIN_LIMIT_BYTES + 1),
+          },
         },
         (r) => {
           let body = '';
@@ -89,7 +97,11 @@ describe('bodies over 1 MiB, and answers given before a body was read', () => {
 
   it('a body within the limit is untouched by the guard, with or without Content-Length', async () => {
     const body = JSON.stringify({ kind: 'report', input: { blob: 'y'.repeat(512 * 1024) } });
-    const sized = await fetch(`${ps.url}/v1/jobs`, { method: 'POST', headers: { authorization: 'Bearer dev-token', 'idempotency-key': newKey() }, body });
+    const sized = await fetch(`${ps.url}/v1/jobs`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer dev-token', 'idempotency-key': newKey() },
+      body,
+    });
     expect(sized.status).toBe(202);
     const chunked = await fetch(`${ps.url}/v1/jobs`, {
       method: 'POST',

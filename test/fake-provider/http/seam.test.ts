@@ -14,7 +14,9 @@ import { settle, VirtualClock } from '../../../src/lib/clock.js';
  * A route the provider does not have, in a dialect mount of its own: it gets every request fault, the journal and
  * its own error shape from the seam alone (docs/decisions/NNN-seam-fault-seam.md). The handlers do no fault work.
  */
-const openaiLike: ErrorRenderer = (e) => ({ body: { error: { message: e.detail, type: e.status === 429 ? 'rate_limit_error' : 'api_error', param: null, code: e.code } } });
+const openaiLike: ErrorRenderer = (e) => ({
+  body: { error: { message: e.detail, type: e.status === 429 ? 'rate_limit_error' : 'api_error', param: null, code: e.code } },
+});
 
 function describeThing(c: Ctx): string {
   c.get('draft').client_ref = c.req.query('ref') ?? null;
@@ -56,14 +58,25 @@ afterEach(() => p.close());
 
 const get = (path = '/toy/v1/things/t1?ref=r1', key = 'dev-token') => f(path, { headers: { 'x-api-key': key } });
 const faults = (rules: FaultPlanInput['rules']) => p.control.setFaults({ rules });
-const lastRequest = () => p.journal.all().filter((e): e is RequestEntry => e.type === 'request').at(-1)!;
+const lastRequest = () =>
+  p.journal
+    .all()
+    .filter((e): e is RequestEntry => e.type === 'request')
+    .at(-1)!;
 
 describe('the fault seam around a new route in a new mount', () => {
   it('runs the handler with the principal and the described input, and journals the dialect', async () => {
     const res = await get();
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ id: 't1', tenant: 'acme' });
-    expect(lastRequest()).toMatchObject({ route: 'status', dialect: 'openai', client_ref: 'r1', effect: 'read', tenant: 'acme', fault: null });
+    expect(lastRequest()).toMatchObject({
+      route: 'status',
+      dialect: 'openai',
+      client_ref: 'r1',
+      effect: 'read',
+      tenant: 'acme',
+      fault: null,
+    });
   });
 
   it("answers 401 in the mount's error shape, without counting a fault", async () => {
@@ -83,7 +96,14 @@ describe('the fault seam around a new route in a new mount', () => {
     expect(a.status).toBe(429);
     expect(a.headers.get('retry-after')).toBe('3');
     expect(await a.json()).toMatchObject({ error: { type: 'rate_limit_error', code: 'rate_limited' } });
-    expect(lastRequest()).toMatchObject({ status: 429, code: 'rate_limited', effect: 'none', client_ref: 'r1', fault: { rule_id: 'rl' }, dialect: 'openai' });
+    expect(lastRequest()).toMatchObject({
+      status: 429,
+      code: 'rate_limited',
+      effect: 'none',
+      client_ref: 'r1',
+      fault: { rule_id: 'rl' },
+      dialect: 'openai',
+    });
     const b = await get();
     expect(b.status).toBe(502);
     expect(lastRequest()).toMatchObject({ code: 'provider_unavailable', fault: { rule_id: 'fb' } });
@@ -141,5 +161,42 @@ describe('the fault seam around a new route in a new mount', () => {
     const native = await f('/v1/nothing');
     expect(native.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(lastRequest().dialect).toBeUndefined();
+  });
+});
+
+describe('the seam on the native create: answers given before anything executed pass untouched', () => {
+  const create = (key: string | null, body: unknown = { kind: 'report', input: {} }) =>
+    p.fetch('/v1/jobs', {
+      method: 'POST',
+      headers: { authorization: 'Bearer dev-token', 'content-type': 'application/json', ...(key ? { 'idempotency-key': key } : {}) },
+      body: JSON.stringify(body),
+    });
+
+  it('a refused create (no key, a reused key) is neither lost nor turned into a 500; an executed one is', async () => {
+    await faults([
+      { id: 'lose', on: 'create', nth: [1, 3], fault: { type: 'lose_response' } },
+      { id: 'eac', on: 'create', nth: 4, fault: { type: 'error_after_commit' } },
+    ]);
+    const missing = await create(null);
+    expect(missing.status).toBe(400);
+    expect(lastRequest()).toMatchObject({ code: 'idempotency_key_missing', delivery: 'delivered', fault: { rule_id: 'lose' } });
+    expect((await create('k1')).status).toBe(202);
+    await expect(create('k2')).rejects.toThrow('fetch failed');
+    expect(lastRequest()).toMatchObject({ effect: 'created', delivery: 'lost', fault: { rule_id: 'lose' } });
+    const reused = await create('k1', { kind: 'report', input: { other: 1 } });
+    expect(reused.status).toBe(422);
+    expect(lastRequest()).toMatchObject({ code: 'idempotency_key_reused', effect: 'none', fault: { rule_id: 'eac' } });
+  });
+
+  it('foreign_job_id: a replay names a job the key never created, and the journal says so', async () => {
+    await faults([{ id: 'foreign', on: 'create', nth: 2, fault: { type: 'foreign_job_id' } }]);
+    const first = (await (await create('kf')).json()) as { job_id: string };
+    const replay = await create('kf');
+    const body = (await replay.json()) as { job_id: string; status_url: string };
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(body.job_id).not.toBe(first.job_id);
+    expect(body.status_url).toBe(`/v1/jobs/${body.job_id}`);
+    expect(replay.headers.get('location')).toBe(`/v1/jobs/${body.job_id}`);
+    expect(lastRequest()).toMatchObject({ effect: 'foreign_replay', job_id: first.job_id, job_state: null, fault: { rule_id: 'foreign' } });
   });
 });

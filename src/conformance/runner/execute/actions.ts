@@ -25,12 +25,15 @@ export async function submitOperation(run: RunState, op: SubmitInput): Promise<n
 export async function fireAction(run: RunState, p: PendingAction): Promise<void> {
   const { d, s } = run;
   const a = p.action;
-  run.log(`  ${isoTime(d.now())} action ${p.index + 1}: ${a.type}${'worker' in a ? ` ${a.worker}` : ''}${'operation' in a ? ` ${a.operation}` : ''}`);
+  run.log(
+    `  ${isoTime(d.now())} action ${p.index + 1}: ${a.type}${'worker' in a ? ` ${a.worker}` : ''}${'operation' in a ? ` ${a.operation}` : ''}`,
+  );
   switch (a.type) {
     case 'cancel': {
       const intent = { actor: a.actor, reason: a.reason, cancel_deadline_ms: a.cancel_deadline_ms };
       const at = d.now();
-      if ((await d.cancel(a.operation, intent)) === 0) run.cancels.push({ operation_id: a.operation, ...intent, requested_at: isoTime(at) });
+      if ((await d.cancel(a.operation, intent)) === 0)
+        run.cancels.push({ operation_id: a.operation, ...intent, requested_at: isoTime(at) });
       break;
     }
     case 'kill_worker':

@@ -39,7 +39,8 @@ export async function fireTriggered(run: RunState, rel: number): Promise<void> {
   for (const p of [...run.pending]) {
     const a = p.action;
     if (p.triggeredAt === undefined) {
-      p.triggeredAt = a.at_ms !== undefined ? (rel >= a.at_ms ? run.t0 + a.at_ms : undefined) : a.after ? run.tracker.firstSeen(a.after) : undefined;
+      p.triggeredAt =
+        a.at_ms !== undefined ? (rel >= a.at_ms ? run.t0 + a.at_ms : undefined) : a.after ? run.tracker.firstSeen(a.after) : undefined;
     }
     if (p.triggeredAt !== undefined && run.d.now() >= p.triggeredAt + a.delay_ms) {
       run.pending.splice(run.pending.indexOf(p), 1);

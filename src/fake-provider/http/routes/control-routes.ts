@@ -2,8 +2,6 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { VirtualClock } from '../../../lib/clock.js';
 import type { ProviderCore } from '../../core.js';
-import { jobView } from '../../engine/job-view.js';
-import { parseBehaviorConfig } from '../../../contract/behavior.js';
 import { ClockBodySchema, JournalQuerySchema } from '../../../contract/control.js';
 import { FaultPlanSchema } from '../../../contract/faults.js';
 import { authenticateControl } from '../auth.js';
@@ -11,7 +9,8 @@ import { zodErrors } from '../body.js';
 import type { Ctx, Env } from '../context.js';
 import { json, problem } from '../problem.js';
 
-async function jsonBody(c: Ctx): Promise<{ ok: true; value: unknown } | { ok: false; response: Response }> {
+/** A control request's JSON body, or its 400 answer. */
+export async function jsonBody(c: Ctx): Promise<{ ok: true; value: unknown } | { ok: false; response: Response }> {
   try {
     return { ok: true, value: JSON.parse(await c.req.text()) };
   } catch (err) {
@@ -19,7 +18,8 @@ async function jsonBody(c: Ctx): Promise<{ ok: true; value: unknown } | { ok: fa
   }
 }
 
-function invalid(c: Ctx, error: z.ZodError, what: string): Response {
+/** 400 `invalid_request` naming every field that failed. */
+export function invalid(c: Ctx, error: z.ZodError, what: string): Response {
   const errors = zodErrors(error);
   return problem(c, 400, 'invalid_request', `invalid ${what}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
 }
@@ -56,30 +56,12 @@ export function controlRoutes(core: ProviderCore, extra?: (app: Hono<Env>) => vo
     return json(core.faults.describe());
   });
 
-  app.get('/behavior', () => json(core.behaviors.get()));
-  app.put('/behavior', async (c) => {
-    const body = await jsonBody(c);
-    if (!body.ok) return body.response;
-    try {
-      core.behaviors.set(parseBehaviorConfig(body.value));
-    } catch (err) {
-      if (err instanceof z.ZodError) return invalid(c, err, 'behavior');
-      throw err;
-    }
-    return json(core.behaviors.get());
-  });
-
   app.get('/journal', (c) => {
     const q = JournalQuerySchema.safeParse(c.req.query());
     if (!q.success) return invalid(c, q.error, 'query');
     const data = core.journal.since(q.data.since, q.data.limit + 1);
     const page = data.slice(0, q.data.limit);
     return json({ data: page, next_since: page.length ? page[page.length - 1]!.seq : q.data.since, has_more: data.length > q.data.limit });
-  });
-
-  app.get('/jobs', () => {
-    const now = core.clock.now();
-    return json({ data: core.jobs.all().map((j) => ({ ...jobView(j, now), tenant: j.tenant, subject: j.subject, behavior: j.behavior })) });
   });
 
   app.post('/clock', async (c) => {
@@ -94,6 +76,7 @@ export function controlRoutes(core: ProviderCore, extra?: (app: Hono<Env>) => vo
     return json({ now: new Date(core.clock.now()).toISOString() });
   });
 
+  // The modules' additions (jobs: /behavior, /jobs; tasks: /objects, /principals, /task-behavior, /tasks).
   extra?.(app);
   return app;
 }

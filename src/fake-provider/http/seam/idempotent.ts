@@ -28,8 +28,15 @@ export async function reserveThenHold(core: ProviderCore, c: Ctx, scope: KeyScop
 /** 409 while the first request with this key is still being processed. */
 export function inProgress(core: ProviderCore, c: Ctx): Response {
   return unexecuted(
-    problem(c, 409, 'idempotency_request_in_progress', 'the first request with this Idempotency-Key is still being processed', {}, {
-      'retry-after': String(core.options.pollAdviceSeconds),
-    }),
+    problem(
+      c,
+      409,
+      'idempotency_request_in_progress',
+      'the first request with this Idempotency-Key is still being processed',
+      {},
+      {
+        'retry-after': String(core.options.pollAdviceSeconds),
+      },
+    ),
   );
 }

@@ -38,7 +38,10 @@ export function unexecuted(res: Response): Response {
  * the journal, decides the fault, refuses or delays before the handler and enacts after it; the journal middleware
  * writes the entry. See docs/decisions/NNN-seam-fault-seam.md.
  */
-export function seam<I = undefined>(core: ProviderCore, route: RequestRoute | 'object_read', opts: SeamOptions<I> = {}): MiddlewareHandler<Env> {
+export function seam<I = undefined>(core: ProviderCore, route: RequestRoute, opts?: SeamOptions<I>): MiddlewareHandler<Env>;
+/** A route outside the fault plan (`faults: false`): journalled under its own name, never faulted. */
+export function seam<I = undefined>(core: ProviderCore, route: string, opts: SeamOptions<I> & { faults: false }): MiddlewareHandler<Env>;
+export function seam<I = undefined>(core: ProviderCore, route: string, opts: SeamOptions<I> = {}): MiddlewareHandler<Env> {
   return async (c, next) => {
     const draft = c.get('draft');
     draft.route = route;
@@ -47,7 +50,8 @@ export function seam<I = undefined>(core: ProviderCore, route: RequestRoute | 'o
     c.set('principal', principal);
     c.set('input', opts.describe ? await opts.describe(c, principal) : undefined);
 
-    const fired = opts.faults === false || route === 'object_read' ? null : core.faults.decide(route);
+    // The overloads let only a fault route (RequestRoute) through without `faults: false`.
+    const fired = opts.faults === false ? null : core.faults.decide(route as RequestRoute);
     if (fired) draft.fault = { rule_id: fired.rule_id, type: fired.fault.type };
     c.set('fault', fired);
     const refused = refuseBefore(c, fired);

@@ -36,8 +36,10 @@ const MUTANTS = {
     const p = SqliteOperationStore.prototype;
     const { renew, claimDue, commit } = p;
     const FINAL = ['succeeded', 'failed', 'cancelled', 'cancellation_unconfirmed', 'result_timed_out', 'result_unavailable', 'result_validation_failed', 'needs_attention'];
-    // The operations this worker ever leased, with the token it got: its belief, never checked again.
+    // The operations this worker ever leased, with the token it got: its belief, never checked again; it steps them
+    // on its own schedule (half a lease apart), whatever the record says is due.
     const mine = new Map();
+    const stepped = new Map();
     p.renew = async function (lease, now, leaseMs) {
       await renew.call(this, lease, now, leaseMs);
       return true;
@@ -48,7 +50,10 @@ const MUTANTS = {
       for (const [id, token] of mine) {
         const row = await this.get(id);
         if (!row || real.some((l) => l.operation_id === id) || row.lease_owner === owner) continue;
-        if (!FINAL.includes(row.state) && row.next_poll_at !== null && row.next_poll_at <= now) real.push({ operation_id: id, owner, token, expires_at: now + leaseMs });
+        if (!FINAL.includes(row.state) && now - (stepped.get(id) ?? -Infinity) >= leaseMs / 2) {
+          stepped.set(id, now);
+          real.push({ operation_id: id, owner, token, expires_at: now + leaseMs });
+        }
       }
       return real;
     };
