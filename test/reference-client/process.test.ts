@@ -196,6 +196,7 @@ describe('process form over loopback', () => {
       const b = r.worker('worker-B', 1000);
       const tries = await pauseHoldingNoWriteLock(a, join(r.dir, 'client.db'));
       const pausedAt = Date.now();
+      console.log(`SIGSTOP run: worker-A paused holding no write lock at try ${tries}`);
       // Resume only once worker-B has really taken an operation of worker-A's over: a request of B's in the trace of
       // an operation A worked on before the pause (B's start-up can be slow on a loaded machine).
       const touchedByA = new Set(r.requests().filter((e) => e.worker_id === 'worker-A' && e.trace_id).map((e) => e.trace_id!));
