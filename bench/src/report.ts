@@ -18,6 +18,8 @@ export interface Meta {
   argv: string[];
   /** Set when a stopped run was finished with --resume: when, on what load and code, the remaining sections ran. */
   resumedAt?: { date: string; loadavg: number[]; git: { commit: string; dirtyFiles: number } };
+  /** Set when the HTTP rounds of section 1 were measured again (`--only http`) and put beside the other sections. */
+  httpRoundsRerun?: { date: string; loadavg: { start: number[]; end: number[] }; git: { commit: string; dirtyFiles: number } };
 }
 
 export interface Results {
@@ -181,6 +183,10 @@ function markdown(r: Results): string {
   L.push(`- Load average (1/5/15 min) at start: ${m.loadavg.start.join(' / ')}; at end: ${m.loadavg.end.join(' / ')} — a shared machine: other engineers' test runs were on it, so absolute figures drift; compare ratios.`);
   L.push(`- Code: ${m.git.commit.slice(0, 12)}${m.git.dirtyFiles ? ` with ${m.git.dirtyFiles} uncommitted files in the work tree` : ''}; tools: ${Object.entries(m.versions).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   if (m.resumedAt) L.push(`- Resumed: the run stopped after section 2 (a bench bug, since fixed); sections 3 and 4 ran at ${m.resumedAt.date} (load average ${m.resumedAt.loadavg.join(' / ')}, code ${m.resumedAt.git.commit.slice(0, 12)}${m.resumedAt.git.dirtyFiles ? ` with ${m.resumedAt.git.dirtyFiles} uncommitted files` : ''})`);
+  if (m.httpRoundsRerun) {
+    const r = m.httpRoundsRerun;
+    L.push(`- Section 1's rounds (the side-by-side table) were measured again at ${r.date} with \`--only http\` (load average ${r.loadavg.start.join(' / ')} → ${r.loadavg.end.join(' / ')}, code ${r.git.commit.slice(0, 12)}): the first run's rounds coincided with another engineer's benchmark (load average 30+). The long memory runs, sections 2 and 4 are from the full run.`);
+  }
   L.push(`- Whole run: ${(m.wallS / 60).toFixed(1)} min of measuring`, '');
   L.push('Each figure is the median of several runs; every ratio is taken between runs of the same round (one after the other, same machine state), then the median over rounds is reported.', '');
 
