@@ -24,7 +24,7 @@ export class Store {
       id TEXT PRIMARY KEY, request TEXT NOT NULL, fingerprint TEXT NOT NULL, trace_id TEXT NOT NULL,
       state TEXT NOT NULL, batch_id TEXT, result TEXT, history TEXT NOT NULL, cancel TEXT,
       submitted_at INTEGER NOT NULL, due_at INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0,
-      first_attempt_at INTEGER, cancel_sent_at INTEGER, cancel_at INTEGER, polls INTEGER NOT NULL DEFAULT 0,
+      first_attempt_at INTEGER, create_open INTEGER NOT NULL DEFAULT 0, cancel_sent_at INTEGER, cancel_at INTEGER, polls INTEGER NOT NULL DEFAULT 0,
       owner TEXT, lease_until INTEGER NOT NULL DEFAULT 0, fence INTEGER NOT NULL DEFAULT 0)`);
   }
 
