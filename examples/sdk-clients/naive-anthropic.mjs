@@ -18,17 +18,17 @@ async function run(store, env, op, client) {
     move('accepted', 'created', { batch_id: id });
     move('observing', 'polling');
   }
-  let b = await client.messages.batches.retrieve(id, h);
+  let b = await client.messages.batches.retrieve(id, {}, h);
   while (b.processing_status !== 'ended') {
     const cur = store.get(op.id);
     if (cur.cancel && !cur.cancel_sent_at) {
-      await client.messages.batches.cancel(id, h);
+      await client.messages.batches.cancel(id, {}, h);
       move('cancel_requested', 'cancel intent', { cancel_sent_at: Date.now() });
       move('cancelled', 'cancel sent');
       return;
     }
     await sleep(500);
-    b = await client.messages.batches.retrieve(id, h);
+    b = await client.messages.batches.retrieve(id, {}, h);
   }
   move('result_collecting', 'batch ended');
   // The SDK's results() is a stream of parsed lines; the record wants the digest of the body as fetched, so the

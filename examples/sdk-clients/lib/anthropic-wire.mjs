@@ -22,8 +22,8 @@ export function anthropicWire(client) {
       if (candidates.length > 1) return 'ambiguous';
       return candidates[0] ?? null;
     },
-    read: (id, opts) => client.messages.batches.retrieve(id, opts),
-    cancel: (id, opts) => client.messages.batches.cancel(id, opts),
+    read: (id, opts) => client.messages.batches.retrieve(id, {}, opts),
+    cancel: (id, opts) => client.messages.batches.cancel(id, {}, opts),
     status: (b) => `${b.processing_status} ${JSON.stringify(b.request_counts)}`,
     phase(b) {
       if (b.processing_status === 'in_progress') return 'running';
@@ -37,7 +37,7 @@ export function anthropicWire(client) {
     },
     /** The results JSONL fetched from `results_url` exactly as given (what the SDK's results() does), as bytes. */
     async results(op, opts) {
-      const b = await client.messages.batches.retrieve(op.batch_id, opts);
+      const b = await client.messages.batches.retrieve(op.batch_id, {}, opts);
       const res = await client.get(b.results_url, { ...opts, __binaryResponse: true });
       const body = Buffer.from(await res.arrayBuffer());
       const v = verifyLines(op, parseJsonl(body), (l) => l.result?.type !== 'succeeded');

@@ -40,7 +40,7 @@ export class Store {
         .prepare('INSERT INTO ops (id, request, fingerprint, trace_id, state, history, submitted_at) VALUES (?, ?, ?, ?, ?, ?, ?)')
         .run(req.operation_id, JSON.stringify(req), fingerprint, `tr_${randomUUID().replaceAll('-', '').slice(0, 16)}`, 'create_pending', JSON.stringify(history), now);
       return 0;
-    })();
+    }).immediate();
   }
 
   /** Record a cancel intent; false for an unknown operation. */
@@ -83,7 +83,7 @@ export class Store {
       const fence = row.owner === worker && row.lease_until > now ? undefined : true;
       this.db.prepare(`UPDATE ops SET owner = ?, lease_until = ?${fence ? ', fence = fence + 1' : ''} WHERE id = ?`).run(worker, now + leaseMs, row.id);
       return this.get(row.id);
-    })();
+    }).immediate();
   }
 
   /** When the operation is next due (ms), so an idle worker sleeps no longer than needed. */
@@ -107,7 +107,7 @@ export class Store {
       const cols = Object.keys(fields);
       this.db.prepare(`UPDATE ops SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE id = ?`).run(...cols.map((c) => fields[c]), op.id);
       return true;
-    })();
+    }).immediate();
   }
 
   release(id, worker) {
