@@ -1,5 +1,6 @@
 import autocannon, { type AutocannonRequest, type AutocannonResult } from 'autocannon';
 import { randomBytes } from 'node:crypto';
+import { cpuMsOf } from './common.js';
 import { TOKEN } from './http-targets.js';
 
 export type Workload = 'status' | 'create';
@@ -13,6 +14,8 @@ export interface LoadSpec {
   /** Seconds; or `amount` requests. */
   duration?: number;
   amount?: number;
+  /** The server's pid: its CPU time per request is measured too (user+system; load-independent, unlike req/s). */
+  pid?: number;
 }
 
 export interface LoadResult {
@@ -24,6 +27,8 @@ export interface LoadResult {
   errors: number;
   timeouts: number;
   durationS: number;
+  /** Server CPU µs per request (when `pid` was given). */
+  cpuUs?: number;
 }
 
 const CREATE_BODY = JSON.stringify({ kind: 'report', input: {} });
@@ -44,6 +49,7 @@ export function load(spec: LoadSpec): Promise<LoadResult> {
           body: CREATE_BODY,
           setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `bench-${prefix}-${i++}` } }),
         };
+  const cpu0 = spec.pid ? cpuMsOf(spec.pid) : NaN;
   return new Promise((resolve, reject) => {
     autocannon(
       {
@@ -67,6 +73,7 @@ export function load(spec: LoadSpec): Promise<LoadResult> {
           errors: r.errors,
           timeouts: r.timeouts,
           durationS: r.duration,
+          ...(spec.pid && total > 0 ? { cpuUs: Math.round(((cpuMsOf(spec.pid) - cpu0) * 1000) / total) } : {}),
         });
       },
     );

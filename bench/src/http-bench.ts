@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { load, type LoadResult, type Workload } from './autocannon-run.js';
@@ -18,6 +19,10 @@ export interface HttpConfig {
 
 export const TARGET_NAMES = ['jobproof', 'bare-hono', 'mockttp', 'wiremock-journal', 'wiremock-nojournal'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
+/** Targets of the long memory run: also the provider on ':memory:' with a bounded journal. */
+export const SOAK_NAMES = [...TARGET_NAMES, 'jobproof-memory'] as const;
+/** The bounded journal of the ':memory:' soak (`serve --journal-max`). */
+export const SOAK_JOURNAL_MAX = 100_000;
 
 export interface SoakResult {
   target: string;
@@ -25,8 +30,10 @@ export interface SoakResult {
   rssStartMb: number;
   rssMidMb: number;
   rssEndMb: number;
-  /** RSS after each tenth of the requests. */
-  series: { requests: number; rssMb: number }[];
+  /** RSS after each tenth of the requests; for the provider also V8's heap after its last full GC (--trace-gc). */
+  series: { requests: number; rssMb: number; heapAfterGcMb?: number | null }[];
+  /** Provider on a file: journal entries at the end and the bytes their table takes (SQLite dbstat). */
+  journal?: { entries: number; bytes: number; bytesPerEntry: number };
   rps: number;
   non2xx: number;
   errors: number;
@@ -39,7 +46,7 @@ export interface HttpSection {
   /** Per round, per target, per workload. */
   rounds: Record<string, Partial<Record<Workload, LoadResult>>>[];
   /** Medians over rounds. */
-  median: Record<string, Partial<Record<Workload, { rps: number; p50Ms: number; p99Ms: number; non2xx: number; errors: number }>>>;
+  median: Record<string, Partial<Record<Workload, { rps: number; p50Ms: number; p99Ms: number; non2xx: number; errors: number; cpuUs?: number }>>>;
   /** jobproof status reads ÷ the other target's, taken within each round, median over rounds. */
   statusRatio: Record<string, number>;
   createRatio: Record<string, number>;
@@ -58,7 +65,7 @@ const STARTERS: Record<Exclude<TargetName, 'jobproof'>, Starter> = {
 };
 
 function summary(r: LoadResult): string {
-  return `${Math.round(r.rps)} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms${r.non2xx || r.errors ? `, ${r.non2xx} non-2xx, ${r.errors} errors` : ''}`;
+  return `${Math.round(r.rps)} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms, server CPU ${r.cpuUs ?? '?'} µs/req${r.non2xx || r.errors ? `, ${r.non2xx} non-2xx, ${r.errors} errors` : ''}`;
 }
 
 export async function httpBench(cfg: HttpConfig): Promise<HttpSection> {
@@ -106,7 +113,7 @@ export async function httpBench(cfg: HttpConfig): Promise<HttpSection> {
       const order = targets.map((_, i) => targets[(i + r) % targets.length]!);
       for (const workload of ['status', 'create'] as const) {
         for (const t of order) {
-          const res = await load({ url: t.url, workload, ids, connections: cfg.connections, duration: cfg.durationS });
+          const res = await load({ url: t.url, workload, ids, connections: cfg.connections, duration: cfg.durationS, pid: t.pid });
           round[t.name] ??= {};
           round[t.name][workload] = res;
           log(`http: round ${r + 1}/${cfg.rounds} ${workload.padEnd(6)} ${t.name.padEnd(18)} ${summary(res)}`);
@@ -127,6 +134,7 @@ export async function httpBench(cfg: HttpConfig): Promise<HttpSection> {
           p99Ms: median(rs.map((x) => x.p99Ms)),
           non2xx: rs.reduce((a, x) => a + x.non2xx, 0),
           errors: rs.reduce((a, x) => a + x.errors, 0),
+          cpuUs: median(rs.map((x) => x.cpuUs ?? NaN)),
         };
       }
       section.median[t.name] = m;
@@ -143,18 +151,45 @@ export async function httpBench(cfg: HttpConfig): Promise<HttpSection> {
   // Memory over a long run: a fresh process per target, RSS after each tenth of the requests.
   for (const name of cfg.soakTargets) {
     if (notMeasured[name]) continue;
-    section.soak.push(await soak(name, cfg, ids, stub, join(dir, 'soak-provider.db')));
+    section.soak.push(await soak(name, cfg, ids, stub, join(dir, `soak-${name}.db`)));
   }
   section.loadavg.after = loadAverage();
   return section;
 }
 
+/** V8's heap after its last full GC, from the provider's --trace-gc output; null before the first. */
+function heapAfterGc(tail: string | undefined): number | null {
+  const all = [...(tail ?? '').matchAll(/Mark-Compact[^\n]*? -> ([\d.]+) \(/g)];
+  return all.length ? Number(all.at(-1)![1]) : null;
+}
+
+/** Entries in a provider store's journal and the bytes of its table (pages, SQLite's dbstat), read after it stopped. */
+function journalSize(db: string): SoakResult['journal'] {
+  const d = new Database(db, { readonly: true });
+  try {
+    const entries = (d.prepare('SELECT COUNT(*) AS n FROM journal').get() as { n: number }).n;
+    const bytes = (d.prepare(`SELECT SUM(pgsize) AS b FROM dbstat WHERE name = 'journal'`).get() as { b: number }).b;
+    return { entries, bytes, bytesPerEntry: entries ? Math.round(bytes / entries) : 0 };
+  } finally {
+    d.close();
+  }
+}
+
+function startSoakTarget(name: string, stub: Stub, db: string): Promise<HttpTarget> {
+  // --trace-gc: the heap left after each full GC tells retention from garbage V8 has not yet collected.
+  if (name === 'jobproof') return startProvider(db, name, [], ['--trace-gc']);
+  if (name === 'jobproof-memory') return startProvider(':memory:', name, ['--journal-max', String(SOAK_JOURNAL_MAX)], ['--trace-gc']);
+  return STARTERS[name as Exclude<TargetName, 'jobproof'>](stub);
+}
+
 async function soak(name: string, cfg: HttpConfig, ids: readonly string[], stub: Stub, db: string): Promise<SoakResult> {
-  rmSync(db, { force: true });
-  const t = name === 'jobproof' ? await startProvider(db) : await STARTERS[name as Exclude<TargetName, 'jobproof'>](stub);
+  for (const f of [db, `${db}-wal`, `${db}-shm`]) rmSync(f, { force: true });
+  const t = await startSoakTarget(name, stub, db);
+  const isProvider = name.startsWith('jobproof');
+  let result: SoakResult;
   try {
     // The provider's store needs jobs to read: fresh process, fresh store, same 100 jobs' worth of reads.
-    const readIds = name === 'jobproof' ? (await seedJobs(t.url, 100)).ids : ids;
+    const readIds = isProvider ? (await seedJobs(t.url, 100)).ids : ids;
     await load({ url: t.url, workload: 'status', ids: readIds, connections: cfg.connections, duration: name.startsWith('wiremock') ? cfg.jitWarmS : cfg.warmS });
     await waitIdle(t.pid);
     await sleep(500);
@@ -170,12 +205,19 @@ async function soak(name: string, cfg: HttpConfig, ids: readonly string[], stub:
       done += r.requests;
       non2xx += r.non2xx;
       errors += r.errors;
-      series.push({ requests: done, rssMb: mb(t.rss()) });
-      log(`soak: ${name} ${done.toLocaleString('en')} requests, RSS ${series.at(-1)!.rssMb} MB`);
+      series.push({ requests: done, rssMb: mb(t.rss()), ...(isProvider ? { heapAfterGcMb: heapAfterGc(t.tail?.()) } : {}) });
+      const last = series.at(-1)!;
+      log(`soak: ${name} ${done.toLocaleString('en')} requests, RSS ${last.rssMb} MB${isProvider ? `, heap after last full GC ${last.heapAfterGcMb ?? '—'} MB` : ''}`);
     }
     const rps = done / ((Date.now() - t0) / 1000);
-    return { target: name, requests: done, rssStartMb: mb(start), rssMidMb: series[4]!.rssMb, rssEndMb: series[9]!.rssMb, series, rps: Math.round(rps), non2xx, errors };
+    result = { target: name, requests: done, rssStartMb: mb(start), rssMidMb: series[4]!.rssMb, rssEndMb: series[9]!.rssMb, series, rps: Math.round(rps), non2xx, errors };
   } finally {
     await t.stop();
   }
+  if (name === 'jobproof') {
+    const j = journalSize(db);
+    result.journal = j;
+    log(`soak: journal ${j?.entries.toLocaleString('en')} entries, ${mb(j?.bytes ?? 0)} MB, ${j?.bytesPerEntry} bytes/entry`);
+  }
+  return result;
 }

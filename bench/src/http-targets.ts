@@ -8,6 +8,8 @@ import type { Stub } from './targets/stub.js';
 /** One HTTP server under load, in its own process so that its RSS is its own. */
 export interface HttpTarget {
   name: string;
+  /** The last lines of its output (the provider's --trace-gc lines, for the soak). */
+  tail?: () => string;
   url: string;
   pid: number;
   rss(): number;
@@ -20,11 +22,27 @@ function wrap(name: string, url: string, child: ChildProcess): HttpTarget {
   return { name, url, pid: child.pid!, rss: () => rssOf(child.pid!), stop: () => stopChild(child) };
 }
 
-/** The jobproof provider through its CLI (`serve --db FILE`): journal on every request, durable SQLite store. */
-export async function startProvider(db: string, name = 'jobproof'): Promise<HttpTarget> {
-  mkdirSync(dirname(db), { recursive: true });
-  const { child, match } = await spawnUntil(process.execPath, [CLI, 'serve', '--port', '0', '--host', '127.0.0.1', '--db', db], /listening on (http:\/\/\S+)/, { timeoutMs: 300_000 });
-  return wrap(name, match[1]!, child);
+/**
+ * The jobproof provider through its CLI (`serve --db FILE`): journal on every request, durable SQLite store.
+ * `args` go to `serve` (e.g. --journal-max), `nodeFlags` to node (e.g. --trace-gc).
+ */
+export async function startProvider(db: string, name = 'jobproof', args: string[] = [], nodeFlags: string[] = []): Promise<HttpTarget> {
+  if (db !== ':memory:') mkdirSync(dirname(db), { recursive: true });
+  const { child, match, tail } = await spawnUntil(
+    process.execPath,
+    [...nodeFlags, CLI, 'serve', '--port', '0', '--host', '127.0.0.1', '--db', db, ...args],
+    /listening on (http:\/\/\S+)/,
+    { timeoutMs: 300_000 },
+  );
+  // --trace-gc floods the output with scavenges: keep the full-GC lines apart (the last few), for the soak.
+  const fullGcs: string[] = [];
+  child.stdout!.on('data', (d: Buffer) => {
+    for (const m of String(d).matchAll(/[^\n]*Mark-Compact[^\n]*/g)) {
+      fullGcs.push(m[0]);
+      if (fullGcs.length > 5) fullGcs.shift();
+    }
+  });
+  return { ...wrap(name, match[1]!, child), tail: () => `${tail()}\n${fullGcs.join('\n')}` };
 }
 
 function stubFile(stub: Stub): string {

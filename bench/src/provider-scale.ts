@@ -2,6 +2,7 @@
  * Provider at scale: a store holding N jobs (created an hour ago, all finished, each with its journal), then the
  * provider CLI serving it: RSS idle and after load, and status-read throughput/latency over ids spread across the store.
  */
+import Database from 'better-sqlite3';
 import { fork } from 'node:child_process';
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,16 +33,40 @@ export interface ProviderScalePoint {
   p50Ms: number;
   p99Ms: number;
   non2xx: number;
+  /** Server CPU µs per status read. */
+  cpuUs: number;
+  /** Creates into the same store (each a real idempotent create): the write side of the cost curve. */
+  create: { rps: number; p50Ms: number; p99Ms: number; cpuUs: number; non2xx: number };
+  /** Journal entries in the store when it was served (three transitions per seeded job), and their bytes each. */
+  journalEntries: number;
+  journalBytesPerEntry: number;
 }
 
 export interface ProviderScaleSection {
   config: ProviderScaleConfig;
   points: ProviderScalePoint[];
-  /** p50 latency at the largest size ÷ at the smallest. */
+  /** p50 latency at the largest size ÷ at the smallest (the size closest to 100,000 for the 1k→100k target). */
   latencyGrowth: number;
+  /** p50 of status reads at 100,000 jobs ÷ at 1,000 (the issue's target), when both were measured. */
+  latencyGrowth100k: number | null;
+  /** Server CPU per read / per create at the largest size ÷ at the smallest. */
+  readCpuGrowth: number;
+  createCpuGrowth: number;
   rpsRatio: number;
   /** (RSS after load at the largest size − at the smallest) ÷ the difference in jobs. */
   bytesPerJob: number;
+}
+
+/** Journal entries of a stopped provider's store and the bytes each takes (its table's pages, SQLite dbstat). */
+function journalStats(db: string): { entries: number; bytesPerEntry: number } {
+  const d = new Database(db, { readonly: true });
+  try {
+    const entries = (d.prepare('SELECT COUNT(*) AS n FROM journal').get() as { n: number }).n;
+    const bytes = (d.prepare(`SELECT SUM(pgsize) AS b FROM dbstat WHERE name = 'journal'`).get() as { b: number }).b;
+    return { entries, bytesPerEntry: entries ? Math.round(bytes / entries) : 0 };
+  } finally {
+    d.close();
+  }
 }
 
 /** In a child: fill a store with n finished jobs, return a sample of their ids. */
@@ -103,26 +128,44 @@ export async function providerScale(cfg: ProviderScaleConfig): Promise<ProviderS
       await load({ url: p.url, workload: 'status', ids, connections: cfg.connections, duration: cfg.warmS });
       await waitIdle(p.pid);
       const runs = [];
+      const creates = [];
+      // Reads and creates alternate, so that drift on a shared machine falls on both alike.
       for (let r = 0; r < cfg.reps; r++) {
-        runs.push(await load({ url: p.url, workload: 'status', ids, connections: cfg.connections, duration: cfg.durationS }));
+        runs.push(await load({ url: p.url, workload: 'status', ids, connections: cfg.connections, duration: cfg.durationS, pid: p.pid }));
+        await waitIdle(p.pid);
+        creates.push(await load({ url: p.url, workload: 'create', ids, connections: cfg.connections, duration: cfg.durationS, pid: p.pid }));
         await waitIdle(p.pid);
       }
+      const rssAfter = p.rss();
+      await p.stop();
+      const journal = journalStats(db);
       const point: ProviderScalePoint = {
-        jobs: n, seedS, startS, dbMb, rssIdleMb: mb(rssIdle), rssAfterMb: mb(p.rss()),
+        jobs: n, seedS, startS, dbMb, rssIdleMb: mb(rssIdle), rssAfterMb: mb(rssAfter),
         rps: Math.round(median(runs.map((x) => x.rps))), p50Ms: median(runs.map((x) => x.p50Ms)), p99Ms: median(runs.map((x) => x.p99Ms)),
         non2xx: runs.reduce((a, x) => a + x.non2xx, 0),
+        cpuUs: median(runs.map((x) => x.cpuUs ?? NaN)),
+        create: {
+          rps: Math.round(median(creates.map((x) => x.rps))), p50Ms: median(creates.map((x) => x.p50Ms)), p99Ms: median(creates.map((x) => x.p99Ms)),
+          cpuUs: median(creates.map((x) => x.cpuUs ?? NaN)), non2xx: creates.reduce((a, x) => a + x.non2xx, 0),
+        },
+        journalEntries: journal.entries, journalBytesPerEntry: journal.bytesPerEntry,
       };
       points.push(point);
-      log(`provider: ${n.toLocaleString('en')} jobs (seeded in ${seedS.toFixed(1)} s, db ${dbMb} MB, started in ${startS.toFixed(1)} s): ${point.rps} reads/s, p50 ${point.p50Ms} ms, p99 ${point.p99Ms} ms; RSS idle ${point.rssIdleMb} MB, after ${point.rssAfterMb} MB`);
+      log(`provider: ${n.toLocaleString('en')} jobs, ${journal.entries.toLocaleString('en')} journal entries (${journal.bytesPerEntry} B each; seeded in ${seedS.toFixed(1)} s, db ${dbMb} MB, started in ${startS.toFixed(1)} s): ${point.rps} reads/s, p50 ${point.p50Ms} ms, ${point.cpuUs} µs CPU; ${point.create.rps} creates/s, p50 ${point.create.p50Ms} ms, ${point.create.cpuUs} µs CPU; RSS idle ${point.rssIdleMb} MB, after ${point.rssAfterMb} MB`);
     } finally {
       await p.stop();
     }
   }
   const first = points[0]!;
   const last = points.at(-1)!;
+  const at100k = points.find((x) => x.jobs === 100_000);
+  const r2 = (x: number) => Math.round(x * 100) / 100;
   return {
     config: cfg, points,
-    latencyGrowth: Math.round((last.p50Ms / first.p50Ms) * 100) / 100,
+    latencyGrowth: r2(last.p50Ms / first.p50Ms),
+    latencyGrowth100k: at100k && first.jobs === 1000 ? r2(at100k.p50Ms / first.p50Ms) : null,
+    readCpuGrowth: r2(last.cpuUs / first.cpuUs),
+    createCpuGrowth: r2(last.create.cpuUs / first.create.cpuUs),
     rpsRatio: Math.round((last.rps / first.rps) * 100) / 100,
     bytesPerJob: Math.round(((last.rssAfterMb - first.rssAfterMb) * 1024 * 1024) / (last.jobs - first.jobs)),
   };

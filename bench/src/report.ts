@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ClientScaleSection } from './client-scale.js';
-import { ROOT } from './common.js';
+import { mb, ROOT } from './common.js';
 import type { ConformanceSection } from './conformance-speed.js';
-import type { HttpSection } from './http-bench.js';
+import { type HttpSection, SOAK_JOURNAL_MAX, type SoakResult } from './http-bench.js';
 import type { ProviderScaleSection } from './provider-scale.js';
 
 export interface Meta {
@@ -32,100 +32,139 @@ export interface Results {
 export interface TargetRow {
   target: string;
   measured: string;
+  /** The issue's "must" goal, and whether it is met (null: not measured or not evaluable in this run). */
+  must?: string;
   met: boolean | null;
+  aim?: string;
+  metAim?: boolean | null;
   note?: string;
 }
 
-/** Flat: RSS at the end within +10 % of RSS after the first tenth of the run, and no tenth above +25 % of it. */
-const FLAT_SOAK_END = 0.1;
-const FLAT_SOAK_PEAK = 0.25;
-const FLAT_CLIENT = 1.5;
-const FLAT_LATENCY = 1.25;
-
 const pct = (x: number) => `${Math.round(x * 1000) / 10} %`;
 const num = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en') : 'n/a');
+const times = (x: number) => `${x.toFixed(2)}×`;
 
+/** Flat (issue 13): every tenth of the long run, and its end, within this fraction above the first tenth (after warm-up). */
+const FLAT_MUST = 0.25;
+const FLAT_AIM = 0.1;
+const FLAT_CLIENT = 1.5;
+const LATENCY_MUST = 1.15;
+const LATENCY_AIM = 1.05;
+
+function soakGrowth(s: SoakResult): number {
+  const first = s.series[0]!.rssMb;
+  return Math.max(...s.series.map((x) => x.rssMb)) / first - 1;
+}
+
+/** The targets of issue 13, each against its "must" and its "aim", from the figures of one run. */
 export function evaluate(r: Omit<Results, 'targets'>): TargetRow[] {
   const rows: TargetRow[] = [];
   const h = r.http;
-  const ratio = (name: string, need: number, label: string, show: (x: number) => string) => {
-    if (!h) return rows.push({ target: label, measured: 'not run (--only)', met: null });
-    if (h.notMeasured[name]) return rows.push({ target: label, measured: `not measured: ${h.notMeasured[name]}`, met: null });
+  const notRun = (target: string, must: string, aim: string, why = 'not run (--only)') => rows.push({ target, measured: why, must, met: null, aim, metAim: null });
+  const ratio = (name: string, target: string, must: number, aim: number, show: (x: number) => string) => {
+    const mustS = `≥ ${show(must)}`;
+    const aimS = `≥ ${show(aim)}`;
+    if (!h) return notRun(target, mustS, aimS);
+    if (h.notMeasured[name]) return notRun(target, mustS, aimS, `not measured: ${h.notMeasured[name]}`);
     const x = h.statusRatio[name];
-    if (x === undefined || !Number.isFinite(x)) return rows.push({ target: label, measured: 'no figure', met: null });
-    const jp = h.median.jobproof?.status?.rps ?? NaN;
-    const other = h.median[name]?.status?.rps ?? NaN;
-    rows.push({ target: label, measured: `${show(x)} (${num(jp)} vs ${num(other)} reads/s, medians)`, met: x >= need });
+    if (x === undefined || !Number.isFinite(x)) return notRun(target, mustS, aimS, 'no figure');
+    const jp = h.median.jobproof?.status;
+    const other = h.median[name]?.status;
+    rows.push({
+      target, must: mustS, aim: aimS, met: x >= must, metAim: x >= aim,
+      measured: `${show(x)} (${num(jp?.rps ?? NaN)} vs ${num(other?.rps ?? NaN)} reads/s, medians; server CPU ${jp?.cpuUs ?? '?'} vs ${other?.cpuUs ?? '?'} µs/read)`,
+    });
   };
-  ratio('wiremock-journal', 1, 'journalled status reads ≥ WireMock (journal on)', (x) => `${x.toFixed(2)}×`);
-  ratio('mockttp', 3, 'journalled status reads ≥ 3× mockttp', (x) => `${x.toFixed(2)}×`);
-  ratio('bare-hono', 0.75, 'journalled status reads ≥ 75 % of bare Hono', pct);
-  if (h) {
-    const c = h.median.jobproof?.create?.rps ?? NaN;
-    rows.push({ target: 'creates (durable SQLite) ≥ 5,000/s', measured: `${num(c)}/s (p50 ${h.median.jobproof?.create?.p50Ms} ms, p99 ${h.median.jobproof?.create?.p99Ms} ms)`, met: c >= 5000 });
-    const s = h.soak.find((x) => x.target === 'jobproof');
-    if (s) {
-      const warm = s.series[0]!.rssMb;
-      const peak = Math.max(...s.series.map((x) => x.rssMb));
-      const flat = s.rssEndMb <= warm * (1 + FLAT_SOAK_END) && peak <= warm * (1 + FLAT_SOAK_PEAK);
-      const wm = h.soak.find((x) => x.target === 'wiremock-journal');
-      rows.push({
-        target: 'provider memory flat over 1M requests',
-        measured: `RSS ${s.rssStartMb} MB warmed; ${warm} MB after the first tenth, ${s.rssMidMb} MB midway, peak ${peak} MB, ${s.rssEndMb} MB at the end of ${num(s.requests)} requests${wm ? ` (WireMock, journal on: ${wm.rssStartMb} → ${wm.rssEndMb} MB)` : ''}`,
-        met: s.requests >= 1_000_000 ? flat : null,
-        note: s.requests >= 1_000_000 ? undefined : `only ${num(s.requests)} requests (--requests); not evaluated`,
-      });
-    } else rows.push({ target: 'provider memory flat over 1M requests', measured: 'not run', met: null });
-  } else {
-    rows.push({ target: 'creates (durable SQLite) ≥ 5,000/s', measured: 'not run (--only)', met: null });
-    rows.push({ target: 'provider memory flat over 1M requests', measured: 'not run (--only)', met: null });
-  }
+  ratio('wiremock-journal', 'journalled status reads vs WireMock, journal on', 1, 1.5, times);
+  ratio('mockttp', 'journalled status reads vs mockttp', 2, 3, times);
+  ratio('bare-hono', 'journalled status reads vs bare Hono on @hono/node-server', 0.5, 0.75, pct);
+  const createsT = 'durable creates (SQLite, idempotency, journal) vs WireMock-journal';
+  if (h && !h.notMeasured['wiremock-journal'] && h.createRatio['wiremock-journal'] !== undefined) {
+    const x = h.createRatio['wiremock-journal']!;
+    const c = h.median.jobproof?.create;
+    const w = h.median['wiremock-journal']?.create;
+    rows.push({
+      target: createsT, must: '≥ 1.0×', aim: '≥ 5,000/s and ≥ 1.0×', met: x >= 1, metAim: x >= 1 && (c?.rps ?? 0) >= 5000,
+      measured: `${times(x)} (${num(c?.rps ?? NaN)} vs ${num(w?.rps ?? NaN)} creates/s, medians; jobproof p50 ${c?.p50Ms} ms, p99 ${c?.p99Ms} ms; server CPU ${c?.cpuUs ?? '?'} vs ${w?.cpuUs ?? '?'} µs/create)`,
+    });
+  } else notRun(createsT, '≥ 1.0×', '≥ 5,000/s and ≥ 1.0×', h ? 'not measured' : undefined);
+
+  const rssT = 'provider RSS over 1,000,000 requests';
+  const rssMust = `flat within ${FLAT_MUST * 100} % after warm-up, on file and \`:memory:\` (bounded journal)`;
+  const rssAim = `flat within ${FLAT_AIM * 100} %`;
+  const soaks = (h?.soak ?? []).filter((x) => x.target === 'jobproof' || x.target === 'jobproof-memory');
+  if (soaks.length) {
+    const full = soaks.every((x) => x.requests >= 1_000_000) && soaks.length === 2;
+    const growth = soaks.map(soakGrowth);
+    const wm = h?.soak.find((x) => x.target === 'wiremock-journal');
+    const heap = (x: SoakResult) => x.series.map((p) => p.heapAfterGcMb).filter((v): v is number => typeof v === 'number');
+    rows.push({
+      target: rssT, must: rssMust, aim: rssAim,
+      met: full ? growth.every((g) => g <= FLAT_MUST) : null,
+      metAim: full ? growth.every((g) => g <= FLAT_AIM) : null,
+      measured: `${soaks.map((x, i) => `${x.target === 'jobproof' ? 'file' : ':memory:'}: ${x.series[0]!.rssMb} MB after the first tenth → peak ${Math.max(...x.series.map((p) => p.rssMb))} MB, ${x.rssEndMb} MB at the end of ${num(x.requests)} (+${pct(growth[i]!)}); V8 heap after full GCs ${Math.min(...heap(x))}–${Math.max(...heap(x))} MB`).join('; ')}${wm ? `; WireMock, journal on: ${wm.series[0]!.rssMb} → ${wm.rssEndMb} MB` : ''}`,
+      note: full ? undefined : 'fewer than 1,000,000 requests or not both stores (--requests/--soak); not evaluated',
+    });
+  } else notRun(rssT, rssMust, rssAim, h ? 'not run (--soak)' : undefined);
+
+  const diskT = 'journal on disk';
+  const fileSoak = h?.soak.find((x) => x.target === 'jobproof' && x.journal);
+  const memSoak = h?.soak.find((x) => x.target === 'jobproof-memory');
+  if (fileSoak?.journal) {
+    const b = fileSoak.journal.bytesPerEntry;
+    const bounded = !!memSoak && soakGrowth(memSoak) <= FLAT_MUST;
+    rows.push({
+      target: diskT, must: '≤ 200 bytes per entry, or a retention bound', aim: 'compact + bounded', met: b <= 200 || bounded, metAim: b <= 200 && bounded,
+      measured: `${b} bytes per entry (${num(fileSoak.journal.entries)} entries, ${mb(fileSoak.journal.bytes)} MB of journal pages after the file soak); bound: \`serve --journal-max N\`${memSoak ? ` (soaked on \`:memory:\` with N = ${num(SOAK_JOURNAL_MAX)})` : ''}`,
+    });
+  } else notRun(diskT, '≤ 200 bytes per entry, or a retention bound', 'compact + bounded', h ? 'not run (--soak)' : undefined);
+
   const c = r.conformance;
-  rows.push(c ? { target: '≥ 50 in-process fault schedules per second', measured: `${c.schedulesPerSecond}/s (median of ${c.property.length} property runs${c.property.some((p) => p.escaped || p.crashed) ? '; some runs had errors escaping, see section 2' : ''})`, met: c.schedulesPerSecond >= 50 } : { target: '≥ 50 in-process fault schedules per second', measured: 'not run (--only)', met: null });
+  const schedT = 'in-process fault schedules per second (reference client)';
   if (c) {
+    rows.push({
+      target: schedT, must: '≥ 50/s', aim: '≥ 100/s', met: c.schedulesPerSecond >= 50, metAim: c.schedulesPerSecond >= 100,
+      measured: `${c.schedulesPerSecond}/s (median of ${c.property.length} property runs${c.property.some((p) => p.escaped || p.crashed) ? '; some runs had errors escaping, see section 2' : ''})`,
+    });
     const full = c.config.scenarios === 'all';
     const allPassed = c.catalog.every((x) => x.exitCode === 0);
     rows.push({
-      target: 'catalog through the process runner < 60 s',
+      target: 'whole catalog through processes (reference client)', must: '< 30 s', aim: '< 20 s',
       measured: `${c.catalogWallS.toFixed(1)} s (median of ${c.catalog.length}; ${c.scenarios} scenarios${allPassed ? ', all passed' : ', NOT all passed'})`,
-      met: full ? c.catalogWallS < 60 : null,
+      met: full ? c.catalogWallS < 30 : null, metAim: full ? c.catalogWallS < 20 : null,
       note: full ? undefined : 'subset of the catalog (quick pass); not evaluated',
     });
-  } else rows.push({ target: 'catalog through the process runner < 60 s', measured: 'not run (--only)', met: null });
+  } else {
+    notRun(schedT, '≥ 50/s', '≥ 100/s');
+    notRun('whole catalog through processes (reference client)', '< 30 s', '< 20 s');
+  }
+  const p = r.provider;
+  const latT = 'provider status-read p50 from 1k to 100k jobs';
+  if (p) {
+    const a = p.points[0]!;
+    const b = p.points.find((x) => x.jobs === 100_000);
+    const g = p.latencyGrowth100k;
+    rows.push({
+      target: latT, must: `flat within ${Math.round((LATENCY_MUST - 1) * 100)} %`, aim: 'flat', met: g === null ? null : g <= LATENCY_MUST, metAim: g === null ? null : g <= LATENCY_AIM,
+      measured: b ? `p50 ${a.p50Ms} → ${b.p50Ms} ms (${g}×), server CPU ${a.cpuUs} → ${b.cpuUs} µs/read` : 'no 100,000-job point',
+    });
+    const last = p.points.at(-1)!;
+    rows.push({
+      target: `cost curve: reads and creates from ${num(a.jobs)} to ${num(last.jobs)} jobs (${num(a.journalEntries)} → ${num(last.journalEntries)} journal entries)`,
+      must: 'flat', met: null,
+      measured: `server CPU per read ${a.cpuUs} → ${last.cpuUs} µs (${p.readCpuGrowth}×), per create ${a.create.cpuUs} → ${last.create.cpuUs} µs (${p.createCpuGrowth}×); p50 read ${a.p50Ms} → ${last.p50Ms} ms, create ${a.create.p50Ms} → ${last.create.p50Ms} ms`,
+      note: 'not a target of its own: see section 4',
+    });
+  } else notRun(latT, `flat within ${Math.round((LATENCY_MUST - 1) * 100)} %`, 'flat');
   const cl = r.client;
   if (cl) {
     const a = cl.points[0]!;
     const b = cl.points.at(-1)!;
     rows.push({
-      target: 'reference client per-poll cost flat from 1,000 to 100,000 open operations',
-      measured: `${a.decisionCpuUs} → ${b.decisionCpuUs} µs CPU per decision (${cl.growth}×) from ${num(a.open)} to ${num(b.open)}`,
+      target: 'reference client per-poll cost from 1,000 to 100,000 open operations (issue 7)', must: `within ${FLAT_CLIENT}×`,
+      measured: `${a.decisionCpuUs} → ${b.decisionCpuUs} µs CPU per decision (${cl.growth}×)`,
       met: b.open >= 100_000 ? cl.growth <= FLAT_CLIENT : null,
-      note: b.open >= 100_000 ? undefined : 'largest size below 100,000; not evaluated',
     });
-  } else rows.push({ target: 'reference client per-poll cost flat from 1,000 to 100,000 open operations', measured: 'not run (--only)', met: null });
-  const p = r.provider;
-  if (p) {
-    const a = p.points[0]!;
-    const b = p.points.at(-1)!;
-    const evaluated = b.jobs >= 100_000;
-    rows.push({
-      target: 'provider status-read latency flat from 1,000 to 100,000 jobs',
-      measured: `p50 ${a.p50Ms} → ${b.p50Ms} ms (${p.latencyGrowth}×), p99 ${a.p99Ms} → ${b.p99Ms} ms, ${num(a.rps)} → ${num(b.rps)} reads/s`,
-      met: evaluated ? p.latencyGrowth <= FLAT_LATENCY : null,
-      note: evaluated ? undefined : 'largest size below 100,000; not evaluated',
-    });
-    // Idle RSS (started, settled, before any load) is what the jobs cost; RSS after load mostly shows how far V8's
-    // heap has grown with request garbage, which swings by tens of MB from run to run.
-    const perJobIdle = ((b.rssIdleMb - a.rssIdleMb) * 1024 * 1024) / (b.jobs - a.jobs);
-    rows.push({
-      target: 'provider memory grows by < 1 KB per job',
-      measured: `${num(perJobIdle)} B/job idle (RSS ${a.rssIdleMb} MB at ${num(a.jobs)} → ${b.rssIdleMb} MB at ${num(b.jobs)}); after load ${a.rssAfterMb} → ${b.rssAfterMb} MB (${num(p.bytesPerJob)} B/job, GC noise)`,
-      met: evaluated ? perJobIdle < 1024 : null,
-      note: evaluated ? undefined : 'largest size below 100,000; not evaluated',
-    });
-  } else {
-    rows.push({ target: 'provider status-read latency flat from 1,000 to 100,000 jobs', measured: 'not run (--only)', met: null });
-    rows.push({ target: 'provider memory grows by < 1 KB per job', measured: 'not run (--only)', met: null });
   }
   return rows;
 }
@@ -145,22 +184,22 @@ function markdown(r: Results): string {
   L.push(`- Whole run: ${(m.wallS / 60).toFixed(1)} min of measuring`, '');
   L.push('Each figure is the median of several runs; every ratio is taken between runs of the same round (one after the other, same machine state), then the median over rounds is reported.', '');
 
-  L.push('## Targets', '', '| target | measured | met? |', '| --- | --- | --- |');
-  for (const t of r.targets) L.push(`| ${t.target} | ${t.measured}${t.note ? ` — ${t.note}` : ''} | ${yes(t.met)} |`);
+  L.push('## Targets (issue 13)', '', '| target | measured (this run) | goal (must) | met? | goal (aim) | met? |', '| --- | --- | --- | --- | --- | --- |');
+  for (const t of r.targets) L.push(`| ${t.target} | ${t.measured}${t.note ? ` — ${t.note}` : ''} | ${t.must ?? ''} | ${yes(t.met)} | ${t.aim ?? ''} | ${t.aim ? yes(t.metAim ?? null) : ''} |`);
   L.push('');
 
   const h = r.http;
   if (h) {
     L.push('## 1. Provider over HTTP (loopback, autocannon)', '');
     L.push(`${h.config.connections} keep-alive connections, no pipelining, ${h.config.durationS} s per run, ${h.config.rounds} rounds (target order rotated each round), after a ${h.config.warmS} s warm-up per target (WireMock: ${h.config.jitWarmS} s, for its JIT). Status reads rotate through 100 job ids; every create carries a fresh Idempotency-Key. Each server runs in its own process; RSS is its VmRSS. The comparison targets serve the body the provider returned for the same request (captured at start), so response sizes match.`, '');
-    L.push('| target | status reads/s | p50 / p99 ms | creates/s | p50 / p99 ms | RSS after rounds | jobproof ÷ target (reads) | jobproof ÷ target (creates) |', '| --- | --- | --- | --- | --- | --- | --- | --- |');
+    L.push('| target | status reads/s | p50 / p99 ms | server CPU µs/read | creates/s | p50 / p99 ms | server CPU µs/create | RSS after rounds | jobproof ÷ target (reads) | jobproof ÷ target (creates) |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const [name, med] of Object.entries(h.median)) {
       const s = med.status;
       const c = med.create;
       const bad = (x?: { non2xx: number; errors: number }) => (x && (x.non2xx || x.errors) ? ` (${x.non2xx} non-2xx, ${x.errors} errors)` : '');
-      L.push(`| ${name} | ${num(s?.rps ?? NaN)}${bad(s)} | ${s?.p50Ms ?? '—'} / ${s?.p99Ms ?? '—'} | ${num(c?.rps ?? NaN)}${bad(c)} | ${c?.p50Ms ?? '—'} / ${c?.p99Ms ?? '—'} | ${h.rssAfterRoundsMb[name]} MB | ${name === 'jobproof' ? '—' : `${h.statusRatio[name]?.toFixed(2)}×`} | ${name === 'jobproof' ? '—' : `${h.createRatio[name]?.toFixed(2)}×`} |`);
+      L.push(`| ${name} | ${num(s?.rps ?? NaN)}${bad(s)} | ${s?.p50Ms ?? '—'} / ${s?.p99Ms ?? '—'} | ${s?.cpuUs ?? '—'} | ${num(c?.rps ?? NaN)}${bad(c)} | ${c?.p50Ms ?? '—'} / ${c?.p99Ms ?? '—'} | ${c?.cpuUs ?? '—'} | ${h.rssAfterRoundsMb[name]} MB | ${name === 'jobproof' ? '—' : `${h.statusRatio[name]?.toFixed(2)}×`} | ${name === 'jobproof' ? '—' : `${h.createRatio[name]?.toFixed(2)}×`} |`);
     }
-    for (const [name, why] of Object.entries(h.notMeasured)) L.push(`| ${name} | not measured: ${why} | | | | | | |`);
+    for (const [name, why] of Object.entries(h.notMeasured)) L.push(`| ${name} | not measured: ${why} | | | | | | | | |`);
     L.push('');
     L.push('Per round (status reads/s):', '', `| round | ${Object.keys(h.median).join(' | ')} |`, `| --- | ${Object.keys(h.median).map(() => '---').join(' | ')} |`);
     h.rounds.forEach((rd, i) => void L.push(`| ${i + 1} | ${Object.keys(h.median).map((n) => num(rd[n]?.status?.rps ?? NaN)).join(' | ')} |`));
@@ -169,8 +208,14 @@ function markdown(r: Results): string {
       L.push('### Memory over a long run', '', `A fresh process per target, warmed, then ${num(h.config.soakRequests)} status reads (50 connections) in ten slices; RSS after each slice.`, '');
       L.push('| target | requests | RSS start | midway | end | reads/s over the run | non-2xx / errors |', '| --- | --- | --- | --- | --- | --- | --- |');
       for (const s of h.soak) L.push(`| ${s.target} | ${num(s.requests)} | ${s.rssStartMb} MB | ${s.rssMidMb} MB | ${s.rssEndMb} MB | ${num(s.rps)} | ${s.non2xx} / ${s.errors} |`);
-      L.push('', 'RSS after each tenth (MB):', '');
+      L.push('', `\`jobproof\` serves a file store; \`jobproof-memory\` serves \`:memory:\` with \`--journal-max ${num(SOAK_JOURNAL_MAX)}\`. Both run with \`--trace-gc\`: the V8 heap left after each full GC shows what is retained, as against garbage not yet collected.`, '', 'RSS after each tenth (MB):', '');
       for (const s of h.soak) L.push(`- ${s.target}: ${s.series.map((x) => x.rssMb).join(', ')}`);
+      for (const s of h.soak.filter((x) => x.series.some((p) => p.heapAfterGcMb !== undefined))) {
+        L.push(`- ${s.target}, V8 heap after the last full GC: ${s.series.map((x) => x.heapAfterGcMb ?? '—').join(', ')}`);
+      }
+      for (const s of h.soak.filter((x) => x.journal)) {
+        L.push(`- ${s.target}: journal at the end ${num(s.journal!.entries)} entries, ${mb(s.journal!.bytes)} MB of pages, ${s.journal!.bytesPerEntry} bytes per entry`);
+      }
       L.push('');
     }
   }
@@ -200,15 +245,19 @@ function markdown(r: Results): string {
   if (p) {
     L.push('## 4. Provider at scale', '');
     L.push(`A store seeded with N jobs (created an hour earlier, each run to its end with its journal entries), served by \`jobproof serve\`; status reads over 1,000 ids spread across the store, ${p.config.connections} connections, ${p.config.reps} × ${p.config.durationS} s after a ${p.config.warmS} s warm-up.`, '');
-    L.push('| jobs | reads/s | p50 / p99 ms | RSS idle | RSS after reads | store on disk | start-up |', '| --- | --- | --- | --- | --- | --- | --- |');
-    for (const x of p.points) L.push(`| ${num(x.jobs)} | ${num(x.rps)}${x.non2xx ? ` (${x.non2xx} non-2xx)` : ''} | ${x.p50Ms} / ${x.p99Ms} | ${x.rssIdleMb} MB | ${x.rssAfterMb} MB | ${x.dbMb} MB | ${x.startS.toFixed(1)} s |`);
+    L.push('Reads and creates alternate within each repetition (the cost curve: does a read or a create cost more as the store grows?).', '');
+    L.push('| jobs | journal entries | B/entry | reads/s | p50 / p99 ms | CPU µs/read | creates/s | p50 / p99 ms | CPU µs/create | RSS idle | RSS after | store on disk | start-up |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    for (const x of p.points) {
+      L.push(`| ${num(x.jobs)} | ${num(x.journalEntries)} | ${x.journalBytesPerEntry} | ${num(x.rps)}${x.non2xx ? ` (${x.non2xx} non-2xx)` : ''} | ${x.p50Ms} / ${x.p99Ms} | ${x.cpuUs} | ${num(x.create.rps)}${x.create.non2xx ? ` (${x.create.non2xx} non-2xx)` : ''} | ${x.create.p50Ms} / ${x.create.p99Ms} | ${x.create.cpuUs} | ${x.rssIdleMb} MB | ${x.rssAfterMb} MB | ${x.dbMb} MB | ${x.startS.toFixed(1)} s |`);
+    }
     L.push('');
   }
   // Hand-written reading of the figures (bench/notes.md), kept across runs; it names the run it was written for.
   const notes = join(ROOT, 'bench', 'notes.md');
   if (existsSync(notes)) L.push(readFileSync(notes, 'utf8').trim(), '');
   L.push('## Method notes', '');
-  L.push(`- "Flat": provider memory — RSS at the end of the long run within +${FLAT_SOAK_END * 100} % of RSS after its first tenth, and no tenth above +${FLAT_SOAK_PEAK * 100} % of it; client per-poll cost — CPU per decision at the largest size within ${FLAT_CLIENT}× of the smallest; provider latency — p50 at the largest size within ${FLAT_LATENCY}× of the smallest.`);
+  L.push(`- "Flat" (issue 13): provider memory — every tenth of the long run, and its end, within +${FLAT_MUST * 100} % (aim +${FLAT_AIM * 100} %) of RSS after its first tenth; provider latency — p50 at 100,000 jobs within ${LATENCY_MUST}× (aim ${LATENCY_AIM}×) of 1,000; client per-poll cost — CPU per decision at the largest size within ${FLAT_CLIENT}× of the smallest.`);
+  L.push('- Server CPU µs per request is the server process\'s user+system time over the run divided by the requests answered (/proc): it depends far less on the machine\'s load than requests per second, so it is the figure to compare across runs.');
   L.push('- Load generator and servers share the same cores (2 on the reference machine): throughput figures are those of a server with one core left to it, and every target pays the same tax.');
   L.push('- The jobproof provider journals every request into SQLite (WAL) and brings due jobs up to date before answering; the comparison targets only match a path and return a fixed body.');
   L.push('- `npm run bench -- --quick` (or `npm run bench:quick`) is a smoke pass; it writes to `bench/tmp/` and leaves this file alone.');

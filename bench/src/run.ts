@@ -4,7 +4,8 @@
  *   --only http,conformance,client,provider
  *   --requests N            length of the long memory run (default 1,000,000; quick 20,000)
  *   --rounds N              HTTP rounds (default 3)
- *   --soak a,b              targets of the long memory run (default jobproof,wiremock-journal)
+ *   --soak a,b              targets of the long memory run (default jobproof,jobproof-memory,wiremock-journal)
+ *   --sizes a,b             provider cost curve: jobs in the store (default 1000,10000,100000,1000000)
  *   --resume                keep the sections in bench/tmp/partial.json (a run that stopped) and measure the others
  *   --rewrite-report        no measuring: re-evaluate the targets of bench/results.json and rewrite docs/benchmarks.md
  */
@@ -15,7 +16,7 @@ import { join } from 'node:path';
 import { clientScale } from './client-scale.js';
 import { loadAverage, log, machine, ROOT, TMP } from './common.js';
 import { conformanceSpeed } from './conformance-speed.js';
-import { httpBench, TARGET_NAMES } from './http-bench.js';
+import { httpBench, SOAK_NAMES } from './http-bench.js';
 import { javaVersion } from './http-targets.js';
 import { providerScale } from './provider-scale.js';
 import { evaluate, writeReport, type Results } from './report.js';
@@ -74,8 +75,8 @@ async function main(): Promise<void> {
   }
   const only = (flag('only') ?? SECTIONS.join(',')).split(',').map((s) => s.trim());
   for (const s of only) if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`--only: unknown section '${s}' (known: ${SECTIONS.join(', ')})`);
-  const soakTargets = (flag('soak') ?? 'jobproof,wiremock-journal').split(',').map((s) => s.trim()).filter(Boolean);
-  for (const s of soakTargets) if (!(TARGET_NAMES as readonly string[]).includes(s)) throw new Error(`--soak: unknown target '${s}' (known: ${TARGET_NAMES.join(', ')})`);
+  const soakTargets = (flag('soak') ?? 'jobproof,jobproof-memory,wiremock-journal').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const s of soakTargets) if (!(SOAK_NAMES as readonly string[]).includes(s)) throw new Error(`--soak: unknown target '${s}' (known: ${SOAK_NAMES.join(', ')})`);
   const started = Date.now();
   const m = machine();
   const start = loadAverage();
@@ -126,7 +127,7 @@ async function main(): Promise<void> {
     partial.provider = await providerScale(
       quick
         ? { sizes: [1000, 10_000], reps: 1, durationS: 2, warmS: 1, connections: 50 }
-        : { sizes: [1000, 10_000, 100_000], reps: 3, durationS: 5, warmS: 2, connections: 50 },
+        : { sizes: (flag('sizes') ?? '1000,10000,100000,1000000').split(',').map((x) => positiveInt(x, 'sizes', 1000)), reps: 3, durationS: 5, warmS: 2, connections: 50 },
     );
   }
   partial.meta.loadavg.end = loadAverage();

@@ -16,6 +16,7 @@ interface ServeFlags {
   behavior?: string;
   openaiWebhookUrl?: string;
   control: boolean;
+  journalMax?: string;
 }
 
 function scenarioParts(name: string): { behavior: BehaviorConfigInput; faults: FaultPlanInput } {
@@ -23,7 +24,11 @@ function scenarioParts(name: string): { behavior: BehaviorConfigInput; faults: F
     const s = getScenario(name);
     return { behavior: s.behavior, faults: s.faults };
   } catch {
-    throw new CliError(`unknown scenario '${name}'. Known: ${listScenarios().map((s) => s.name).join(', ')}`);
+    throw new CliError(
+      `unknown scenario '${name}'. Known: ${listScenarios()
+        .map((s) => s.name)
+        .join(', ')}`,
+    );
   }
 }
 
@@ -48,9 +53,13 @@ export function registerServe(program: Command): void {
     .option('--behavior <file>', 'start with this behaviour config (JSON, as PUT /_control/behavior takes)')
     .option('--openai-webhook-url <url>', "OpenAI dialect: send tenant acme's batch events (batch.completed, …) to this URL")
     .option('--no-control', 'do not serve the control API')
+    .option('--journal-max <n>', 'keep only the newest N journal entries (long soaks; a judge needs the whole journal)')
     .addHelpText('after', '\nExample:\n  npx jobproof serve --port 4010 --scenario lost-create-response\n')
     .action(async (flags: ServeFlags) => {
       const port = Number(flags.port);
+      const journalMax = flags.journalMax === undefined ? null : Number(flags.journalMax.replace(/[_,]/g, ''));
+      if (journalMax !== null && !(Number.isInteger(journalMax) && journalMax > 0))
+        throw new CliError(`--journal-max must be a positive integer, got '${flags.journalMax}'`);
       if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be 0-65535, got '${flags.port}'`);
       let tokens: z.input<typeof TokensConfigSchema> | undefined;
       if (flags.tokens) {
@@ -67,7 +76,7 @@ export function registerServe(program: Command): void {
           throw new CliError(`--openai-webhook-url must be an http(s) URL, got '${flags.openaiWebhookUrl}'`);
         }
         const openaiWebhooks = flags.openaiWebhookUrl ? { acme: flags.openaiWebhookUrl } : undefined;
-        provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario, openaiWebhooks });
+        provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario, openaiWebhooks, journalMax });
       } catch (err) {
         if (err instanceof z.ZodError) throw new CliError(`invalid behaviour or fault plan: ${z.prettifyError(err)}`);
         if (err instanceof StoreVersionError) throw new CliError(err.message);
@@ -106,9 +115,12 @@ function printBanner(url: string, tokens: ReturnType<typeof createProvider>['tok
   const lines = [
     `jobproof fake provider listening on ${url}`,
     `  store:     ${flags.db}`,
+    flags.journalMax ? `  journal:   newest ${flags.journalMax} entries kept` : undefined,
     flags.scenario ? `  scenario:  ${flags.scenario}` : undefined,
     flags.faults ? `  faults:    ${flags.faults}` : undefined,
-    `  tokens:    ${Object.entries(tokens.tokens).map(([t, p]) => `${t} (${p.tenant}/${p.subject}, ${p.roles.join('+') || 'no roles'})`).join(', ')}`,
+    `  tokens:    ${Object.entries(tokens.tokens)
+      .map(([t, p]) => `${t} (${p.tenant}/${p.subject}, ${p.roles.join('+') || 'no roles'})`)
+      .join(', ')}`,
     flags.control ? `  control:   ${url}/_control/… with Bearer ${tokens.control_token}` : '  control:   off',
     '',
     ...dialectLines(url, flags.openaiWebhookUrl),

@@ -48,6 +48,20 @@ export function runOutcome(s: Scenario, verdict: Verdict, evidence: RunEvidence,
   // A pause meant to make another worker take over, where none did: the client held every invariant, but the
   // takeover the scenario exists for never happened (e.g. the worker was stopped inside its store's transaction,
   // which holds every other worker back until it resumes). Harness luck, not the client's doing either way.
+  // A cancel the scenario sends after the job ended (to meet `409 job_terminal`), where the client sent no cancel:
+  // it learnt of the end first (a correct path) and the late cancel was never exercised.
+  const lateCancel = s.actions.some(
+    (a) => a.type === 'cancel' && a.after?.event === 'job_state' && ['succeeded', 'failed', 'cancelled', 'expired'].includes(a.after.state),
+  );
+  const cancelSent = evidence.journal.some((e) => e.type === 'request' && e.route === 'cancel' && e.tenant === evidence.principal.tenant);
+  if (lateCancel && !cancelSent) {
+    return {
+      verdict: 'not_exercised',
+      reason:
+        'the client learnt the job had ended before the late cancel was recorded, so no cancel reached the provider (409 job_terminal not met)',
+      vacuous,
+    };
+  }
   // Only for a scenario that names I9 among a few: a random schedule probes every invariant and is judged on what
   // it showed (its pauses are one fault among many).
   const i9 = verdict.invariants.find((i) => i.id === 'I9')?.status;

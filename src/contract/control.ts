@@ -59,3 +59,22 @@ export const OpenaiWebhookBodySchema = z
   })
   .strict();
 export const OpenaiWebhookUrlsSchema = z.object({ urls: z.record(z.string(), z.string()) });
+
+/** What became of one request of a dialect batch (docs/dialects.md). */
+export const BatchRequestOutcomeSchema = z.enum(['processing', 'succeeded', 'errored', 'canceled', 'expired']);
+
+/** `GET /_control/dialects/batches`: every dialect batch, its dialect view now, and each request's outcome by `custom_id`. */
+export const ControlDialectBatchesSchema = z.object({
+  data: z.array(
+    z.object({
+      batch_id: z.string(),
+      dialect: z.enum(['openai', 'anthropic']),
+      tenant: z.string(),
+      state: JobSchema.shape.state,
+      deleted: z.boolean(),
+      /** The OpenAI `Batch` or Anthropic `MessageBatch` object, as a client would read it now. */
+      view: z.record(z.string(), z.unknown()),
+      requests: z.array(z.object({ custom_id: z.string(), outcome: BatchRequestOutcomeSchema })),
+    }),
+  ),
+});

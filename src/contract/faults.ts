@@ -47,7 +47,7 @@ const nth = z.union([z.number().int().min(1), z.array(z.number().int().min(1)).m
 export const FaultRuleSchema = z
   .object({
     id: z.string().min(1).max(100).optional(),
-    on: z.preprocess((v) => (typeof v === 'string' && v in ROUTE_ALIASES ? ROUTE_ALIASES[v] : v), z.enum(FAULT_ROUTES)),
+    on: z.union([z.enum(FAULT_ROUTES), z.enum(['read', 'find'])]).transform((v): FaultRoute => ROUTE_ALIASES[v] ?? (v as FaultRoute)),
     nth: nth.optional(),
     probability: z.number().min(0).max(1).optional(),
     times: z.number().int().min(1).optional(),

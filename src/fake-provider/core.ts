@@ -8,6 +8,7 @@ import type { Db } from './store/database.js';
 import type { IdempotencyRepo } from './store/idempotency-repo.js';
 import type { JobsRepo } from './store/jobs-repo.js';
 import type { JournalRepo } from './store/journal-repo.js';
+import type { GroupCommit } from './store/group-commit.js';
 import type { SettingsRepo } from './store/settings-repo.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 
@@ -19,6 +20,8 @@ export interface ProviderCore {
   jobs: JobsRepo;
   idempotency: IdempotencyRepo;
   journal: JournalRepo;
+  /** One transaction per event-loop turn: a write path calls `group.join()` before it writes (store/group-commit.ts). */
+  group: GroupCommit;
   settings: SettingsRepo;
   faults: FaultEngine;
   engine: JobEngine;

@@ -3,14 +3,10 @@ import type { Env } from './http/context.js';
 import type { Mount } from './http/mount.js';
 import { problem } from './http/problem.js';
 
-/**
- * A path prefix a module serves in another wire API (dialects.md): every request under it — including the answers
- * no route gives (401, 404, 413, 500) — is journalled with the mount's dialect and answered in its error shape.
- */
+/** A prefix served in another wire API, and how large a body its routes take (default: the native 1 MiB). */
 export interface PrefixMount {
   prefix: string;
   mount: Mount;
-  /** Request bodies up to this size reach the routes (default: the native 1 MiB). */
   maxBodyBytes?: number;
 }
 
@@ -20,7 +16,11 @@ export interface PrefixMount {
  */
 export interface ProviderModule {
   name: string;
-  /** Prefixes served in another API's dialect (set before the body guard, so even a 413 has their shape). */
+  /**
+   * Path prefixes this module serves in another wire API (dialects.md: `/openai/v1`, `/anthropic/v1`). Every
+   * request under a prefix is journalled with its dialect, and every error answer there — the seam's, the body
+   * guard's 413, 404, 405, 500 — takes the mount's shape. Native routes need none.
+   */
   mounts?: PrefixMount[];
   /** Mount the module's routes (each behind `seam(core, route)`) and their 405 answers. */
   routes(app: Hono<Env>): void;

@@ -17,6 +17,7 @@ import { openDatabase } from './store/database.js';
 import { IdempotencyRepo } from './store/idempotency-repo.js';
 import { JobsRepo } from './store/jobs-repo.js';
 import { JournalRepo } from './store/journal-repo.js';
+import { GroupCommit } from './store/group-commit.js';
 import { SettingsRepo } from './store/settings-repo.js';
 import { createJobsModule } from './jobs/index.js';
 import type { ProviderModule } from './module.js';
@@ -90,7 +91,8 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   const ids = opts.ids ?? randomId;
   const settings = new SettingsRepo(db);
   const jobs = new JobsRepo(db);
-  const journal = new JournalRepo(db, { maxEntries: opts.journalMax ?? null });
+  const group = new GroupCommit(db);
+  const journal = new JournalRepo(db, group, { maxEntries: opts.journalMax ?? null });
   const webhookRepo = new WebhookRepo(db);
   const faults = new FaultEngine(settings);
   const tokens = resolveTokensConfig(opts.tokens);
@@ -101,7 +103,8 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
 
   let closed = false;
   let webhooks!: WebhookDispatcher;
-  const engine = new JobEngine({ db, jobs, journal, webhookRepo, clock, ids, webhooks: () => webhooks });
+  // Virtual clocks (in-process runs) keep exact timers: their schedules are replayed to the millisecond.
+  const engine = new JobEngine({ db, jobs, journal, webhookRepo, clock, ids, webhooks: () => webhooks, group, timerQuantumMs: clock === realClock ? 5 : 0 });
   webhooks = new WebhookDispatcher({
     repo: webhookRepo, journal, faults, clock, ids,
     secretFor: (tenant) => tokens.webhook_secrets[tenant] ?? tokens.webhook_secrets.acme!,
@@ -109,13 +112,15 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     options: { ...defaultWebhookOptions, ...opts.webhooks },
     reschedule: () => engine.reschedule(),
     isClosed: () => closed,
+    // A receiver must not see an event a crash could take back; a ':memory:' store survives no crash anyway.
+    beforeSend: (opts.db ?? ':memory:') === ':memory:' ? undefined : () => group.committed(),
   });
 
   // The token table as configured: a reset forgets principals changed through the control API.
   const initialTokens: Record<string, Principal> = { ...tokens.tokens };
   let modules: ProviderModule[] = [];
   const core: ProviderCore = {
-    db, clock, ids, jobs, journal, settings, faults, engine, webhooks, tokens,
+    db, clock, ids, jobs, journal, settings, faults, engine, webhooks, tokens, group,
     idempotency: new IdempotencyRepo(db),
     behaviors: {
       get: () => behaviors,
@@ -179,6 +184,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
       if (closed) return;
       closed = true;
       for (const m of modules) m.close();
+      group.close();
       journal.close();
       db.close();
     },

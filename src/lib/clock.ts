@@ -26,10 +26,13 @@ function sleepOn(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> 
       clock.clearTimeout(handle);
       reject(abortReason(signal!));
     };
-    const handle = clock.setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, Math.max(0, ms));
+    const handle = clock.setTimeout(
+      () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      },
+      Math.max(0, ms),
+    );
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
@@ -44,10 +47,13 @@ export class RealClock implements Clock {
 
   setTimeout(fn: () => void, ms: number): TimerHandle {
     const id = ++this.seq;
-    const t = setTimeout(() => {
-      this.timers.delete(id);
-      fn();
-    }, Math.max(0, ms));
+    const t = setTimeout(
+      () => {
+        this.timers.delete(id);
+        fn();
+      },
+      Math.max(0, ms),
+    );
     // A pending provider or webhook timer must never keep a CLI process alive on its own.
     t.unref();
     this.timers.set(id, t);
@@ -157,6 +163,13 @@ export class VirtualClock implements Clock {
 
 export const realClock: Clock = new RealClock();
 
+// One entry of memory: a request formats the same millisecond several times (answer, journal, codec check).
+let lastMs = Number.NaN;
+let lastIso = '';
 export function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }

@@ -3,7 +3,7 @@
  * SDK snippet, and `--scenario` applies in each dialect: the SDKs, pointed at the printed base URLs, meet its faults.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
@@ -18,7 +18,10 @@ let banner = '';
 
 beforeAll(async () => {
   if (!existsSync(CLI)) throw new Error('dist/cli/main.js is missing: run `npm run build` first');
-  proc = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', ':memory:', '--scenario', 'rate-limited'], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  proc = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', ':memory:', '--scenario', 'rate-limited'], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   proc.stderr!.on('data', (c: Buffer) => (err += c.toString()));
   await new Promise<void>((resolve, reject) => {
@@ -29,12 +32,14 @@ beforeAll(async () => {
     proc.once('exit', (code) => reject(new Error(`serve exited (${code}): ${banner}${err}`)));
   });
 });
-afterAll(() => {
+afterAll(async () => {
+  const exited = new Promise((r) => proc.once('exit', r));
   proc.kill('SIGTERM');
+  await exited;
 });
 
 describe('jobproof serve with dialects', () => {
-  it('prints each dialect\'s base URL and a one-line SDK snippet; --scenario applies in both dialects', async () => {
+  it("prints each dialect's base URL and a one-line SDK snippet; --scenario applies in both dialects", async () => {
     const url = /listening on (http:\/\/\S+)/.exec(banner)![1]!;
     const lines = banner.split('\n');
     expect(lines).toContain(`  native:    ${url}/v1            jobproof API (docs/spec/provider-api.md)`);
@@ -57,5 +62,36 @@ describe('jobproof serve with dialects', () => {
     await expect(anthropic.messages.batches.retrieve(mb.id)).rejects.toBeInstanceOf(Anthropic.RateLimitError);
     // The fourth read is past the scenario's rule.
     expect((await anthropic.messages.batches.retrieve(mb.id)).id).toBe(mb.id);
+  });
+
+  it('--openai-webhook-url: a bad URL is a usage error (exit 2); a good one is printed with the dialect lines', async () => {
+    const bad = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', '--db', ':memory:', '--openai-webhook-url', 'ftp://x'], {
+      cwd: REPO,
+      encoding: 'utf8',
+    });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain("--openai-webhook-url must be an http(s) URL, got 'ftp://x'");
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--port', '0', '--db', ':memory:', '--openai-webhook-url', 'http://127.0.0.1:9/hooks'],
+      {
+        cwd: REPO,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (out.includes('Try:')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited (${code}): ${out}`)));
+    });
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+    expect(out).toContain(
+      "  openai batch events for tenant acme → http://127.0.0.1:9/hooks (Standard Webhooks, the tenant's whsec_ secret)",
+    );
   });
 });

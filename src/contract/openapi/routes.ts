@@ -3,6 +3,7 @@ import { BehaviorConfigSchema } from '../behavior.js';
 import {
   ClockAnswerSchema,
   ClockBodySchema,
+  ControlDialectBatchesSchema,
   ControlJobsSchema,
   ControlTasksSchema,
   OpenaiWebhookBodySchema,
@@ -338,6 +339,14 @@ export const ROUTES: readonly RouteDoc[] = [
     summary: 'Every task, every tenant',
     api: 'control',
     answers: { 200: { description: 'All tasks', schema: ControlTasksSchema } },
+  },
+  {
+    method: 'get',
+    path: '/_control/dialects/batches',
+    operationId: 'controlDialectBatches',
+    summary: "Every dialect batch, its view, and each request's outcome by custom_id",
+    api: 'control',
+    answers: { 200: { description: 'All dialect batches', schema: ControlDialectBatchesSchema } },
   },
   {
     method: 'get',

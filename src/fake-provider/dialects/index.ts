@@ -58,7 +58,7 @@ export function createDialectsModule(core: ProviderCore): ProviderModule {
       registerOpenAI(app, deps);
       registerAnthropic(app, deps);
     },
-    control: dialectControl(core),
+    control: dialectControl(core, repo),
     // Batches are jobs: the jobs module's tick moves them.
     tick: () => undefined,
     reset: () => repo.reset(),

@@ -53,7 +53,11 @@ export interface FileRow {
   deleted_at: number | null;
 }
 
-type RawBatch = Omit<BatchRow, 'metadata' | 'errors' | 'invalid_lines'> & { metadata: string | null; errors: string | null; invalid_lines: string | null };
+type RawBatch = Omit<BatchRow, 'metadata' | 'errors' | 'invalid_lines'> & {
+  metadata: string | null;
+  errors: string | null;
+  invalid_lines: string | null;
+};
 
 function fromRaw(r: RawBatch): BatchRow {
   return {
@@ -65,7 +69,8 @@ function fromRaw(r: RawBatch): BatchRow {
 }
 
 /** Every column but `requests`: a poll must not parse a 50,000-request batch (it did: 234 ms a read). */
-const COLUMNS = 'seq, batch_id, dialect, tenant, endpoint, input_file_id, completion_window, metadata, request_count, invalid_lines, output_file_id, error_file_id, errors, deleted_at';
+const COLUMNS =
+  'seq, batch_id, dialect, tenant, endpoint, input_file_id, completion_window, metadata, request_count, invalid_lines, output_file_id, error_file_id, errors, deleted_at';
 
 export type NewBatch = Omit<BatchRow, 'seq' | 'deleted_at' | 'request_count'> & { requests: BatchRequest[] };
 
@@ -92,10 +97,13 @@ export class DialectRepo {
       file: db.prepare<[string, string], FileRow>('SELECT * FROM dialect_files WHERE file_id = ? AND tenant = ? AND deleted_at IS NULL'),
       fileFetched: db.prepare<[string]>('UPDATE dialect_files SET fetched = fetched + 1 WHERE file_id = ?'),
       deleteFile: db.prepare<[number, string]>('UPDATE dialect_files SET deleted_at = ? WHERE file_id = ?'),
-      insertBatch: db.prepare(`INSERT INTO dialect_batches (batch_id, dialect, tenant, endpoint, input_file_id, completion_window, metadata, requests,
+      insertBatch:
+        db.prepare(`INSERT INTO dialect_batches (batch_id, dialect, tenant, endpoint, input_file_id, completion_window, metadata, requests,
         request_count, invalid_lines, output_file_id, error_file_id, errors) VALUES (@batch_id, @dialect, @tenant, @endpoint, @input_file_id,
         @completion_window, @metadata, @requests, @request_count, @invalid_lines, @output_file_id, @error_file_id, @errors)`),
-      batch: db.prepare<[string, string, string], RawBatch>(`SELECT ${COLUMNS} FROM dialect_batches WHERE batch_id = ? AND tenant = ? AND dialect = ? AND deleted_at IS NULL`),
+      batch: db.prepare<[string, string, string], RawBatch>(
+        `SELECT ${COLUMNS} FROM dialect_batches WHERE batch_id = ? AND tenant = ? AND dialect = ? AND deleted_at IS NULL`,
+      ),
       anyBatch: db.prepare<[string], RawBatch>(`SELECT ${COLUMNS} FROM dialect_batches WHERE batch_id = ?`),
       requests: db.prepare<[string], { requests: string }>('SELECT requests FROM dialect_batches WHERE batch_id = ?'),
       markDeleted: db.prepare<[number, string]>('UPDATE dialect_batches SET deleted_at = ? WHERE batch_id = ?'),
@@ -109,6 +117,14 @@ export class DialectRepo {
   /** A file as its tenant sees it: another tenant's file does not exist. */
   file(fileId: string, tenant: string): FileRow | undefined {
     return this.stmts.file.get(fileId, tenant);
+  }
+
+  /** A tenant's files past a cursor, in `order` of creation, without their content (`limit` rows at most). */
+  files(tenant: string, order: 'asc' | 'desc', afterSeq: number | undefined, limit: number): Array<Omit<FileRow, 'content'>> {
+    const cursor = afterSeq === undefined ? '' : order === 'desc' ? 'AND seq < ?' : 'AND seq > ?';
+    const sql = `SELECT seq, file_id, tenant, purpose, filename, bytes, created_at, NULL AS content, batch_id, role, fetched, deleted_at
+      FROM dialect_files WHERE tenant = ? AND deleted_at IS NULL ${cursor} ORDER BY seq ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`;
+    return this.stmt(sql).all(...(afterSeq === undefined ? [tenant, limit] : [tenant, afterSeq, limit])) as Array<Omit<FileRow, 'content'>>;
   }
 
   fileFetched(fileId: string): void {
@@ -166,12 +182,22 @@ export class DialectRepo {
     }
     // Paging towards newer batches takes the oldest `limit` of them, then shows them newest first like every page.
     const order = q.afterSeq !== undefined ? 'ASC' : 'DESC';
-    const rows = (this.stmt(`SELECT ${COLUMNS} FROM dialect_batches WHERE ${where.join(' AND ')} ORDER BY seq ${order} LIMIT ?`).all(...args, q.limit) as RawBatch[]).map(fromRaw);
+    const rows = (
+      this.stmt(`SELECT ${COLUMNS} FROM dialect_batches WHERE ${where.join(' AND ')} ORDER BY seq ${order} LIMIT ?`).all(
+        ...args,
+        q.limit,
+      ) as RawBatch[]
+    ).map(fromRaw);
     return order === 'ASC' ? rows.reverse() : rows;
   }
 
   seqOf(batchId: string, tenant: string, dialect: BatchRow['dialect']): number | undefined {
     return this.batch(batchId, tenant, dialect)?.seq;
+  }
+
+  /** Every batch of every tenant and dialect, deleted ones included, oldest first (the control API's ground truth). */
+  allBatches(): BatchRow[] {
+    return (this.stmt(`SELECT ${COLUMNS} FROM dialect_batches ORDER BY seq`).all() as RawBatch[]).map(fromRaw);
   }
 
   reset(): void {

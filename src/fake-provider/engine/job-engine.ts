@@ -4,8 +4,9 @@ import type { Behavior } from '../../contract/behavior.js';
 import type { CreateJobBody, Job } from '../../contract/jobs.js';
 import type { Principal } from '../../contract/principals.js';
 import type { Db } from '../store/database.js';
-import type { JobRow, JobsRepo } from '../store/jobs-repo.js';
+import type { JobRow, JobsRepo, JobViewRow } from '../store/jobs-repo.js';
 import type { JournalRepo } from '../store/journal-repo.js';
+import type { GroupCommit } from '../store/group-commit.js';
 import type { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import type { WebhookRepo } from '../webhooks/webhook-repo.js';
 import { jobView } from './job-view.js';
@@ -20,6 +21,14 @@ export interface JobEngineDeps {
   clock: Clock;
   ids: IdSource;
   webhooks: () => WebhookDispatcher;
+  /** The turn's transaction, joined before due work is written (store/group-commit.ts). */
+  group?: GroupCommit;
+  /**
+   * Round the timer's due time up to a multiple of this many ms (0: exact). On the real clock, jobs created a
+   * millisecond apart would otherwise each get a timer tick and a transaction of their own; a step is still recorded
+   * at its own due time, and every request catches up before it answers, so only webhooks can go out this much later.
+   */
+  timerQuantumMs?: number;
 }
 
 export type CancelResult = { kind: 'terminal' | 'repeated' | 'accepted'; job: JobRow };
@@ -45,14 +54,38 @@ export class JobEngine {
     const result = behavior.outcome === 'succeeded' ? resultDescriptor(jobId, behavior) : null;
     const error = behavior.outcome === 'failed' ? { code: 'job_failed', message: 'the job failed (simulated by its behaviour)' } : null;
     const row: Omit<JobRow, 'seq' | 'results_fetched'> = {
-      job_id: jobId, tenant: p.tenant, subject: p.subject, kind: body.kind, input: body.input, client_ref: body.client_ref ?? null,
-      idempotency_key: meta.key, trace_id: meta.trace_id, webhook_url: body.webhook_url ?? null, behavior, state: 'queued',
-      created_at: now, updated_at: now, ...plan, cancel_requested_at: null, cancel_effective_at: null, next_step_at: null,
-      result, error, finished_at: null,
+      job_id: jobId,
+      tenant: p.tenant,
+      subject: p.subject,
+      kind: body.kind,
+      input: body.input,
+      client_ref: body.client_ref ?? null,
+      idempotency_key: meta.key,
+      trace_id: meta.trace_id,
+      webhook_url: body.webhook_url ?? null,
+      behavior,
+      state: 'queued',
+      created_at: now,
+      updated_at: now,
+      ...plan,
+      cancel_requested_at: null,
+      cancel_effective_at: null,
+      next_step_at: null,
+      result,
+      error,
+      finished_at: null,
     };
     row.next_step_at = nextStep(row)?.at ?? null;
     this.d.jobs.insert(row);
-    this.d.journal.append({ type: 'transition', at: isoTime(now), job_id: jobId, tenant: p.tenant, from: null, to: 'queued', cause: 'created' });
+    this.d.journal.append({
+      type: 'transition',
+      at: isoTime(now),
+      job_id: jobId,
+      tenant: p.tenant,
+      from: null,
+      to: 'queued',
+      cause: 'created',
+    });
     // A sync job is finished inside the request that created it.
     if (behavior.mode === 'sync') this.advanceJob(jobId, now);
     // A new job brings a new due time: the next tick must look (the caller reschedules the timer after commit).
@@ -67,17 +100,34 @@ export class JobEngine {
     const next = { ...job, ...outcome.times, updated_at: now };
     next.next_step_at = nextStep(next)?.at ?? null;
     this.d.jobs.update(job.job_id, {
-      state: next.state, updated_at: now, cancel_requested_at: next.cancel_requested_at, cancel_effective_at: next.cancel_effective_at,
-      finish_at: next.finish_at, progress_at: next.progress_at, next_step_at: next.next_step_at,
+      state: next.state,
+      updated_at: now,
+      cancel_requested_at: next.cancel_requested_at,
+      cancel_effective_at: next.cancel_effective_at,
+      finish_at: next.finish_at,
+      progress_at: next.progress_at,
+      next_step_at: next.next_step_at,
     });
-    const cause = outcome.wins ? 'cancel requested before the commit point' : job.behavior.cancel === 'ignore' ? 'cancel requested (provider ignores cancels)' : 'cancel requested after the commit point';
-    this.d.journal.append({ type: 'transition', at: isoTime(now), job_id: job.job_id, tenant: job.tenant, from: job.state, to: 'cancelling', cause });
+    const cause = outcome.wins
+      ? 'cancel requested before the commit point'
+      : job.behavior.cancel === 'ignore'
+        ? 'cancel requested (provider ignores cancels)'
+        : 'cancel requested after the commit point';
+    this.d.journal.append({
+      type: 'transition',
+      at: isoTime(now),
+      job_id: job.job_id,
+      tenant: job.tenant,
+      from: job.state,
+      to: 'cancelling',
+      cause,
+    });
     this.d.webhooks().enqueue(next, 'job.cancelling', jobView(next, now), now);
     this.reschedule();
     return { kind: 'accepted', job: next };
   }
 
-  view(job: JobRow): Job {
+  view(job: JobViewRow): Job {
     return jobView(job, this.d.clock.now());
   }
 
@@ -88,7 +138,13 @@ export class JobEngine {
     // Every request ticks: when nothing can be due yet (the earliest due time is known), skip the queries. The timer
     // itself always looks (a real timer may fire a millisecond before Date.now() reaches its due time).
     if (!fromTimer && this.nextDue !== undefined && (this.nextDue === null || now < this.nextDue)) return;
-    for (const jobId of this.d.jobs.dueJobIds(now)) this.advanceJob(jobId, now);
+    const due = this.d.jobs.dueJobIds(now);
+    // All due jobs in one transaction (each job's change stays atomic inside it): one commit per tick, not per job.
+    if (due.length > 0) this.d.group?.join();
+    if (due.length > 0)
+      this.d.db.transaction(() => {
+        for (const jobId of due) this.advanceJob(jobId, now);
+      })();
     this.d.webhooks().run(now);
     this.reschedule();
   }
@@ -100,8 +156,13 @@ export class JobEngine {
       for (const step of dueSteps(job, now)) job = this.applyAndRecord(job, step);
       job.next_step_at = nextStep(job)?.at ?? null;
       this.d.jobs.update(jobId, {
-        state: job.state, updated_at: job.updated_at, progress_at: job.progress_at, finish_at: job.finish_at,
-        cancel_effective_at: job.cancel_effective_at, next_step_at: job.next_step_at, finished_at: job.finished_at,
+        state: job.state,
+        updated_at: job.updated_at,
+        progress_at: job.progress_at,
+        finish_at: job.finish_at,
+        cancel_effective_at: job.cancel_effective_at,
+        next_step_at: job.next_step_at,
+        finished_at: job.finished_at,
       });
     })();
   }
@@ -111,7 +172,15 @@ export class JobEngine {
     if (step.to) {
       next.updated_at = step.at;
       if (step.to === 'succeeded' || step.to === 'failed' || step.to === 'cancelled' || step.to === 'expired') next.finished_at = step.at;
-      this.d.journal.append({ type: 'transition', at: isoTime(step.at), job_id: job.job_id, tenant: job.tenant, from: job.state, to: step.to, cause: step.cause });
+      this.d.journal.append({
+        type: 'transition',
+        at: isoTime(step.at),
+        job_id: job.job_id,
+        tenant: job.tenant,
+        from: job.state,
+        to: step.to,
+        cause: step.cause,
+      });
     }
     this.d.webhooks().enqueue(next, step.event, jobView(next, step.at), step.at);
     return next;
@@ -128,10 +197,12 @@ export class JobEngine {
       this.timer = null;
     }
     if (at !== null && !this.timer) {
+      const q = this.d.timerQuantumMs ?? 0;
+      const fireAt = q > 0 ? Math.ceil(at / q) * q : at;
       const handle = this.d.clock.setTimeout(() => {
         this.timer = null;
         this.tick(true);
-      }, at - this.d.clock.now());
+      }, fireAt - this.d.clock.now());
       this.timer = { handle, at };
     }
   }

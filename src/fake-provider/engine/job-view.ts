@@ -1,10 +1,10 @@
 import { isoTime } from '../../lib/clock.js';
 import type { Job } from '../../contract/jobs.js';
-import type { JobRow } from '../store/jobs-repo.js';
+import type { JobViewRow } from '../store/jobs-repo.js';
 import { progressAt } from './lifecycle.js';
 
 /** The public Job object of a stored job, as seen at `now` (progress is a function of time). */
-export function jobView(row: JobRow, now: number): Job {
+export function jobView(row: JobViewRow, now: number): Job {
   return {
     job_id: row.job_id,
     kind: row.kind,

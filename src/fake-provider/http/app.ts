@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { openApiDocument } from '../../contract/openapi/document.js';
 import { isoTime } from '../../lib/clock.js';
 import type { ProviderCore } from '../core.js';
-import type { ProviderModule } from '../module.js';
+import type { PrefixMount, ProviderModule } from '../module.js';
 import { MAX_BODY_BYTES } from './body.js';
 import { bodyGuard } from './body-guard.js';
 import { LOSS_HEADER, newDraft, type Ctx, type Env } from './context.js';
@@ -29,12 +29,12 @@ function leaseToken(c: Ctx): number | null {
 }
 
 /** Write the request's journal entry once its answer is known, and stamp the ids every answer carries. */
-function journalRequest(core: ProviderCore, c: Ctx): void {
+function journalRequest(core: ProviderCore, c: Ctx, path: string): void {
   const d = c.get('draft');
   const res = c.res;
   const retryAfter = res.headers.get('retry-after');
   core.journal.append({
-    type: 'request', at: isoTime(core.clock.now()), received_at: isoTime(c.get('receivedAt')), request_id: c.get('requestId'), method: c.req.method, path: new URL(c.req.url).pathname,
+    type: 'request', at: isoTime(core.clock.now()), received_at: isoTime(c.get('receivedAt')), request_id: c.get('requestId'), method: c.req.method, path,
     route: d.route, tenant: d.principal?.tenant ?? null, subject: d.principal?.subject ?? null, idempotency_key: d.idempotency_key,
     trace_id: c.get('traceId'), worker_id: c.get('workerId'), fingerprint: d.fingerprint, effect: d.effect, job_id: d.job_id,
     status: res.status, code: d.code, delivery: d.delivery, fault: d.fault, job_state: d.job_state,
@@ -52,6 +52,15 @@ function journalRequest(core: ProviderCore, c: Ctx): void {
   });
 }
 
+/** The prefix mount serving `path`: the longest matching prefix a module declared, else none (native). */
+function prefixFor(mounts: PrefixMount[], path: string): PrefixMount | undefined {
+  let best: PrefixMount | undefined;
+  for (const m of mounts) {
+    if ((path === m.prefix || path.startsWith(`${m.prefix}/`)) && m.prefix.length > (best?.prefix.length ?? -1)) best = m;
+  }
+  return best;
+}
+
 /**
  * The provider's HTTP app: request ids and the journal around every request, the body guard, each module's routes
  * (each behind the fault seam, http/seam/), the control API, and errors in the serving mount's shape.
@@ -59,7 +68,6 @@ function journalRequest(core: ProviderCore, c: Ctx): void {
 export function buildApp(core: ProviderCore, modules: ProviderModule[], extendControl?: Parameters<typeof controlRoutes>[1]): Hono<Env> {
   const app = new Hono<Env>();
   const mounts = modules.flatMap((m) => m.mounts ?? []);
-  const mountOf = (path: string) => mounts.find((m) => path === m.prefix || path.startsWith(`${m.prefix}/`));
 
   // The API description, before the journal middleware: not journalled, no faults, no token (it describes, it does nothing).
   app.get('/openapi.json', () => new Response(openApiText(), { headers: { 'content-type': 'application/json' } }));
@@ -70,21 +78,23 @@ export function buildApp(core: ProviderCore, modules: ProviderModule[], extendCo
     c.set('traceId', headerId(c, 'x-trace-id'));
     c.set('workerId', headerId(c, 'x-worker-id'));
     c.set('draft', newDraft());
-    const served = mountOf(c.req.path)?.mount ?? NATIVE_MOUNT;
-    c.set('mount', served);
-    c.get('draft').dialect = served.dialect;
+    // Chosen first, so that every answer — even the body guard's 413 — has the shape of the API it was asked in.
+    const m = (mounts.length ? prefixFor(mounts, c.req.path)?.mount : undefined) ?? NATIVE_MOUNT;
+    c.set('mount', m);
+    c.get('draft').dialect = m.dialect;
     // Catch up on everything that fell due since the last timer, so an answer never shows a stale job.
     for (const m of modules) m.tick();
     await next();
-    const isControl = new URL(c.req.url).pathname.startsWith('/_control');
+    const path = new URL(c.req.url).pathname;
+    const isControl = path.startsWith('/_control');
     if (core.isClosed()) {
       // Nothing can be recorded any more; the connection dies with the provider.
       c.res.headers.set(LOSS_HEADER, 'reset');
       return;
     }
-    if (!isControl) journalRequest(core, c);
+    if (!isControl) journalRequest(core, c, path);
     c.res.headers.set('x-request-id', c.get('requestId'));
-    if (served.requestIdHeader) c.res.headers.set(served.requestIdHeader, c.get('requestId'));
+    if (m.requestIdHeader) c.res.headers.set(m.requestIdHeader, c.get('requestId'));
     const trace = c.get('traceId');
     // Echoed byte for byte; a value with non-ASCII bytes cannot be (the writer re-encodes it), so it is only journalled.
     if (trace && /^[\x20-\x7e\t]+$/.test(trace)) c.res.headers.set('x-trace-id', trace);
@@ -92,7 +102,8 @@ export function buildApp(core: ProviderCore, modules: ProviderModule[], extendCo
     if (loss) c.res.headers.set(LOSS_HEADER, loss);
   });
 
-  app.use('*', bodyGuard((path) => mountOf(path)?.maxBodyBytes ?? MAX_BODY_BYTES));
+  // A dialect carries whole batches in one body: its prefix may allow more than the native 1 MiB.
+  app.use('*', bodyGuard((path) => prefixFor(mounts, path)?.maxBodyBytes ?? MAX_BODY_BYTES));
 
   for (const m of modules) m.routes(app);
 

@@ -64,8 +64,13 @@ export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
     return storedResponse(known.answer, true);
   }
 
-  await reserveThenHold(core, c, scope, fp);
+  // Only a `delay` fault holds a create between its key's reservation and its execution; without one, reservation,
+  // job and stored answer are one transaction (one commit instead of two), and no duplicate can come in between.
+  const holds = c.var.fault?.fault.type === 'delay';
+  if (holds) await reserveThenHold(core, c, scope, fp);
+  core.group.join();
   const answer = core.db.transaction((): StoredAnswer => {
+    if (!holds) core.idempotency.reserve(scope, fp, core.clock.now(), core.options.idempotencyTtlMs);
     const behavior = behaviorFor(core.behaviors.get(), body.value.kind);
     const job = core.engine.create(principal, body.value, behavior, { key, trace_id: c.var.traceId });
     const location = `/v1/jobs/${job.job_id}`;

@@ -11,7 +11,7 @@ export function jobNotFound(c: Ctx, jobId: string): Response {
   return problem(c, 404, 'job_not_found', `no job ${jobId} in your tenant`);
 }
 
-export function noteJob(c: Ctx, job: JobRow): void {
+export function noteJob(c: Ctx, job: Pick<JobRow, 'job_id' | 'state'>): void {
   const d = c.get('draft');
   d.job_id = job.job_id;
   d.job_state = job.state;
@@ -21,7 +21,8 @@ export function noteJob(c: Ctx, job: JobRow): void {
 export function readJob(core: ProviderCore, c: Ctx): Response {
   const id = c.req.param('job_id')!;
   c.var.draft.job_id = id;
-  const job = core.jobs.getForTenant(id, c.var.principal.tenant);
+  // The hot route: only the columns the answer shows (jobs-repo.ts viewForTenant).
+  const job = core.jobs.viewForTenant(id, c.var.principal.tenant);
   if (!job) return jobNotFound(c, id);
   noteJob(c, job);
   c.var.draft.effect = 'read';

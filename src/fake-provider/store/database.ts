@@ -5,19 +5,35 @@ import { migrate } from './migrations.js';
 
 export type Db = Database.Database;
 
-
 /** Open (and migrate, see migrations.ts) the provider's SQLite store. WAL so readers never block the writer and a crash loses nothing committed. */
 export function openDatabase(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
+  // A new ':memory:' store starts from a copy of a migrated empty one: in-process runs open thousands of providers.
+  const db = path === ':memory:' ? new Database(migratedImage()) : new Database(path);
   db.pragma('journal_mode = WAL');
   // NORMAL is durable across process crashes under WAL; only an OS crash can lose the last transactions.
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
+  // 16 MiB of page cache (SQLite's default is 2 MiB): status reads over a store of 100,000+ jobs stay in memory
+  // instead of going back to the OS for index and row pages (the read cost grew 1.6× from 1,000 to 10,000 jobs).
+  db.pragma('cache_size = -16384');
   migrate(db, path);
   // A request that was reserving a key when the process died never executed: its key is free again.
   db.prepare(`DELETE FROM idempotency WHERE state = 'in_flight'`).run();
   return db;
+}
+
+let image: Buffer | undefined;
+
+/** An empty store at the latest schema version, serialized once per process. */
+function migratedImage(): Buffer {
+  if (!image) {
+    const db = new Database(':memory:');
+    migrate(db);
+    image = db.serialize();
+    db.close();
+  }
+  return image;
 }
 
 /** Prepared statements for SQL built at run time (dynamic column lists): prepared once, reused. */

@@ -29,20 +29,77 @@ export interface JobRow {
   results_fetched: number;
 }
 
-type RawRow = Omit<JobRow, 'input' | 'behavior' | 'result' | 'error'> & { input: string; behavior: string; result: string | null; error: string | null };
+type RawRow = Omit<JobRow, 'input' | 'behavior' | 'result' | 'error'> & {
+  input: string;
+  behavior: string;
+  result: string | null;
+  error: string | null;
+};
+
+/**
+ * Jobs of one provider share a handful of behaviours (one per configured kind): parse each text once. Bounded, so a
+ * provider whose behaviour changes on every job (property runs) does not grow it without end.
+ */
+const behaviors = new Map<string, Behavior>();
+function parseBehavior(text: string): Behavior {
+  let b = behaviors.get(text);
+  if (!b) {
+    if (behaviors.size >= 256) behaviors.clear();
+    b = JSON.parse(text) as Behavior;
+    behaviors.set(text, b);
+  }
+  return b;
+}
 
 function fromRaw(r: RawRow): JobRow {
   return {
     ...r,
     input: JSON.parse(r.input),
-    behavior: JSON.parse(r.behavior),
+    behavior: parseBehavior(r.behavior),
     result: r.result ? JSON.parse(r.result) : null,
     error: r.error ? JSON.parse(r.error) : null,
   };
 }
 
+/** What a status answer needs (engine/job-view.ts), read without the input and the columns it never shows. */
+export type JobViewRow = Pick<
+  JobRow,
+  | 'job_id'
+  | 'tenant'
+  | 'kind'
+  | 'state'
+  | 'client_ref'
+  | 'trace_id'
+  | 'created_at'
+  | 'updated_at'
+  | 'running_at'
+  | 'progress_at'
+  | 'finish_at'
+  | 'cancel_requested_at'
+  | 'cancel_effective_at'
+  | 'behavior'
+  | 'result'
+  | 'error'
+>;
+type RawViewRow = Omit<JobViewRow, 'behavior' | 'result' | 'error'> & { behavior: string; result: string | null; error: string | null };
+
 export type NewJob = Omit<JobRow, 'seq' | 'results_fetched'>;
-export type JobPatch = Partial<Pick<JobRow, 'state' | 'updated_at' | 'progress_at' | 'finish_at' | 'cancel_requested_at' | 'cancel_effective_at' | 'next_step_at' | 'result' | 'error' | 'finished_at' | 'results_fetched'>>;
+export type JobPatch = Partial<
+  Pick<
+    JobRow,
+    | 'state'
+    | 'updated_at'
+    | 'progress_at'
+    | 'finish_at'
+    | 'cancel_requested_at'
+    | 'cancel_effective_at'
+    | 'next_step_at'
+    | 'result'
+    | 'error'
+    | 'finished_at'
+    | 'results_fetched'
+  >
+>;
 
 export interface FindQuery {
   tenant: string;
@@ -54,6 +111,7 @@ export interface FindQuery {
 
 export class JobsRepo {
   private readonly byId;
+  private readonly viewById;
   private readonly insertStmt;
   private readonly dueStmt;
   private readonly nextDueStmt;
@@ -63,12 +121,19 @@ export class JobsRepo {
   constructor(db: Db) {
     this.stmt = statementCache(db);
     this.byId = db.prepare<[string], RawRow>('SELECT * FROM jobs WHERE job_id = ?');
-    this.insertStmt = db.prepare(`INSERT INTO jobs (job_id, tenant, subject, kind, input, client_ref, idempotency_key, trace_id, webhook_url,
+    this.viewById = db.prepare<[string], RawViewRow>(
+      `SELECT job_id, tenant, kind, state, client_ref, trace_id, created_at, updated_at, running_at, progress_at, finish_at, cancel_requested_at, cancel_effective_at,
+        behavior, CASE WHEN state = 'succeeded' THEN result END AS result, CASE WHEN state = 'failed' THEN error END AS error FROM jobs WHERE job_id = ?`,
+    );
+    this.insertStmt =
+      db.prepare(`INSERT INTO jobs (job_id, tenant, subject, kind, input, client_ref, idempotency_key, trace_id, webhook_url,
       behavior, state, created_at, updated_at, running_at, progress_at, finish_at, cancel_requested_at, cancel_effective_at, next_step_at,
       result, error, finished_at) VALUES (@job_id, @tenant, @subject, @kind, @input, @client_ref, @idempotency_key, @trace_id, @webhook_url,
       @behavior, @state, @created_at, @updated_at, @running_at, @progress_at, @finish_at, @cancel_requested_at, @cancel_effective_at,
       @next_step_at, @result, @error, @finished_at)`);
-    this.dueStmt = db.prepare<[number], { job_id: string }>('SELECT job_id FROM jobs WHERE next_step_at IS NOT NULL AND next_step_at <= ? ORDER BY next_step_at, seq');
+    this.dueStmt = db.prepare<[number], { job_id: string }>(
+      'SELECT job_id FROM jobs WHERE next_step_at IS NOT NULL AND next_step_at <= ? ORDER BY next_step_at, seq',
+    );
     this.nextDueStmt = db.prepare<[], { at: number | null }>('SELECT MIN(next_step_at) AS at FROM jobs WHERE next_step_at IS NOT NULL');
     this.allStmt = db.prepare<[], RawRow>('SELECT * FROM jobs ORDER BY seq');
   }
@@ -82,6 +147,18 @@ export class JobsRepo {
   getForTenant(jobId: string, tenant: string): JobRow | undefined {
     const job = this.get(jobId);
     return job && job.tenant === tenant ? job : undefined;
+  }
+
+  /** The hot path of a status read: only the columns its answer shows, for its tenant only. */
+  viewForTenant(jobId: string, tenant: string): JobViewRow | undefined {
+    const r = this.viewById.get(jobId);
+    if (!r || r.tenant !== tenant) return undefined;
+    return {
+      ...r,
+      behavior: parseBehavior(r.behavior),
+      result: r.result === null ? null : JSON.parse(r.result),
+      error: r.error === null ? null : JSON.parse(r.error),
+    };
   }
 
   insert(job: NewJob): void {

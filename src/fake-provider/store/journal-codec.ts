@@ -14,8 +14,29 @@ import type { JournalEntry } from '../../contract/journal.js';
  * An `at` that an ISO round trip would not reproduce byte for byte is kept in `extra` as written.
  */
 export const JOURNAL_COLUMNS = [
-  'seq', 'type', 'at', 'received_ms', 'request_id', 'method', 'path', 'route', 'tenant', 'subject', 'idempotency_key', 'trace_id',
-  'worker_id', 'fingerprint', 'effect', 'job_id', 'status', 'code', 'delivery', 'job_state', 'retry_after', 'client_ref', 'extra',
+  'seq',
+  'type',
+  'at',
+  'received_ms',
+  'request_id',
+  'method',
+  'path',
+  'route',
+  'tenant',
+  'subject',
+  'idempotency_key',
+  'trace_id',
+  'worker_id',
+  'fingerprint',
+  'effect',
+  'job_id',
+  'status',
+  'code',
+  'delivery',
+  'job_state',
+  'retry_after',
+  'client_ref',
+  'extra',
 ] as const;
 
 export type JournalRow = {
@@ -46,8 +67,28 @@ export type JournalRow = {
 
 /** Request fields that have their own column (the rest go to `extra`). */
 const REQUEST_COLUMNS = new Set([
-  'seq', 'type', 'at', 'received_at', 'request_id', 'method', 'path', 'route', 'tenant', 'subject', 'idempotency_key', 'trace_id',
-  'worker_id', 'fingerprint', 'effect', 'job_id', 'status', 'code', 'delivery', 'job_state', 'retry_after', 'client_ref',
+  'seq',
+  'type',
+  'at',
+  'received_at',
+  'request_id',
+  'method',
+  'path',
+  'route',
+  'tenant',
+  'subject',
+  'idempotency_key',
+  'trace_id',
+  'worker_id',
+  'fingerprint',
+  'effect',
+  'job_id',
+  'status',
+  'code',
+  'delivery',
+  'job_state',
+  'retry_after',
+  'client_ref',
 ]);
 const OTHER_COLUMNS = new Set(['seq', 'type', 'at', 'job_id', 'tenant']);
 const JOB_ID = '{job_id}';
@@ -69,9 +110,29 @@ export function encodeEntry(e: JournalEntry): JournalRow {
     for (const [k, v] of Object.entries(src)) if (!OTHER_COLUMNS.has(k) && v !== undefined) extra[k] = v;
     const tenant = e.type === 'transition' ? e.tenant : null;
     return {
-      seq: e.seq, type: e.type, at, received_ms: null, request_id: null, method: null, path: null, route: null, tenant, subject: null,
-      idempotency_key: null, trace_id: null, worker_id: null, fingerprint: null, effect: null, job_id: e.job_id, status: null, code: null,
-      delivery: null, job_state: null, retry_after: null, client_ref: null, extra: Object.keys(extra).length ? JSON.stringify(extra) : null,
+      seq: e.seq,
+      type: e.type,
+      at,
+      received_ms: null,
+      request_id: null,
+      method: null,
+      path: null,
+      route: null,
+      tenant,
+      subject: null,
+      idempotency_key: null,
+      trace_id: null,
+      worker_id: null,
+      fingerprint: null,
+      effect: null,
+      job_id: e.job_id,
+      status: null,
+      code: null,
+      delivery: null,
+      job_state: null,
+      retry_after: null,
+      client_ref: null,
+      extra: Object.keys(extra).length ? JSON.stringify(extra) : null,
     };
   }
   for (const [k, v] of Object.entries(src)) if (!REQUEST_COLUMNS.has(k) && v !== undefined && !(k === 'fault' && v === null)) extra[k] = v;
@@ -82,10 +143,28 @@ export function encodeEntry(e: JournalEntry): JournalRow {
     path = null;
   } else if (e.job_id && e.path.includes(e.job_id)) path = e.path.replace(e.job_id, JOB_ID);
   return {
-    seq: e.seq, type: 'request', at, received_ms: at - received, request_id: e.request_id, method: e.method, path, route: e.route,
-    tenant: e.tenant, subject: e.subject, idempotency_key: e.idempotency_key, trace_id: e.trace_id, worker_id: e.worker_id,
-    fingerprint: e.fingerprint, effect: e.effect, job_id: e.job_id, status: e.status, code: e.code,
-    delivery: e.delivery === 'delivered' ? null : e.delivery, job_state: e.job_state, retry_after: e.retry_after, client_ref: e.client_ref,
+    seq: e.seq,
+    type: 'request',
+    at,
+    received_ms: at - received,
+    request_id: e.request_id,
+    method: e.method,
+    path,
+    route: e.route,
+    tenant: e.tenant,
+    subject: e.subject,
+    idempotency_key: e.idempotency_key,
+    trace_id: e.trace_id,
+    worker_id: e.worker_id,
+    fingerprint: e.fingerprint,
+    effect: e.effect,
+    job_id: e.job_id,
+    status: e.status,
+    code: e.code,
+    delivery: e.delivery === 'delivered' ? null : e.delivery,
+    job_state: e.job_state,
+    retry_after: e.retry_after,
+    client_ref: e.client_ref,
     extra: Object.keys(extra).length ? JSON.stringify(extra) : null,
   };
 }
@@ -94,14 +173,66 @@ export function decodeRow(r: JournalRow): JournalEntry {
   const extra = r.extra === null ? {} : (JSON.parse(r.extra) as Record<string, unknown>);
   const at = isoTime(r.at);
   if (r.type !== 'request') {
-    const base = r.type === 'transition' ? { seq: r.seq, at, type: r.type, job_id: r.job_id, tenant: r.tenant } : { seq: r.seq, at, type: r.type, job_id: r.job_id };
+    const base =
+      r.type === 'transition'
+        ? { seq: r.seq, at, type: r.type, job_id: r.job_id, tenant: r.tenant }
+        : { seq: r.seq, at, type: r.type, job_id: r.job_id };
     return { ...base, ...extra } as JournalEntry;
   }
   const path = r.job_id !== null && r.path !== null ? r.path.replace(JOB_ID, r.job_id) : r.path;
   return {
-    seq: r.seq, at, type: 'request', received_at: isoTime(r.at - (r.received_ms ?? 0)), request_id: r.request_id, method: r.method, path,
-    route: r.route, tenant: r.tenant, subject: r.subject, idempotency_key: r.idempotency_key, trace_id: r.trace_id, worker_id: r.worker_id,
-    fingerprint: r.fingerprint, effect: r.effect, job_id: r.job_id, status: r.status, code: r.code, delivery: r.delivery ?? 'delivered',
-    fault: null, job_state: r.job_state, retry_after: r.retry_after, client_ref: r.client_ref, ...extra,
+    seq: r.seq,
+    at,
+    type: 'request',
+    received_at: isoTime(r.at - (r.received_ms ?? 0)),
+    request_id: r.request_id,
+    method: r.method,
+    path,
+    route: r.route,
+    tenant: r.tenant,
+    subject: r.subject,
+    idempotency_key: r.idempotency_key,
+    trace_id: r.trace_id,
+    worker_id: r.worker_id,
+    fingerprint: r.fingerprint,
+    effect: r.effect,
+    job_id: r.job_id,
+    status: r.status,
+    code: r.code,
+    delivery: r.delivery ?? 'delivered',
+    fault: null,
+    job_state: r.job_state,
+    retry_after: r.retry_after,
+    client_ref: r.client_ref,
+    ...extra,
   } as JournalEntry;
+}
+
+/** A row's values in JOURNAL_COLUMNS order (positional binding). */
+export function rowValues(r: JournalRow): unknown[] {
+  return [
+    r.seq,
+    r.type,
+    r.at,
+    r.received_ms,
+    r.request_id,
+    r.method,
+    r.path,
+    r.route,
+    r.tenant,
+    r.subject,
+    r.idempotency_key,
+    r.trace_id,
+    r.worker_id,
+    r.fingerprint,
+    r.effect,
+    r.job_id,
+    r.status,
+    r.code,
+    r.delivery,
+    r.job_state,
+    r.retry_after,
+    r.client_ref,
+    r.extra,
+  ];
 }

@@ -1,6 +1,7 @@
 import type { JournalEntry } from '../../contract/journal.js';
 import type { Db } from './database.js';
-import { decodeRow, encodeEntry, JOURNAL_COLUMNS, type JournalRow } from './journal-codec.js';
+import { decodeRow, encodeEntry, JOURNAL_COLUMNS, rowValues, type JournalRow } from './journal-codec.js';
+import type { GroupCommit } from './group-commit.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 export type NewJournalEntry = DistributiveOmit<JournalEntry, 'seq'>;
@@ -10,19 +11,16 @@ export interface JournalOptions {
   maxEntries?: number | null;
 }
 
-/** A batch this large is written at once instead of waiting for the end of the event-loop turn. */
+/** A queue this long is written at once instead of waiting for the end of the event-loop turn. */
 const BATCH_LIMIT = 512;
 
 /**
- * The append-only ground truth, group-committed (docs/decisions/NNN-perf-group-commit.md).
+ * The append-only ground truth, group-committed (store/group-commit.ts, docs/decisions/NNN-perf-group-commit.md).
  *
- * `append` numbers an entry at once and, outside a transaction, queues it; the queue is written in one transaction
- * at the end of the event-loop turn (setImmediate), when it reaches BATCH_LIMIT, before any read of the journal and
- * on close. An entry appended inside a transaction (a job created, moved or cancelled) is written in that
- * transaction, with the change it describes. Answers that depend on queued entries wait for `committed()` before
- * they leave the process (transports/node-server.ts), so no client sees an answer whose entry a crash could lose.
- * Sequence numbers are strictly increasing in the order of `append`; a crash or a rolled-back transaction can leave
- * a gap, never a reordering.
+ * `append` numbers an entry at once. Inside a transaction (the turn's, or a job change's own) the entry is written
+ * in it, with the change it describes; outside one it is queued and written with the next group commit (end of the
+ * turn), when the queue reaches BATCH_LIMIT, and before any read of the journal. Sequence numbers are strictly
+ * increasing in the order of `append`; a crash or a rolled-back transaction can leave a gap, never a reordering.
  */
 export class JournalRepo {
   private readonly insertStmt;
@@ -31,89 +29,72 @@ export class JournalRepo {
   private readonly trimStmt;
   private readonly maxEntries: number | null;
   private lastAssigned: number;
-  private pending: JournalRow[] = [];
-  private scheduled = false;
-  private batch: { promise: Promise<void>; resolve: () => void } | null = null;
+  private queue: unknown[][] = [];
   private closed = false;
 
   constructor(
     private readonly db: Db,
+    private readonly group: GroupCommit,
     opts: JournalOptions = {},
   ) {
     this.maxEntries = opts.maxEntries ?? null;
-    this.insertStmt = db.prepare<JournalRow>(`INSERT INTO journal (${JOURNAL_COLUMNS.join(', ')}) VALUES (${JOURNAL_COLUMNS.map((c) => `@${c}`).join(', ')})`);
-    this.sinceStmt = db.prepare<[number, number], JournalRow>(`SELECT ${JOURNAL_COLUMNS.join(', ')} FROM journal WHERE seq > ? ORDER BY seq LIMIT ?`);
+    // Positional parameters: binding 23 named ones cost more than the insert itself.
+    this.insertStmt = db.prepare<unknown[]>(
+      `INSERT INTO journal (${JOURNAL_COLUMNS.join(', ')}) VALUES (${JOURNAL_COLUMNS.map(() => '?').join(', ')})`,
+    );
+    this.sinceStmt = db.prepare<[number, number], JournalRow>(
+      `SELECT ${JOURNAL_COLUMNS.join(', ')} FROM journal WHERE seq > ? ORDER BY seq LIMIT ?`,
+    );
     this.lastStmt = db.prepare<[], { seq: number | null }>('SELECT MAX(seq) AS seq FROM journal');
     this.trimStmt = db.prepare<[number]>('DELETE FROM journal WHERE seq <= ?');
     // AUTOINCREMENT's high-water mark survives a reset (DELETE FROM journal): numbers are never reused.
-    const mark = db.prepare<[], { seq: number | null }>(`SELECT MAX(seq) AS seq FROM (SELECT seq FROM sqlite_sequence WHERE name = 'journal' UNION ALL SELECT MAX(seq) FROM journal)`).get();
+    const mark = db
+      .prepare<[], { seq: number | null }>(
+        `SELECT MAX(seq) AS seq FROM (SELECT seq FROM sqlite_sequence WHERE name = 'journal' UNION ALL SELECT MAX(seq) FROM journal)`,
+      )
+      .get();
     this.lastAssigned = mark?.seq ?? 0;
+    group.addQueue({ pending: () => this.queue.length > 0 || this.trimDue, write: () => this.writeQueue() });
   }
+
+  private trimDue = false;
 
   append(entry: NewJournalEntry): number {
     if (this.closed) throw new Error('the journal is closed');
     const seq = ++this.lastAssigned;
-    const row = encodeEntry({ ...entry, seq } as JournalEntry);
+    const row = rowValues(encodeEntry({ ...entry, seq } as JournalEntry));
+    if (this.maxEntries !== null && !this.trimDue) {
+      this.trimDue = true;
+      this.group.schedule();
+    }
     if (this.db.inTransaction) {
       this.insertStmt.run(row);
       return seq;
     }
-    this.pending.push(row);
-    if (this.pending.length >= BATCH_LIMIT) this.flush();
-    else if (!this.scheduled) {
-      this.scheduled = true;
-      setImmediate(() => {
-        this.scheduled = false;
-        this.flushOrRetry();
-      });
-    }
+    this.queue.push(row);
+    if (this.queue.length >= BATCH_LIMIT) this.flush();
+    else this.group.schedule();
     return seq;
   }
 
-  /** Resolves once every entry appended so far is committed (at once when nothing is queued). */
+  /** Inside the caller's transaction: the queued rows, and the trim to maxEntries. */
+  private writeQueue(): void {
+    for (const r of this.queue) this.insertStmt.run(r);
+    this.queue = [];
+    if (this.trimDue && this.maxEntries !== null) this.trimStmt.run(this.lastAssigned - this.maxEntries);
+    this.trimDue = false;
+  }
+
+  /** Resolves once every entry appended so far is committed (at once when nothing waits). */
   committed(): Promise<void> {
-    if (this.pending.length === 0) return Promise.resolve();
-    if (!this.batch) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => (resolve = r));
-      this.batch = { promise, resolve };
-    }
-    return this.batch.promise;
+    return this.group.committed();
   }
 
-  /** Write the queued entries now, in one transaction (and trim to maxEntries). */
+  /** Write the queued entries now (readers on this connection see them; the group commit makes them durable). */
   flush(): void {
-    if (this.pending.length > 0 && !this.closed) {
-      const rows = this.pending;
-      this.db.transaction(() => {
-        for (const r of rows) this.insertStmt.run(r);
-        if (this.maxEntries !== null) this.trimStmt.run(this.lastAssigned - this.maxEntries);
-      })();
-      // Only after the commit: a failed write keeps the queue for the next try.
-      this.pending = [];
-    }
-    if (this.pending.length === 0 && this.batch) {
-      const b = this.batch;
-      this.batch = null;
-      b.resolve();
-    }
-  }
-
-  private flushOrRetry(): void {
-    try {
-      this.flush();
-    } catch (err) {
-      if (this.closed || !this.db.open) return;
-      // SQLITE_BUSY past busy_timeout or a full disk: keep the entries (answers wait) and try again shortly.
-      console.error(`[jobproof] journal write failed, retrying: ${(err as Error).message}`);
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setTimeout(() => {
-          this.scheduled = false;
-          this.flushOrRetry();
-        }, 50).unref();
-      }
-    }
+    if (this.closed || (this.queue.length === 0 && !this.trimDue)) return;
+    if (this.db.inTransaction) this.writeQueue();
+    else this.db.transaction(() => this.writeQueue())();
   }
 
   /** Entries after `seq`, oldest first (pages by rowid: cheap from any point, for live readers too). */
@@ -131,17 +112,9 @@ export class JournalRepo {
     return this.lastStmt.get()?.seq ?? 0;
   }
 
-  /** Flush and refuse further entries (the provider is closing; its database closes next). */
+  /** Refuse further entries (the provider is closing: the group commit wrote the queue, the database closes next). */
   close(): void {
-    if (this.closed) return;
-    try {
-      this.flush();
-    } finally {
-      this.closed = true;
-      this.pending = [];
-      const b = this.batch;
-      this.batch = null;
-      b?.resolve();
-    }
+    this.flush();
+    this.closed = true;
   }
 }

@@ -3,6 +3,8 @@ import type { TaskRow } from './model.js';
 
 /** Tasks stored as JSON documents, with the columns the provider queries on kept alongside. */
 export class TasksRepo {
+  /** Counts writes, so a cached earliest due time is known to be current (TaskService.tick). */
+  writes = 0;
   private readonly getStmt;
   private readonly insertStmt;
   private readonly updateStmt;
@@ -14,7 +16,9 @@ export class TasksRepo {
     this.getStmt = db.prepare<[string], { doc: string }>('SELECT doc FROM tasks WHERE task_id = ?');
     this.insertStmt = db.prepare('INSERT INTO tasks (task_id, tenant, object_ref, state, next_step_at, doc) VALUES (?, ?, ?, ?, ?, ?)');
     this.updateStmt = db.prepare('UPDATE tasks SET state = ?, next_step_at = ?, doc = ? WHERE task_id = ?');
-    this.dueStmt = db.prepare<[number], { task_id: string }>('SELECT task_id FROM tasks WHERE next_step_at IS NOT NULL AND next_step_at <= ? ORDER BY next_step_at, seq');
+    this.dueStmt = db.prepare<[number], { task_id: string }>(
+      'SELECT task_id FROM tasks WHERE next_step_at IS NOT NULL AND next_step_at <= ? ORDER BY next_step_at, seq',
+    );
     this.nextDueStmt = db.prepare<[], { at: number | null }>('SELECT MIN(next_step_at) AS at FROM tasks WHERE next_step_at IS NOT NULL');
     this.byObjectStmt = db.prepare<[string, string], { task_id: string }>(
       `SELECT task_id FROM tasks WHERE tenant = ? AND object_ref = ? AND state IN ('awaiting_review', 'approved') ORDER BY seq`,
@@ -32,10 +36,12 @@ export class TasksRepo {
   }
 
   insert(t: TaskRow): void {
+    this.writes++;
     this.insertStmt.run(t.task_id, t.tenant, t.object_ref, t.state, t.next_step_at, JSON.stringify(t));
   }
 
   update(t: TaskRow): void {
+    this.writes++;
     this.updateStmt.run(t.state, t.next_step_at, JSON.stringify(t), t.task_id);
   }
 

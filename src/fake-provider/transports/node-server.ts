@@ -51,8 +51,8 @@ export function serve(provider: Provider, opts: ServeOptions = {}): Promise<Runn
         fetch: async (req: Request, bindings) => {
           const env = bindings as HttpBindings;
           const res = await provider.app.fetch(req, env);
-          // Group commit: the answer leaves only once its journal entry is on disk, so a crash cannot lose an entry
-          // whose answer a client saw (docs/decisions/NNN-perf-group-commit.md).
+          // Group commit: the answer leaves only once its writes and journal entry are committed, so a crash cannot
+          // lose anything a client saw (store/group-commit.ts, docs/decisions/NNN-perf-group-commit.md).
           await provider.journal.committed();
           const loss = res.headers.get(LOSS_HEADER);
           if (!loss) {

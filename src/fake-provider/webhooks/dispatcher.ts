@@ -32,6 +32,8 @@ export interface DispatcherDeps {
   /** Called whenever the earliest due time may have changed. */
   reschedule: () => void;
   isClosed: () => boolean;
+  /** Resolves once the event's job change is committed (a file store's group commit): a delivery never outruns it. */
+  beforeSend?: () => Promise<void>;
 }
 
 export type EventShaper = (jobId: string, jobEvent: WebhookEventType, eventId: string, at: number) => { type: string; payload: string } | null;
@@ -119,6 +121,7 @@ export class WebhookDispatcher {
   private async deliver(w: WebhookRow): Promise<void> {
     const attempt = w.attempts + 1;
     let delivered = false;
+    if (this.d.beforeSend) await this.d.beforeSend();
     for (let copy = 0; copy < w.copies; copy++) {
       const outcome = await this.post(w);
       delivered ||= outcome.ok;

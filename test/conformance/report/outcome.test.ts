@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { certificationPassed } from '../../../src/conformance/outcome.js';
+import { certificationPassed, runOutcome } from '../../../src/conformance/outcome.js';
 import { runScenarioInProcess } from '../../../src/conformance/runner/run-scenario.js';
 import type { InProcessClientFactory } from '../../../src/contract/client-protocol.js';
 import { createReferenceClient } from '../../../src/reference-client/index.js';
@@ -40,6 +40,14 @@ describe('case verdicts: pass / fail / not_exercised, and the one pass rule', ()
     expect(run.outcome).toEqual({ verdict: 'pass', reason: null });
     // The scenario did what it exists for: the cancel reached the provider after the job ended.
     expect(run.evidence.journal.some((e) => e.type === 'request' && e.route === 'cancel' && e.code === 'job_terminal')).toBe(true);
+  });
+
+  it('cancel-after-end whose client learnt of the end first (no cancel sent) is not_exercised, not a pass', async () => {
+    const run = await runScenarioInProcess(getScenario('cancel-after-end'), createReferenceClient, { seed: 3 });
+    const journal = run.evidence.journal.filter((e) => !(e.type === 'request' && e.route === 'cancel'));
+    const outcome = runOutcome(getScenario('cancel-after-end'), run.verdict, { ...run.evidence, journal }, false);
+    expect(outcome.verdict).toBe('not_exercised');
+    expect(outcome.reason).toMatch(/409 job_terminal not met/);
   });
 
   it('certified: no case failed and at least one passed', () => {

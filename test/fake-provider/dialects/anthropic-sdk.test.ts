@@ -38,7 +38,12 @@ describe('@anthropic-ai/sdk against the Anthropic dialect', () => {
     reqs[3] = { custom_id: customIds[3]!, params: { model: 'claude-sonnet-4-5', messages: [] } as never };
     const batch = await client.messages.batches.create({ requests: reqs });
     expect(batch).toMatchObject({
-      type: 'message_batch', processing_status: 'in_progress', results_url: null, ended_at: null, archived_at: null, cancel_initiated_at: null,
+      type: 'message_batch',
+      processing_status: 'in_progress',
+      results_url: null,
+      ended_at: null,
+      archived_at: null,
+      cancel_initiated_at: null,
       request_counts: { processing: 4, succeeded: 0, errored: 0, canceled: 0, expired: 0 },
     });
     expect(batch.id).toMatch(/^msgbatch_/);
@@ -54,7 +59,10 @@ describe('@anthropic-ai/sdk against the Anthropic dialect', () => {
 
     await ps.advance(DURATION);
     const ended = await client.messages.batches.retrieve(batch.id);
-    expect(ended).toMatchObject({ processing_status: 'ended', request_counts: { processing: 0, succeeded: 3, errored: 1, canceled: 0, expired: 0 } });
+    expect(ended).toMatchObject({
+      processing_status: 'ended',
+      request_counts: { processing: 0, succeeded: 3, errored: 1, canceled: 0, expired: 0 },
+    });
     expect(ended.results_url).toBe(`${ps.url}/anthropic/v1/messages/batches/${batch.id}/results`);
     expect(Date.parse(ended.ended_at!)).toBeGreaterThanOrEqual(Date.parse(ended.created_at));
 
@@ -63,15 +71,25 @@ describe('@anthropic-ai/sdk against the Anthropic dialect', () => {
     expect(results.map((r) => r.custom_id).sort()).toEqual([...customIds].sort());
     const byId = Object.fromEntries(results.map((r) => [r.custom_id, r.result]));
     for (const id of customIds.slice(0, 3)) {
-      expect(byId[id]).toMatchObject({ type: 'succeeded', message: { type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text' }] } });
+      expect(byId[id]).toMatchObject({
+        type: 'succeeded',
+        message: { type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text' }] },
+      });
     }
-    expect(byId[customIds[3]!]).toMatchObject({ type: 'errored', error: { type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('max_tokens') } } });
+    expect(byId[customIds[3]!]).toMatchObject({
+      type: 'errored',
+      error: { type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('max_tokens') } },
+    });
     // results() read the batch, then fetched results_url exactly as given.
     expect(requests(mark).map((e) => [e.route, e.dialect, e.path])).toEqual([
       ['status', 'anthropic', `/anthropic/v1/messages/batches/${batch.id}`],
       ['results', 'anthropic', `/anthropic/v1/messages/batches/${batch.id}/results`],
     ]);
-    expect(requests().find((e) => e.route === 'create' && e.job_id === batch.id)).toMatchObject({ dialect: 'anthropic', custom_ids: customIds, effect: 'created' });
+    expect(requests().find((e) => e.route === 'create' && e.job_id === batch.id)).toMatchObject({
+      dialect: 'anthropic',
+      custom_ids: customIds,
+      effect: 'created',
+    });
     expect(requests(mark)[1]!.effect).toBe('results_served');
     const raw = await (await fetch(ended.results_url!, { headers: { 'x-api-key': 'dev-token' } })).text();
     expect(requests().at(-1)!.served_sha256).toBe(createHash('sha256').update(raw).digest('hex'));
@@ -87,7 +105,10 @@ describe('@anthropic-ai/sdk against the Anthropic dialect', () => {
     expect(canceling.cancel_initiated_at).not.toBeNull();
     await ps.advance(200);
     const ended = await client.messages.batches.retrieve(batch.id);
-    expect(ended).toMatchObject({ processing_status: 'ended', request_counts: { processing: 0, succeeded: 5, canceled: 5, errored: 0, expired: 0 } });
+    expect(ended).toMatchObject({
+      processing_status: 'ended',
+      request_counts: { processing: 0, succeeded: 5, canceled: 5, errored: 0, expired: 0 },
+    });
     const results = await collect(await client.messages.batches.results(batch.id));
     expect(results.filter((r) => r.result.type === 'canceled')).toHaveLength(5);
     expect(results.filter((r) => r.result.type === 'succeeded')).toHaveLength(5);
@@ -99,8 +120,17 @@ describe('@anthropic-ai/sdk against the Anthropic dialect', () => {
 
   it('pages through every batch with the SDK iterator, after_id forwards and before_id back', async () => {
     for (let i = 0; i < 4; i++) await client.messages.batches.create({ requests: anthropicRequests(ids(`page${i}`, 1)) });
-    const live = new Set(ps.provider.journal.all().filter((e) => e.type === 'request' && e.route === 'delete' && e.status === 200).map((e) => (e as RequestEntry).job_id));
-    const all = ps.provider.core.jobs.all().filter((j) => j.kind === 'anthropic.message_batch' && !live.has(j.job_id)).map((j) => j.job_id).reverse();
+    const live = new Set(
+      ps.provider.journal
+        .all()
+        .filter((e) => e.type === 'request' && e.route === 'delete' && e.status === 200)
+        .map((e) => (e as RequestEntry).job_id),
+    );
+    const all = ps.provider.core.jobs
+      .all()
+      .filter((j) => j.kind === 'anthropic.message_batch' && !live.has(j.job_id))
+      .map((j) => j.job_id)
+      .reverse();
     expect(all.length).toBeGreaterThanOrEqual(5);
     const seen = (await collect(client.messages.batches.list({ limit: 2 }))).map((b) => b.id);
     expect(seen).toEqual(all);
@@ -117,7 +147,10 @@ describe('@anthropic-ai/sdk against the Anthropic dialect', () => {
     const bad = new Anthropic({ apiKey: 'nope', baseURL: `${ps.url}/anthropic`, maxRetries: 0 });
     const e401 = await bad.messages.batches.list().catch((e: unknown) => e);
     expect(e401).toBeInstanceOf(Anthropic.AuthenticationError);
-    expect((e401 as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
+    expect((e401 as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({
+      type: 'error',
+      error: { type: 'authentication_error' },
+    });
     expect((e401 as InstanceType<typeof Anthropic.APIError>).requestID).toMatch(/^req_/);
     const e404 = await client.messages.batches.retrieve('msgbatch_nope').catch((e: unknown) => e);
     expect(e404).toBeInstanceOf(Anthropic.NotFoundError);
@@ -134,7 +167,10 @@ describe('@anthropic-ai/sdk against the Anthropic dialect', () => {
       const fresh = new Anthropic({ apiKey: 'dev-token', baseURL: `${ps.url}/anthropic` });
       const batch = await fresh.messages.batches.create({ requests: anthropicRequests(ids('lost', 2)) });
       const creates = requests(mark).filter((e) => e.route === 'create');
-      expect(creates.map((e) => [e.effect, e.delivery, e.dialect])).toEqual([['created', 'lost', 'anthropic'], ['created', 'delivered', 'anthropic']]);
+      expect(creates.map((e) => [e.effect, e.delivery, e.dialect])).toEqual([
+        ['created', 'lost', 'anthropic'],
+        ['created', 'delivered', 'anthropic'],
+      ]);
       expect(creates[1]!.job_id).toBe(batch.id);
       expect(creates[0]!.job_id).not.toBe(batch.id);
       expect(creates[0]!.custom_ids).toEqual(creates[1]!.custom_ids);

@@ -37,13 +37,18 @@ async function uploadFile(content: string): Promise<string> {
 
 async function openaiBatch(customIds: string[], content = openaiJsonl(customIds)): Promise<any> {
   const file = await uploadFile(content);
-  const res = await ps.call('POST', '/openai/v1/batches', { body: { input_file_id: file, endpoint: '/v1/chat/completions', completion_window: '24h' } });
+  const res = await ps.call('POST', '/openai/v1/batches', {
+    body: { input_file_id: file, endpoint: '/v1/chat/completions', completion_window: '24h' },
+  });
   expect(res.status).toBe(200);
   return res.json;
 }
 
 async function anthropicBatch(customIds: string[]): Promise<any> {
-  const res = await anthropic('POST', '/anthropic/v1/messages/batches', { headers: A_HEADERS, body: { requests: anthropicRequests(customIds) } });
+  const res = await anthropic('POST', '/anthropic/v1/messages/batches', {
+    headers: A_HEADERS,
+    body: { requests: anthropicRequests(customIds) },
+  });
   expect(res.status).toBe(200);
   return res.json;
 }
@@ -67,7 +72,12 @@ describe('behaviours in the dialects', () => {
     expect(parseJsonl((await ocontent(ob.output_file_id)).text)).toHaveLength(3);
     expect((await aread(a.id)).request_counts).toEqual({ processing: 0, succeeded: 3, errored: 2, canceled: 0, expired: 0 });
     const lines = parseJsonl((await aresults(a.id)).text);
-    expect(lines.filter((l) => l.result.type === 'errored').map((l) => l.custom_id).sort()).toEqual(['if-4', 'if-5']);
+    expect(
+      lines
+        .filter((l) => l.result.type === 'errored')
+        .map((l) => l.custom_id)
+        .sort(),
+    ).toEqual(['if-4', 'if-5']);
   });
 
   it('expired: OpenAI `expired` with the unrun requests as batch_expired lines; Anthropic ended with expired results', async () => {
@@ -77,7 +87,9 @@ describe('behaviours in the dialects', () => {
     await ps.advance(1000);
     const ob = await oread(o.id);
     expect(ob).toMatchObject({ status: 'expired', expired_at: expect.any(Number), request_counts: { total: 4, completed: 3, failed: 1 } });
-    expect(parseJsonl((await ocontent(ob.error_file_id)).text)).toEqual([expect.objectContaining({ response: null, error: expect.objectContaining({ code: 'batch_expired' }) })]);
+    expect(parseJsonl((await ocontent(ob.error_file_id)).text)).toEqual([
+      expect.objectContaining({ response: null, error: expect.objectContaining({ code: 'batch_expired' }) }),
+    ]);
     const ab = await aread(a.id);
     expect(ab).toMatchObject({ processing_status: 'ended', request_counts: { succeeded: 3, expired: 1, processing: 0 } });
     expect(parseJsonl((await aresults(a.id)).text).filter((l) => l.result.type === 'expired')).toHaveLength(1);
@@ -91,7 +103,13 @@ describe('behaviours in the dialects', () => {
     expect((await oread(o.id)).status).toBe('validating');
     await ps.advance(500);
     const ob = await oread(o.id);
-    expect(ob).toMatchObject({ status: 'failed', in_progress_at: null, output_file_id: null, error_file_id: null, errors: { object: 'list', data: [{ code: 'batch_failed' }] } });
+    expect(ob).toMatchObject({
+      status: 'failed',
+      in_progress_at: null,
+      output_file_id: null,
+      error_file_id: null,
+      errors: { object: 'list', data: [{ code: 'batch_failed' }] },
+    });
     expect((await aread(a.id)).request_counts).toMatchObject({ errored: 3, succeeded: 0 });
   });
 
@@ -104,10 +122,13 @@ describe('behaviours in the dialects', () => {
     await ps.advance(1000);
     const ob = await oread(o.id);
     expect(ob.status).toBe('failed');
-    expect(ob.errors.data.map((e: { code: string; line: number }) => [e.code, e.line])).toEqual([['duplicate_custom_id', 2], ['mismatched_endpoint', 3]]);
+    expect(ob.errors.data.map((e: { code: string; line: number }) => [e.code, e.line])).toEqual([
+      ['duplicate_custom_id', 2],
+      ['mismatched_endpoint', 3],
+    ]);
   });
 
-  it('one_shot_results: the second fetch finds the results gone (404 in each dialect\'s shape)', async () => {
+  it("one_shot_results: the second fetch finds the results gone (404 in each dialect's shape)", async () => {
     setBehavior({ one_shot_results: true, items_failed: 1 });
     const o = await openaiBatch(ids('os', 2));
     const a = await anthropicBatch(ids('os', 2));
@@ -133,7 +154,10 @@ describe('behaviours in the dialects', () => {
     expect(await oread(o.id)).toMatchObject({ status: 'in_progress', request_counts: { completed: 3 }, output_file_id: null });
     setBehavior({ mode: 'sync' });
     expect(await openaiBatch(ids('sy', 2))).toMatchObject({ status: 'completed', request_counts: { completed: 2 } });
-    expect(await anthropicBatch(ids('sy', 2))).toMatchObject({ processing_status: 'ended', results_url: expect.stringContaining('/results') });
+    expect(await anthropicBatch(ids('sy', 2))).toMatchObject({
+      processing_status: 'ended',
+      results_url: expect.stringContaining('/results'),
+    });
   });
 
   it('results are the same bytes on every fetch, and listed in no promised order', async () => {
@@ -147,6 +171,45 @@ describe('behaviours in the dialects', () => {
     expect((await ocontent(out)).text).toBe(first);
     expect(parseJsonl(first).map((l) => l.custom_id)).not.toEqual(customIds);
     expect((await aresults(a.id)).text).toBe((await aresults(a.id)).text);
+  });
+});
+
+describe("the control API's ground truth for the judge", () => {
+  it("GET /_control/dialects/batches: each request's outcome by custom_id, agreeing with the results each dialect serves", async () => {
+    setBehavior({ items_failed: 1, duration_ms: 10_000 });
+    const customIds = ids('gt', 6);
+    const o = await openaiBatch(customIds);
+    const a = await anthropicBatch(customIds);
+    await ps.advance(5_000);
+    await ps.call('POST', `/openai/v1/batches/${o.id}/cancel`);
+    await anthropic('POST', `/anthropic/v1/messages/batches/${a.id}/cancel`, { headers: A_HEADERS });
+    await ps.advance(200);
+    const truth = (await ps.control('GET', '/_control/dialects/batches')).json.data as Array<{
+      batch_id: string;
+      dialect: string;
+      view: any;
+      requests: Array<{ custom_id: string; outcome: string }>;
+    }>;
+    const ot = truth.find((b) => b.batch_id === o.id)!;
+    const at = truth.find((b) => b.batch_id === a.id)!;
+    expect(ot).toMatchObject({ dialect: 'openai', view: { status: 'cancelled' } });
+    expect(at).toMatchObject({ dialect: 'anthropic', view: { processing_status: 'ended' } });
+    expect(ot.requests.map((r) => r.custom_id)).toEqual(customIds);
+    const byOutcome = (t: typeof ot, o: string) =>
+      t.requests
+        .filter((r) => r.outcome === o)
+        .map((r) => r.custom_id)
+        .sort();
+    expect(byOutcome(ot, 'succeeded')).toEqual(['gt-1', 'gt-2', 'gt-3', 'gt-4', 'gt-5'].slice(0, byOutcome(ot, 'succeeded').length));
+    expect(byOutcome(ot, 'canceled').length).toBeGreaterThan(0);
+    const ob = await oread(o.id);
+    expect(
+      parseJsonl((await ocontent(ob.output_file_id)).text)
+        .map((l) => l.custom_id)
+        .sort(),
+    ).toEqual(byOutcome(ot, 'succeeded'));
+    const lines = parseJsonl((await aresults(a.id)).text);
+    for (const l of lines) expect(at.requests.find((r) => r.custom_id === l.custom_id)!.outcome).toBe(l.result.type);
   });
 });
 
@@ -176,8 +239,8 @@ describe('faults and scenarios by route name in the dialects', () => {
       seed: 3,
       rules: [
         { id: 'up', on: 'upload', nth: 1, fault: { type: 'fail_before_commit', status: 503, retry_after: 2 } },
-        { id: 'rd', on: 'read' as 'status', nth: 1, fault: { type: 'error_after_commit' } },
-        { id: 'fd', on: 'find' as 'list', nth: 1, fault: { type: 'fail_before_commit', status: 502 } },
+        { id: 'rd', on: 'read', nth: 1, fault: { type: 'error_after_commit' } },
+        { id: 'fd', on: 'find', nth: 1, fault: { type: 'fail_before_commit', status: 502 } },
       ],
     });
     const form = new FormData();
@@ -191,15 +254,23 @@ describe('faults and scenarios by route name in the dialects', () => {
     const rd = await ps.call('GET', `/openai/v1/batches/${o.id}`);
     expect(rd.status).toBe(500);
     expect((await ps.call('GET', '/openai/v1/batches?limit=1')).status).toBe(502);
-    expect(ps.provider.core.faults.describe().rules.map((r) => [r.id, r.on, r.hits])).toEqual([['up', 'upload', 1], ['rd', 'status', 1], ['fd', 'list', 1]]);
+    expect(ps.provider.core.faults.describe().rules.map((r) => [r.id, r.on, r.hits])).toEqual([
+      ['up', 'upload', 1],
+      ['rd', 'status', 1],
+      ['fd', 'list', 1],
+    ]);
   });
 
   it('native requests are journalled without a dialect (native is the default); a 404 under a prefix has its dialect', async () => {
     const res = await ps.call('GET', '/v1/jobs');
-    const find = (r: Response | { headers: Headers }) => ps.provider.journal.all().find((x) => x.type === 'request' && x.request_id === r.headers.get('x-request-id')) as RequestEntry;
+    const find = (r: Response | { headers: Headers }) =>
+      ps.provider.journal.all().find((x) => x.type === 'request' && x.request_id === r.headers.get('x-request-id')) as RequestEntry;
     expect(find(res)).toMatchObject({ route: 'list' });
     expect(find(res).dialect ?? 'native').toBe('native');
     expect(find(await ps.call('GET', '/openai/v1/nowhere'))).toMatchObject({ dialect: 'openai', status: 404 });
-    expect(find(await anthropic('GET', '/anthropic/v1/nowhere', { headers: A_HEADERS }))).toMatchObject({ dialect: 'anthropic', status: 404 });
+    expect(find(await anthropic('GET', '/anthropic/v1/nowhere', { headers: A_HEADERS }))).toMatchObject({
+      dialect: 'anthropic',
+      status: 404,
+    });
   });
 });

@@ -20,11 +20,27 @@ export async function startDialectServer(opts: ProviderOptions = {}): Promise<Di
 
 /** One OpenAI batch input line per custom id, for `/v1/chat/completions`. */
 export function openaiJsonl(ids: string[], url = '/v1/chat/completions'): string {
-  return ids.map((custom_id) => JSON.stringify({ custom_id, method: 'POST', url, body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: `hi ${custom_id}` }] } })).join('\n') + '\n';
+  return (
+    ids
+      .map((custom_id) =>
+        JSON.stringify({
+          custom_id,
+          method: 'POST',
+          url,
+          body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: `hi ${custom_id}` }] },
+        }),
+      )
+      .join('\n') + '\n'
+  );
 }
 
-export function anthropicRequests(ids: string[]): Array<{ custom_id: string; params: { model: string; max_tokens: number; messages: Array<{ role: 'user'; content: string }> } }> {
-  return ids.map((custom_id) => ({ custom_id, params: { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: `hi ${custom_id}` }] } }));
+export function anthropicRequests(
+  ids: string[],
+): Array<{ custom_id: string; params: { model: string; max_tokens: number; messages: Array<{ role: 'user'; content: string }> } }> {
+  return ids.map((custom_id) => ({
+    custom_id,
+    params: { model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: `hi ${custom_id}` }] },
+  }));
 }
 
 export function ids(prefix: string, n: number): string[] {
@@ -32,5 +48,8 @@ export function ids(prefix: string, n: number): string[] {
 }
 
 export function parseJsonl(text: string): any[] {
-  return text.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l));
 }

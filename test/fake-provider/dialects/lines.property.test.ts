@@ -19,7 +19,13 @@ const jobArb = fc
   })
   .map((j) => ({
     state: j.state,
-    behavior: BehaviorSchema.parse({ items: 100, duration_ms: j.duration_ms, items_failed: j.items_failed, outcome: j.outcome, progress_lies: j.progress_lies }),
+    behavior: BehaviorSchema.parse({
+      items: 100,
+      duration_ms: j.duration_ms,
+      items_failed: j.items_failed,
+      outcome: j.outcome,
+      progress_lies: j.progress_lies,
+    }),
     created_at: 1_000_000,
     finished_at: 1_000_000 + j.finishedAfter,
   }));
@@ -27,24 +33,36 @@ const jobArb = fc
 describe('batch request outcomes', () => {
   it('outcomeCounts equals counting lineOutcomes, and sums to n', () => {
     fc.assert(
-      fc.property(jobArb, fc.integer({ min: 0, max: 50 }), fc.integer({ min: 0, max: 12_000 }), fc.uniqueArray(fc.integer({ min: 1, max: 50 }), { maxLength: 10 }), (job, n, t, invalid) => {
-        const now = job.created_at + t;
-        const counts = outcomeCounts(job, n, now, invalid);
-        expect(counts).toEqual(countOutcomes(lineOutcomes(job, n, now, invalid)));
-        expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(n);
-      }),
+      fc.property(
+        jobArb,
+        fc.integer({ min: 0, max: 50 }),
+        fc.integer({ min: 0, max: 12_000 }),
+        fc.uniqueArray(fc.integer({ min: 1, max: 50 }), { maxLength: 10 }),
+        (job, n, t, invalid) => {
+          const now = job.created_at + t;
+          const counts = outcomeCounts(job, n, now, invalid);
+          expect(counts).toEqual(countOutcomes(lineOutcomes(job, n, now, invalid)));
+          expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(n);
+        },
+      ),
       { numRuns: 500 },
     );
   });
 
   it('a running batch never reports fewer requests done later than earlier, nor all of them unless progress lies', () => {
     fc.assert(
-      fc.property(jobArb, fc.integer({ min: 1, max: 50 }), fc.integer({ min: 0, max: 12_000 }), fc.integer({ min: 0, max: 12_000 }), (job, n, a, b) => {
-        const running = { ...job, state: 'running' as const };
-        const [t1, t2] = [Math.min(a, b), Math.max(a, b)];
-        expect(requestsRun(running, n, job.created_at + t1)).toBeLessThanOrEqual(requestsRun(running, n, job.created_at + t2));
-        if (!job.behavior.progress_lies) expect(requestsRun(running, n, job.created_at + t2)).toBeLessThan(n);
-      }),
+      fc.property(
+        jobArb,
+        fc.integer({ min: 1, max: 50 }),
+        fc.integer({ min: 0, max: 12_000 }),
+        fc.integer({ min: 0, max: 12_000 }),
+        (job, n, a, b) => {
+          const running = { ...job, state: 'running' as const };
+          const [t1, t2] = [Math.min(a, b), Math.max(a, b)];
+          expect(requestsRun(running, n, job.created_at + t1)).toBeLessThanOrEqual(requestsRun(running, n, job.created_at + t2));
+          if (!job.behavior.progress_lies) expect(requestsRun(running, n, job.created_at + t2)).toBeLessThan(n);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -30,15 +30,33 @@ describe('openai-node against the OpenAI dialect', () => {
   it('runs upload → create → poll → results with the documented fields', async () => {
     const customIds = ids('full', 5);
     const file = await upload(customIds);
-    expect(file).toMatchObject({ object: 'file', purpose: 'batch', status: 'processed', filename: 'requests.jsonl', bytes: Buffer.byteLength(openaiJsonl(customIds)) });
+    expect(file).toMatchObject({
+      object: 'file',
+      purpose: 'batch',
+      status: 'processed',
+      filename: 'requests.jsonl',
+      bytes: Buffer.byteLength(openaiJsonl(customIds)),
+    });
     expect(file.id).toMatch(/^file-/);
     expect(await client.files.retrieve(file.id)).toMatchObject({ id: file.id, purpose: 'batch' });
     expect(await (await client.files.content(file.id)).text()).toBe(openaiJsonl(customIds));
 
-    const batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: { op: 'op_1' } });
+    const batch = await client.batches.create({
+      input_file_id: file.id,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+      metadata: { op: 'op_1' },
+    });
     expect(batch).toMatchObject({
-      object: 'batch', status: 'validating', endpoint: '/v1/chat/completions', input_file_id: file.id, completion_window: '24h',
-      metadata: { op: 'op_1' }, request_counts: { total: 5, completed: 0, failed: 0 }, output_file_id: null, error_file_id: null,
+      object: 'batch',
+      status: 'validating',
+      endpoint: '/v1/chat/completions',
+      input_file_id: file.id,
+      completion_window: '24h',
+      metadata: { op: 'op_1' },
+      request_counts: { total: 5, completed: 0, failed: 0 },
+      output_file_id: null,
+      error_file_id: null,
     });
     expect(batch.id).toMatch(/^batch_/);
     expect(Number.isInteger(batch.created_at)).toBe(true);
@@ -60,13 +78,27 @@ describe('openai-node against the OpenAI dialect', () => {
     const out = parseJsonl(await (await client.files.content(done.output_file_id!)).text());
     expect(out.map((l) => l.custom_id).sort()).toEqual([...customIds].sort());
     for (const l of out) {
-      expect(l).toMatchObject({ id: expect.stringMatching(/^batch_req_/), error: null, response: { status_code: 200, request_id: expect.any(String) } });
-      expect(l.response.body).toMatchObject({ object: 'chat.completion', model: 'gpt-4o-mini', choices: [{ message: { role: 'assistant' } }] });
+      expect(l).toMatchObject({
+        id: expect.stringMatching(/^batch_req_/),
+        error: null,
+        response: { status_code: 200, request_id: expect.any(String) },
+      });
+      expect(l.response.body).toMatchObject({
+        object: 'chat.completion',
+        model: 'gpt-4o-mini',
+        choices: [{ message: { role: 'assistant' } }],
+      });
     }
     expect(await client.files.retrieve(done.output_file_id!)).toMatchObject({ purpose: 'batch_output', bytes: expect.any(Number) });
     // The journal says which bytes were handed out.
     const served = requests().filter((e) => e.route === 'results' && e.file_id === done.output_file_id);
-    expect(served.at(-1)).toMatchObject({ effect: 'results_served', job_id: batch.id, served_sha256: createHash('sha256').update(await (await client.files.content(done.output_file_id!)).text()).digest('hex') });
+    expect(served.at(-1)).toMatchObject({
+      effect: 'results_served',
+      job_id: batch.id,
+      served_sha256: createHash('sha256')
+        .update(await (await client.files.content(done.output_file_id!)).text())
+        .digest('hex'),
+    });
     // Files can be deleted; then they are gone.
     expect(await client.files.delete(file.id)).toEqual({ id: file.id, object: 'file', deleted: true });
     await expect(client.files.retrieve(file.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
@@ -74,7 +106,10 @@ describe('openai-node against the OpenAI dialect', () => {
     // The journal knows the dialect and the requests each create carried.
     const create = requests().find((e) => e.route === 'create' && e.job_id === batch.id)!;
     expect(create).toMatchObject({ dialect: 'openai', effect: 'created', custom_ids: customIds, file_id: file.id, status: 200 });
-    expect(requests().find((e) => e.route === 'upload' && e.file_id === file.id)).toMatchObject({ dialect: 'openai', custom_ids: customIds });
+    expect(requests().find((e) => e.route === 'upload' && e.file_id === file.id)).toMatchObject({
+      dialect: 'openai',
+      custom_ids: customIds,
+    });
   });
 
   it('cancels: cancelling, then cancelled with the partial results kept and the rest in the error file', async () => {
@@ -109,7 +144,11 @@ describe('openai-node against the OpenAI dialect', () => {
       const f = await upload(ids(`page${i}`, 1));
       await client.batches.create({ input_file_id: f.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
     }
-    const all = ps.provider.core.jobs.all().filter((j) => j.kind === 'openai.batch').map((j) => j.job_id).reverse();
+    const all = ps.provider.core.jobs
+      .all()
+      .filter((j) => j.kind === 'openai.batch')
+      .map((j) => j.job_id)
+      .reverse();
     expect(all.length).toBeGreaterThanOrEqual(5);
     const mark = ps.provider.journal.lastSeq();
     const seen: string[] = [];
@@ -122,6 +161,37 @@ describe('openai-node against the OpenAI dialect', () => {
     expect(first.has_more).toBe(true);
   });
 
+  it('lists files with the SDK iterator: uploads newest first, and output files once their batch has ended', async () => {
+    const fresh = new OpenAI({ apiKey: 'dev-token-2', baseURL: `${ps.url}/openai/v1` });
+    const other = new OpenAI({ apiKey: 'other-tenant-token', baseURL: `${ps.url}/openai/v1` });
+    await other.files.create({ file: await toFile(Buffer.from(openaiJsonl(['x-1'])), 'theirs.jsonl'), purpose: 'batch' });
+    const mine = await client.files.list({ purpose: 'batch' });
+    const before = mine.data.length;
+    const up = [];
+    for (let i = 0; i < 3; i++)
+      up.push(
+        await fresh.files.create({ file: await toFile(Buffer.from(openaiJsonl(ids(`lf${i}`, 1))), `op_${i}.jsonl`), purpose: 'batch' }),
+      );
+    // Same tenant (acme), another subject: files belong to the tenant, like batches.
+    const seen: string[] = [];
+    for await (const f of client.files.list({ purpose: 'batch', limit: 2 })) seen.push(f.id);
+    expect(seen).toHaveLength(before + 3);
+    expect(seen.slice(0, 3)).toEqual(up.map((f) => f.id).reverse());
+    expect((await other.files.list()).data.map((f) => f.filename)).toEqual(['theirs.jsonl']);
+    const b = await client.batches.create({ input_file_id: up[0]!.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    const outputsBefore = (await client.files.list({ purpose: 'batch_output' })).data.map((f) => f.id);
+    await ps.advance(DURATION * 2);
+    const done = await client.batches.retrieve(b.id);
+    const outputs = (await client.files.list({ purpose: 'batch_output' })).data;
+    // Its output file did not exist while it ran; now it does (batches of earlier tests may have ended meanwhile too).
+    expect(outputsBefore).not.toContain(done.output_file_id);
+    expect(outputs.map((f) => f.id)).toEqual(expect.arrayContaining([done.output_file_id, ...outputsBefore]));
+    expect(outputs.find((f) => f.id === done.output_file_id)).toBeDefined();
+    const out = outputs.find((f) => f.id === done.output_file_id)!;
+    expect(out).toMatchObject({ purpose: 'batch_output', filename: `${b.id}_output.jsonl` });
+    expect(out.bytes).toBe(Buffer.byteLength(await (await client.files.content(out.id)).text()));
+  });
+
   it('errors in OpenAI shape: bad key, unknown batch, bad body, unknown file', async () => {
     const bad = new OpenAI({ apiKey: 'nope', baseURL: `${ps.url}/openai/v1`, maxRetries: 0 });
     const e401 = await bad.batches.list().catch((e: unknown) => e);
@@ -130,10 +200,14 @@ describe('openai-node against the OpenAI dialect', () => {
     const e404 = await client.batches.retrieve('batch_nope').catch((e: unknown) => e);
     expect(e404).toBeInstanceOf(OpenAI.NotFoundError);
     expect(e404).toMatchObject({ status: 404, type: 'invalid_request_error' });
-    const e400 = await client.batches.create({ input_file_id: 'file-x', endpoint: '/v1/chat/completions', completion_window: '48h' as '24h' }).catch((e: unknown) => e);
+    const e400 = await client.batches
+      .create({ input_file_id: 'file-x', endpoint: '/v1/chat/completions', completion_window: '48h' as '24h' })
+      .catch((e: unknown) => e);
     expect(e400).toBeInstanceOf(OpenAI.BadRequestError);
     expect(e400).toMatchObject({ status: 400, param: 'completion_window' });
-    const noFile = await client.batches.create({ input_file_id: 'file-x', endpoint: '/v1/chat/completions', completion_window: '24h' }).catch((e: unknown) => e);
+    const noFile = await client.batches
+      .create({ input_file_id: 'file-x', endpoint: '/v1/chat/completions', completion_window: '24h' })
+      .catch((e: unknown) => e);
     expect(noFile).toMatchObject({ status: 400, param: 'input_file_id' });
   });
 
@@ -146,7 +220,10 @@ describe('openai-node against the OpenAI dialect', () => {
       const batch = await fresh.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
       const creates = ps.provider.journal.since(mark).filter((e): e is RequestEntry => e.type === 'request' && e.route === 'create');
       expect(creates).toHaveLength(2);
-      expect(creates.map((e) => [e.effect, e.delivery, e.dialect])).toEqual([['created', 'lost', 'openai'], ['created', 'delivered', 'openai']]);
+      expect(creates.map((e) => [e.effect, e.delivery, e.dialect])).toEqual([
+        ['created', 'lost', 'openai'],
+        ['created', 'delivered', 'openai'],
+      ]);
       expect(creates[0]!.job_id).not.toBe(creates[1]!.job_id);
       expect(creates[1]!.job_id).toBe(batch.id);
       // Both are real batches of the same tenant, and both will run.
@@ -162,11 +239,18 @@ describe('openai-node against the OpenAI dialect', () => {
   it('journals an Idempotency-Key and the worker headers, and ignores the key (a second create is a second batch)', async () => {
     const file = await upload(ids('key', 1));
     const headers = { 'Idempotency-Key': 'same-key', 'X-Worker-ID': 'worker-7', 'X-Trace-ID': 'tr_1', 'X-Lease-Token': '42' };
-    const a = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }, { headers });
-    const b = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }, { headers });
+    const a = await client.batches.create(
+      { input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' },
+      { headers },
+    );
+    const b = await client.batches.create(
+      { input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' },
+      { headers },
+    );
     expect(a.id).not.toBe(b.id);
     const entries = requests().filter((e) => e.route === 'create' && (e.job_id === a.id || e.job_id === b.id));
     expect(entries).toHaveLength(2);
-    for (const e of entries) expect(e).toMatchObject({ idempotency_key: 'same-key', worker_id: 'worker-7', trace_id: 'tr_1', effect: 'created' });
+    for (const e of entries)
+      expect(e).toMatchObject({ idempotency_key: 'same-key', worker_id: 'worker-7', trace_id: 'tr_1', effect: 'created', lease_token: 42 });
   });
 });

@@ -34,7 +34,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
   const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-  ps = await startDialectServer({ behavior: { default: { duration_ms: 1000 } }, openaiWebhooks: { acme: hook }, webhooks: { backoffMs: 1000 } });
+  ps = await startDialectServer({
+    behavior: { default: { duration_ms: 1000 } },
+    openaiWebhooks: { acme: hook },
+    webhooks: { backoffMs: 1000 },
+  });
 });
 afterAll(async () => {
   await ps.stop();
@@ -80,7 +84,10 @@ describe('OpenAI dialect webhooks', () => {
     await ps.advance(300);
     await waitFor(() => received.length >= before + 2);
     const events = await Promise.all(received.slice(before).map((d) => client.webhooks.unwrap(d.body, d.headers)));
-    expect(events.map((e) => [e.type, (e.data as { id: string }).id])).toEqual([['batch.cancelled', batch.id], ['batch.cancelled', batch.id]]);
+    expect(events.map((e) => [e.type, (e.data as { id: string }).id])).toEqual([
+      ['batch.cancelled', batch.id],
+      ['batch.cancelled', batch.id],
+    ]);
     expect(events[0]!.id).toBe(events[1]!.id);
     ps.provider.control.clearFaults();
   });

@@ -20,9 +20,21 @@ describe('dialect batches across a provider restart', () => {
     const form = new FormData();
     form.set('purpose', 'batch');
     form.set('file', new Blob([openaiJsonl(ids('r', 3))]), 'in.jsonl');
-    const file = (await (await p1.fetch('/openai/v1/files', { method: 'POST', headers: { authorization: 'Bearer dev-token' }, body: form })).json()) as { id: string };
-    const o = (await call1('POST', '/openai/v1/batches', { body: { input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' } })).json;
-    const a = (await call1('POST', '/anthropic/v1/messages/batches', { token: null, headers: { 'x-api-key': 'dev-token' }, body: { requests: anthropicRequests(ids('r', 3)) } })).json;
+    const file = (await (
+      await p1.fetch('/openai/v1/files', { method: 'POST', headers: { authorization: 'Bearer dev-token' }, body: form })
+    ).json()) as { id: string };
+    const o = (
+      await call1('POST', '/openai/v1/batches', {
+        body: { input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' },
+      })
+    ).json;
+    const a = (
+      await call1('POST', '/anthropic/v1/messages/batches', {
+        token: null,
+        headers: { 'x-api-key': 'dev-token' },
+        body: { requests: anthropicRequests(ids('r', 3)) },
+      })
+    ).json;
     await p1.idle();
     p1.close();
 
@@ -35,7 +47,9 @@ describe('dialect batches across a provider restart', () => {
     expect(out.trim().split('\n')).toHaveLength(2);
     const ab = (await call2('GET', `/anthropic/v1/messages/batches/${a.id}`, { token: null, headers: { 'x-api-key': 'dev-token' } })).json;
     expect(ab).toMatchObject({ processing_status: 'ended', request_counts: { succeeded: 2, errored: 1 } });
-    const results = (await call2('GET', `/anthropic/v1/messages/batches/${a.id}/results`, { token: null, headers: { 'x-api-key': 'dev-token' } })).text;
+    const results = (
+      await call2('GET', `/anthropic/v1/messages/batches/${a.id}/results`, { token: null, headers: { 'x-api-key': 'dev-token' } })
+    ).text;
     expect(results.trim().split('\n')).toHaveLength(3);
     // The input file is still there, as uploaded.
     expect((await call2('GET', `/openai/v1/files/${file.id}/content`)).text).toBe(openaiJsonl(ids('r', 3)));

@@ -74,7 +74,10 @@ describe('provider store migrations', () => {
       expect((await replay.json()).job_id).toBe(oldJobs[0]!.job_id);
       const last = p.journal.since(oldJournal.at(-1)!.seq);
       expect(last[0]!.seq).toBe(oldJournal.at(-1)!.seq + 1);
-      expect(last.find((e) => e.type === 'request' && e.idempotency_key === 'fixture-done')).toMatchObject({ effect: 'replayed', route: 'create' });
+      expect(last.find((e) => e.type === 'request' && e.idempotency_key === 'fixture-done')).toMatchObject({
+        effect: 'replayed',
+        route: 'create',
+      });
 
       // The job that was cancelling when the old release stopped moves on with the clock.
       await clock.advance(5_000);
@@ -94,7 +97,9 @@ describe('provider store migrations', () => {
     db.close();
     const bytes = readFileSync(path);
     expect(() => createProvider({ db: path })).toThrow(StoreVersionError);
-    expect(() => createProvider({ db: path })).toThrow(/written by a newer jobproof \(store schema version \d+; this version reads up to \d+\)/);
+    expect(() => createProvider({ db: path })).toThrow(
+      /written by a newer jobproof \(store schema version \d+; this version reads up to \d+\)/,
+    );
     expect(readFileSync(path).equals(bytes)).toBe(true);
 
     const run = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', '--db', path], { encoding: 'utf8', timeout: 20_000 });
@@ -106,7 +111,14 @@ describe('provider store migrations', () => {
     const db = new Database(':memory:');
     const steps = [
       ...MIGRATIONS,
-      { version: MIGRATIONS.length + 1, name: 'boom', up: (d: Database.Database) => { d.exec('CREATE TABLE half (x)'); throw new Error('boom'); } },
+      {
+        version: MIGRATIONS.length + 1,
+        name: 'boom',
+        up: (d: Database.Database) => {
+          d.exec('CREATE TABLE half (x)');
+          throw new Error('boom');
+        },
+      },
     ];
     expect(() => migrate(db, ':memory:', steps)).toThrow('boom');
     expect(schemaVersion(db)).toBe(SCHEMA_VERSION);

@@ -52,12 +52,24 @@ export function createBatch(deps: DialectDeps, c: Ctx): Response {
   const behavior = { ...base, items: requests.length, items_failed: Math.min(base.items_failed, requests.length) };
   const batchId = core.ids('msgbatch');
   const row: NewBatch = {
-    batch_id: batchId, dialect: 'anthropic', tenant: p.tenant, endpoint: null, input_file_id: null, completion_window: null, metadata: null,
-    requests, invalid_lines: requests.flatMap((r, i) => (paramsProblem(r.body) ? [i + 1] : [])), output_file_id: null, error_file_id: null, errors: null,
+    batch_id: batchId,
+    dialect: 'anthropic',
+    tenant: p.tenant,
+    endpoint: null,
+    input_file_id: null,
+    completion_window: null,
+    metadata: null,
+    requests,
+    invalid_lines: requests.flatMap((r, i) => (paramsProblem(r.body) ? [i + 1] : [])),
+    output_file_id: null,
+    error_file_id: null,
+    errors: null,
   };
   const job = core.db.transaction(() => {
     const j = core.engine.create(p, { kind: ANTHROPIC_KIND, input: { dialect: 'anthropic', requests: requests.length } }, behavior, {
-      key: null, trace_id: c.get('traceId'), id: batchId,
+      key: null,
+      trace_id: c.get('traceId'),
+      id: batchId,
     });
     repo.insertBatch(row);
     return j;
@@ -83,7 +95,8 @@ export function cancelBatch(deps: DialectDeps, c: Ctx): Response {
   const p = principal(c);
   const found = lookup(deps, c, p.tenant);
   if (found instanceof Response) return found;
-  if (isTerminal(found.job.state)) return problem(c, 400, 'job_terminal', `Message batch ${found.batch.batch_id} has ended and cannot be canceled.`);
+  if (isTerminal(found.job.state))
+    return problem(c, 400, 'job_terminal', `Message batch ${found.batch.batch_id} has ended and cannot be canceled.`);
   const result = core.db.transaction(() => core.engine.cancel(found.job))();
   const d = c.get('draft');
   d.effect = result.kind === 'accepted' ? 'cancel_requested' : 'cancel_repeated';
@@ -98,9 +111,17 @@ export function batchResults(deps: DialectDeps, c: Ctx): Response {
   const found = lookup(deps, c, p.tenant);
   if (found instanceof Response) return found;
   const { job, batch } = found;
-  if (!isTerminal(job.state)) return problem(c, 400, 'job_not_succeeded', `Message batch ${batch.batch_id} is still processing; results are available once it has ended.`);
+  if (!isTerminal(job.state))
+    return problem(
+      c,
+      400,
+      'job_not_succeeded',
+      `Message batch ${batch.batch_id} is still processing; results are available once it has ended.`,
+    );
   const b = job.behavior;
-  const gone = (b.one_shot_results && job.results_fetched > 0) || (b.results_ttl_ms !== null && job.finished_at !== null && core.clock.now() >= job.finished_at + b.results_ttl_ms);
+  const gone =
+    (b.one_shot_results && job.results_fetched > 0) ||
+    (b.results_ttl_ms !== null && job.finished_at !== null && core.clock.now() >= job.finished_at + b.results_ttl_ms);
   if (gone) return problem(c, 404, 'results_gone', `The results of message batch ${batch.batch_id} are no longer available.`);
   core.engine.markResultsFetched(job);
   c.get('draft').effect = 'results_served';
@@ -119,7 +140,12 @@ export function listBatches(deps: DialectDeps, c: Ctx): Response {
   const seq = cursor === undefined ? undefined : repo.seqOf(cursor, p.tenant, 'anthropic');
   if (cursor !== undefined && seq === undefined) return problem(c, 400, 'invalid_request', `no message batch ${cursor} to page from`);
   const towardsNewer = q.data.before_id !== undefined;
-  const rows = repo.list({ tenant: p.tenant, dialect: 'anthropic', limit: q.data.limit + 1, ...(towardsNewer ? { afterSeq: seq } : { beforeSeq: seq }) });
+  const rows = repo.list({
+    tenant: p.tenant,
+    dialect: 'anthropic',
+    limit: q.data.limit + 1,
+    ...(towardsNewer ? { afterSeq: seq } : { beforeSeq: seq }),
+  });
   const hasMore = rows.length > q.data.limit;
   // Towards newer batches the extra row is the newest one, which leads the page; elsewhere it trails it.
   const page = hasMore ? (towardsNewer ? rows.slice(1) : rows.slice(0, q.data.limit)) : rows;
@@ -136,7 +162,13 @@ export function deleteBatch(deps: DialectDeps, c: Ctx): Response {
   const p = principal(c);
   const found = lookup(deps, c, p.tenant);
   if (found instanceof Response) return found;
-  if (!isTerminal(found.job.state)) return problem(c, 400, 'job_not_terminal', `Message batch ${found.batch.batch_id} is still processing; cancel it and wait until it has ended to delete it.`);
+  if (!isTerminal(found.job.state))
+    return problem(
+      c,
+      400,
+      'job_not_terminal',
+      `Message batch ${found.batch.batch_id} is still processing; cancel it and wait until it has ended to delete it.`,
+    );
   repo.markDeleted(found.batch.batch_id, core.clock.now());
   c.get('draft').effect = 'none';
   return json({ id: found.batch.batch_id, type: 'message_batch_deleted' });

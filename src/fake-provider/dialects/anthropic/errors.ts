@@ -30,5 +30,9 @@ const MESSAGES: Record<string, string> = {
 };
 
 export const anthropicError: ErrorRenderer = ({ status, code, detail, extras, requestId }) => ({
-  body: { type: 'error', error: { type: errorType(status), message: MESSAGES[code] ?? withIssues(detail, extras.errors) }, request_id: requestId },
+  body: {
+    type: 'error',
+    error: { type: errorType(status), message: MESSAGES[code] ?? withIssues(detail, extras.errors) },
+    request_id: requestId,
+  },
 });

@@ -21,7 +21,8 @@ export const CreateBatchSchema = z
   .superRefine((b, ctx) => {
     const seen = new Set<string>();
     b.requests.forEach((r, i) => {
-      if (seen.has(r.custom_id)) ctx.addIssue({ code: 'custom', path: ['requests', i, 'custom_id'], message: `duplicate custom_id '${r.custom_id}'` });
+      if (seen.has(r.custom_id))
+        ctx.addIssue({ code: 'custom', path: ['requests', i, 'custom_id'], message: `duplicate custom_id '${r.custom_id}'` });
       seen.add(r.custom_id);
     });
   });
@@ -33,7 +34,10 @@ export const ListQuerySchema = z
     after_id: z.string().min(1).max(200).optional(),
     limit: z.coerce.number().int().min(1).max(1000).default(20),
   })
-  .refine((q) => q.before_id === undefined || q.after_id === undefined, { message: 'give before_id or after_id, not both', path: ['before_id'] });
+  .refine((q) => q.before_id === undefined || q.after_id === undefined, {
+    message: 'give before_id or after_id, not both',
+    path: ['before_id'],
+  });
 
 /**
  * Anthropic checks each request's `params` only when it runs: a request without `model`, a positive integer
@@ -41,7 +45,8 @@ export const ListQuerySchema = z
  */
 export function paramsProblem(params: Record<string, unknown>): string | null {
   if (typeof params.model !== 'string' || params.model === '') return 'model: Field required';
-  if (typeof params.max_tokens !== 'number' || !Number.isInteger(params.max_tokens) || params.max_tokens < 1) return 'max_tokens: Field required';
+  if (typeof params.max_tokens !== 'number' || !Number.isInteger(params.max_tokens) || params.max_tokens < 1)
+    return 'max_tokens: Field required';
   if (!Array.isArray(params.messages)) return 'messages: Field required';
   return null;
 }

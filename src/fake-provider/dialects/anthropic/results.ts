@@ -16,16 +16,22 @@ function result(r: BatchRequest, outcome: LineOutcome): Record<string, unknown> 
       return {
         type: 'succeeded',
         message: {
-          id: `msg_${d.slice(0, 24)}`, type: 'message', role: 'assistant', model: r.body.model,
+          id: `msg_${d.slice(0, 24)}`,
+          type: 'message',
+          role: 'assistant',
+          model: r.body.model,
           content: [{ type: 'text', text: `jobproof answer ${d.slice(0, 16)}` }],
-          stop_reason: 'end_turn', stop_sequence: null,
+          stop_reason: 'end_turn',
+          stop_sequence: null,
           usage: { input_tokens: input, output_tokens: output, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
         },
       };
     }
     case 'errored': {
       const bad = paramsProblem(r.body);
-      return bad ? errored('invalid_request_error', bad, d) : errored('api_error', 'The request failed (simulated by the batch behaviour).', d);
+      return bad
+        ? errored('invalid_request_error', bad, d)
+        : errored('api_error', 'The request failed (simulated by the batch behaviour).', d);
     }
     case 'canceled':
       return { type: 'canceled' };

@@ -49,7 +49,11 @@ export async function describeCreate(deps: DialectDeps, c: Ctx, p: Principal): P
  * `POST /batches`. No idempotency: every create that executes makes a new batch, as on the real API. The input file's
  * problems fail the batch in `validating` (they are no 400), as they do there.
  */
-export async function createBatch(deps: DialectDeps, c: Ctx, describe: (c: Ctx, p: Principal) => ReturnType<typeof describeCreate>): Promise<Response> {
+export async function createBatch(
+  deps: DialectDeps,
+  c: Ctx,
+  describe: (c: Ctx, p: Principal) => ReturnType<typeof describeCreate>,
+): Promise<Response> {
   const { core, repo } = deps;
   const draft = c.get('draft');
   const p = principal(c);
@@ -57,9 +61,16 @@ export async function createBatch(deps: DialectDeps, c: Ctx, describe: (c: Ctx, 
   if (!body.ok) return unexecuted(body.response);
   const b = body.value;
   const file = repo.file(b.input_file_id, p.tenant);
-  if (file?.role !== 'input') return unexecuted(problem(c, 400, 'invalid_request', `Invalid 'input_file_id': no such file ${b.input_file_id}.`, { param: 'input_file_id' }));
+  if (file?.role !== 'input')
+    return unexecuted(
+      problem(c, 400, 'invalid_request', `Invalid 'input_file_id': no such file ${b.input_file_id}.`, { param: 'input_file_id' }),
+    );
   if (file.purpose !== 'batch') {
-    return unexecuted(problem(c, 400, 'invalid_request', `The input file must have purpose 'batch'; ${b.input_file_id} has '${file.purpose}'.`, { param: 'input_file_id' }));
+    return unexecuted(
+      problem(c, 400, 'invalid_request', `The input file must have purpose 'batch'; ${b.input_file_id} has '${file.purpose}'.`, {
+        param: 'input_file_id',
+      }),
+    );
   }
   const { requests, errors } = validateLines(file.content ?? '', b.endpoint);
   const base = behaviorFor(core.behaviors.get(), OPENAI_KIND);
@@ -72,20 +83,47 @@ export async function createBatch(deps: DialectDeps, c: Ctx, describe: (c: Ctx, 
   const batchId = core.ids('batch');
   const fileId = () => core.ids('file').replace(/^file_/, 'file-');
   const row: NewBatch = {
-    batch_id: batchId, dialect: 'openai', tenant: p.tenant, endpoint: b.endpoint, input_file_id: b.input_file_id, completion_window: b.completion_window,
-    metadata: b.metadata ?? null, requests, invalid_lines: [], output_file_id: fileId(), error_file_id: fileId(), errors: errors.length ? errors : null,
+    batch_id: batchId,
+    dialect: 'openai',
+    tenant: p.tenant,
+    endpoint: b.endpoint,
+    input_file_id: b.input_file_id,
+    completion_window: b.completion_window,
+    metadata: b.metadata ?? null,
+    requests,
+    invalid_lines: [],
+    output_file_id: fileId(),
+    error_file_id: fileId(),
+    errors: errors.length ? errors : null,
   };
   const job = core.db.transaction(() => {
     const j = core.engine.create(
       p,
-      { kind: OPENAI_KIND, input: { dialect: 'openai', endpoint: b.endpoint, input_file_id: b.input_file_id, requests: requests.length }, webhook_url: openaiWebhookUrls(core)[p.tenant] },
+      {
+        kind: OPENAI_KIND,
+        input: { dialect: 'openai', endpoint: b.endpoint, input_file_id: b.input_file_id, requests: requests.length },
+        webhook_url: openaiWebhookUrls(core)[p.tenant],
+      },
       behavior,
       { key: null, trace_id: c.get('traceId'), id: batchId },
     );
     repo.insertBatch(row);
     const now = core.clock.now();
-    for (const [role, id] of [['output', row.output_file_id], ['error', row.error_file_id]] as const) {
-      repo.insertFile({ file_id: id!, tenant: p.tenant, purpose: 'batch_output', filename: `${batchId}_${role}.jsonl`, bytes: 0, created_at: now, content: null, batch_id: batchId, role });
+    for (const [role, id] of [
+      ['output', row.output_file_id],
+      ['error', row.error_file_id],
+    ] as const) {
+      repo.insertFile({
+        file_id: id!,
+        tenant: p.tenant,
+        purpose: 'batch_output',
+        filename: `${batchId}_${role}.jsonl`,
+        bytes: 0,
+        created_at: now,
+        content: null,
+        batch_id: batchId,
+        role,
+      });
     }
     return j;
   })();
@@ -132,7 +170,8 @@ export function listBatches(deps: DialectDeps, c: Ctx): Response {
   let beforeSeq: number | undefined;
   if (q.data.after !== undefined) {
     beforeSeq = repo.seqOf(q.data.after, p.tenant, 'openai');
-    if (beforeSeq === undefined) return problem(c, 400, 'invalid_request', `Invalid 'after': no batch ${q.data.after}.`, { param: 'after' });
+    if (beforeSeq === undefined)
+      return problem(c, 400, 'invalid_request', `Invalid 'after': no batch ${q.data.after}.`, { param: 'after' });
   }
   const rows = repo.list({ tenant: p.tenant, dialect: 'openai', beforeSeq, limit: q.data.limit + 1 });
   const page = rows.slice(0, q.data.limit);
@@ -140,5 +179,11 @@ export function listBatches(deps: DialectDeps, c: Ctx): Response {
   const d = c.get('draft');
   d.effect = 'read';
   d.listed = page.map((b) => ({ job_id: b.batch_id, state: core.jobs.get(b.batch_id)!.state }));
-  return json({ object: 'list', data, first_id: page[0]?.batch_id ?? null, last_id: page.at(-1)?.batch_id ?? null, has_more: rows.length > q.data.limit });
+  return json({
+    object: 'list',
+    data,
+    first_id: page[0]?.batch_id ?? null,
+    last_id: page.at(-1)?.batch_id ?? null,
+    has_more: rows.length > q.data.limit,
+  });
 }

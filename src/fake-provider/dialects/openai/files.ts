@@ -1,5 +1,7 @@
+import { z } from 'zod';
 import { sha256Hex } from '../../../lib/canonical-json.js';
 import type { Ctx } from '../../http/context.js';
+import { zodErrors } from '../../http/body.js';
 import { json, problem } from '../../http/problem.js';
 import { unexecuted } from '../../http/seam/index.js';
 import { unixSeconds } from '../lines.js';
@@ -13,8 +15,15 @@ const PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'ev
 
 export function fileView(f: Omit<FileRow, 'fetched' | 'deleted_at'>, bytes = f.bytes): Record<string, unknown> {
   return {
-    id: f.file_id, object: 'file', bytes, created_at: unixSeconds(f.created_at), filename: f.filename,
-    purpose: f.role === 'input' ? f.purpose : 'batch_output', status: 'processed', expires_at: null, status_details: null,
+    id: f.file_id,
+    object: 'file',
+    bytes,
+    created_at: unixSeconds(f.created_at),
+    filename: f.filename,
+    purpose: f.role === 'input' ? f.purpose : 'batch_output',
+    status: 'processed',
+    expires_at: null,
+    status_details: null,
   };
 }
 
@@ -36,15 +45,27 @@ export async function uploadFile({ core, repo }: DialectDeps, c: Ctx): Promise<R
   }
   const purpose = form.purpose;
   const file = form.file;
-  if (typeof purpose !== 'string' || !PURPOSES.includes(purpose)) return unexecuted(problem(c, 400, 'invalid_request', `'purpose' must be one of ${PURPOSES.join(', ')}.`, { param: 'purpose' }));
-  if (purpose !== 'batch') return unexecuted(problem(c, 400, 'invalid_request', "This fake provider serves only purpose 'batch'.", { param: 'purpose' }));
+  if (typeof purpose !== 'string' || !PURPOSES.includes(purpose))
+    return unexecuted(problem(c, 400, 'invalid_request', `'purpose' must be one of ${PURPOSES.join(', ')}.`, { param: 'purpose' }));
+  if (purpose !== 'batch')
+    return unexecuted(problem(c, 400, 'invalid_request', "This fake provider serves only purpose 'batch'.", { param: 'purpose' }));
   if (!(file instanceof File)) return unexecuted(problem(c, 400, 'invalid_request', "'file' must be a file part.", { param: 'file' }));
   const content = await file.text();
   const parsed = parseJsonl(content);
-  if (!parsed.ok) return unexecuted(problem(c, 400, 'invalid_request', `Invalid file format for Batch API: line ${parsed.line} is not a JSON object.`, { param: 'file' }));
+  if (!parsed.ok)
+    return unexecuted(
+      problem(c, 400, 'invalid_request', `Invalid file format for Batch API: line ${parsed.line} is not a JSON object.`, { param: 'file' }),
+    );
   const row: Omit<FileRow, 'seq' | 'fetched' | 'deleted_at'> = {
-    file_id: core.ids('file').replace(/^file_/, 'file-'), tenant: p.tenant, purpose, filename: file.name || 'upload.jsonl',
-    bytes: Buffer.byteLength(content), created_at: core.clock.now(), content, batch_id: null, role: 'input',
+    file_id: core.ids('file').replace(/^file_/, 'file-'),
+    tenant: p.tenant,
+    purpose,
+    filename: file.name || 'upload.jsonl',
+    bytes: Buffer.byteLength(content),
+    created_at: core.clock.now(),
+    content,
+    batch_id: null,
+    role: 'input',
   };
   repo.insertFile(row);
   const d = c.get('draft');
@@ -85,6 +106,50 @@ export function readFile(deps: DialectDeps, c: Ctx): Response {
   return json(fileView(f, Buffer.byteLength(content)));
 }
 
+const ListFilesQuery = z.object({
+  purpose: z.string().min(1).max(64).optional(),
+  limit: z.coerce.number().int().min(1).max(10_000).default(10_000),
+  after: z.string().min(1).max(200).optional(),
+  order: z.enum(['asc', 'desc']).default('desc'),
+});
+
+/**
+ * `GET /files?purpose&limit&after&order`: the tenant's files, newest first by default — uploads, and each ended
+ * batch's output and error files once they exist. A client that lost an upload's answer can find its file here.
+ */
+export function listFiles(deps: DialectDeps, c: Ctx): Response {
+  const { repo } = deps;
+  const p = principal(c);
+  const q = ListFilesQuery.safeParse(c.req.query());
+  if (!q.success) return problem(c, 400, 'invalid_request', 'Invalid query parameters', { errors: zodErrors(q.error) });
+  const { purpose, limit, after, order } = q.data;
+  let afterSeq: number | undefined;
+  if (after !== undefined) {
+    afterSeq = repo.file(after, p.tenant)?.seq;
+    if (afterSeq === undefined) return problem(c, 400, 'invalid_request', `Invalid 'after': no file ${after}.`, { param: 'after' });
+  }
+  const page: Array<Record<string, unknown>> = [];
+  let hasMore = false;
+  // Output files not yet written (their batch still running) are skipped, so read on until the page is full.
+  for (;;) {
+    const rows = repo.files(p.tenant, order, afterSeq, 500);
+    for (const r of rows) {
+      afterSeq = r.seq;
+      if (purpose !== undefined && (r.role === 'input' ? r.purpose : 'batch_output') !== purpose) continue;
+      const content = r.role === 'input' ? null : outputContent(deps, { ...r, content: null });
+      if (r.role !== 'input' && content === null) continue;
+      if (page.length === limit) {
+        hasMore = true;
+        break;
+      }
+      page.push(fileView({ ...r, content: null }, content === null ? r.bytes : Buffer.byteLength(content)));
+    }
+    if (hasMore || rows.length < 500) break;
+  }
+  c.get('draft').effect = 'read';
+  return json({ object: 'list', data: page, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null, has_more: hasMore });
+}
+
 /** `DELETE /files/{id}`: an input file, or a batch's output or error file, is gone for good. */
 export function deleteFile({ core, repo }: DialectDeps, c: Ctx): Response {
   const p = principal(c);
@@ -115,7 +180,9 @@ export function fileContent(deps: DialectDeps, c: Ctx): Response {
   const content = outputContent(deps, f);
   const b = job.behavior;
   // One-shot and expiring results map to output files that are gone: OpenAI answers a deleted file with 404.
-  const gone = (b.one_shot_results && f.fetched > 0) || (b.results_ttl_ms !== null && job.finished_at !== null && core.clock.now() >= job.finished_at + b.results_ttl_ms);
+  const gone =
+    (b.one_shot_results && f.fetched > 0) ||
+    (b.results_ttl_ms !== null && job.finished_at !== null && core.clock.now() >= job.finished_at + b.results_ttl_ms);
   if (content === null || gone) return noSuchFile(c, id);
   core.db.transaction(() => {
     repo.fileFetched(f.file_id);

@@ -26,7 +26,10 @@ export const CreateBatchSchema = z
       .refine((m) => Object.keys(m).length <= 16, 'metadata takes at most 16 pairs')
       .nullable()
       .optional(),
-    output_expires_after: z.object({ anchor: z.literal('created_at'), seconds: z.number().int().min(3600).max(2_592_000) }).strict().optional(),
+    output_expires_after: z
+      .object({ anchor: z.literal('created_at'), seconds: z.number().int().min(3600).max(2_592_000) })
+      .strict()
+      .optional(),
   })
   .strict();
 export type CreateBatchBody = z.infer<typeof CreateBatchSchema>;
@@ -37,7 +40,9 @@ export const ListQuerySchema = z.object({
 });
 
 /** A JSONL file whose every non-blank line is a JSON object, or the first line that is not. */
-export function parseJsonl(content: string): { ok: true; lines: Array<{ line: number; value: Record<string, unknown> }> } | { ok: false; line: number } {
+export function parseJsonl(
+  content: string,
+): { ok: true; lines: Array<{ line: number; value: Record<string, unknown> }> } | { ok: false; line: number } {
   const lines: Array<{ line: number; value: Record<string, unknown> }> = [];
   const raw = content.split('\n');
   for (let i = 0; i < raw.length; i++) {
@@ -61,22 +66,30 @@ export function parseJsonl(content: string): { ok: true; lines: Array<{ line: nu
  */
 export function validateLines(content: string, endpoint: string): { requests: BatchRequest[]; errors: BatchLineError[] } {
   const parsed = parseJsonl(content);
-  if (!parsed.ok) return { requests: [], errors: [{ code: 'invalid_json_line', message: `Line ${parsed.line} is not a JSON object.`, line: parsed.line, param: null }] };
+  if (!parsed.ok)
+    return {
+      requests: [],
+      errors: [{ code: 'invalid_json_line', message: `Line ${parsed.line} is not a JSON object.`, line: parsed.line, param: null }],
+    };
   const errors: BatchLineError[] = [];
   const requests: BatchRequest[] = [];
   const seen = new Set<string>();
   if (parsed.lines.length === 0) errors.push({ code: 'empty_file', message: 'The input file has no requests.', line: null, param: null });
-  if (parsed.lines.length > MAX_REQUESTS) errors.push({ code: 'too_many_requests', message: `A batch takes at most ${MAX_REQUESTS} requests.`, line: null, param: null });
+  if (parsed.lines.length > MAX_REQUESTS)
+    errors.push({ code: 'too_many_requests', message: `A batch takes at most ${MAX_REQUESTS} requests.`, line: null, param: null });
   for (const { line, value } of parsed.lines) {
     const e = (code: string, message: string, param: string) => errors.push({ code, message, line, param });
     const { custom_id, method, url, body } = value;
-    if (typeof custom_id !== 'string' || custom_id === '') e('missing_required_parameter', 'custom_id must be a non-empty string.', 'custom_id');
+    if (typeof custom_id !== 'string' || custom_id === '')
+      e('missing_required_parameter', 'custom_id must be a non-empty string.', 'custom_id');
     else if (seen.has(custom_id)) e('duplicate_custom_id', `The custom_id '${custom_id}' appears more than once.`, 'custom_id');
     if (method !== 'POST') e('invalid_method', "method must be 'POST'.", 'method');
     if (url !== endpoint) e('mismatched_endpoint', `url must be the batch's endpoint ${endpoint}.`, 'url');
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) e('missing_required_parameter', 'body must be a JSON object.', 'body');
+    if (body === null || typeof body !== 'object' || Array.isArray(body))
+      e('missing_required_parameter', 'body must be a JSON object.', 'body');
     if (typeof custom_id === 'string') seen.add(custom_id);
-    if (errors.length === 0) requests.push({ custom_id: custom_id as string, method: 'POST', url: url as string, body: body as Record<string, unknown> });
+    if (errors.length === 0)
+      requests.push({ custom_id: custom_id as string, method: 'POST', url: url as string, body: body as Record<string, unknown> });
   }
   // The real API lists a handful of problems, not every line of a broken file.
   return { requests: errors.length ? [] : requests, errors: errors.slice(0, 10) };

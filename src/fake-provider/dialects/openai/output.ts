@@ -15,24 +15,46 @@ function responseBody(endpoint: string, r: BatchRequest, d: string, created: num
   switch (endpoint) {
     case '/v1/chat/completions':
       return {
-        id: `chatcmpl-${d.slice(0, 24)}`, object: 'chat.completion', created, model,
+        id: `chatcmpl-${d.slice(0, 24)}`,
+        object: 'chat.completion',
+        created,
+        model,
         choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' }],
         usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
       };
     case '/v1/embeddings':
       return {
-        object: 'list', model,
+        object: 'list',
+        model,
         data: [{ object: 'embedding', index: 0, embedding: [0, 2, 4, 6].map((i) => Number.parseInt(d.slice(i, i + 2), 16) / 255) }],
         usage: { prompt_tokens: input, total_tokens: input },
       };
     case '/v1/responses':
       return {
-        id: `resp_${d.slice(0, 24)}`, object: 'response', created_at: created, status: 'completed', model,
-        output: [{ type: 'message', id: `msg_${d.slice(24, 48)}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }],
+        id: `resp_${d.slice(0, 24)}`,
+        object: 'response',
+        created_at: created,
+        status: 'completed',
+        model,
+        output: [
+          {
+            type: 'message',
+            id: `msg_${d.slice(24, 48)}`,
+            status: 'completed',
+            role: 'assistant',
+            content: [{ type: 'output_text', text, annotations: [] }],
+          },
+        ],
         usage: { input_tokens: input, output_tokens: output, total_tokens: input + output },
       };
     default:
-      return { id: `cmpl-${d.slice(0, 24)}`, object: 'text_completion', created, model, choices: [{ index: 0, text, finish_reason: 'stop', logprobs: null }] };
+      return {
+        id: `cmpl-${d.slice(0, 24)}`,
+        object: 'text_completion',
+        created,
+        model,
+        choices: [{ index: 0, text, finish_reason: 'stop', logprobs: null }],
+      };
   }
 }
 
@@ -42,17 +64,40 @@ function line(batch: BatchRow, r: BatchRequest, outcome: LineOutcome, created: n
   const requestId = `req_${d.slice(24, 56)}`;
   switch (outcome) {
     case 'succeeded':
-      return { ...base, response: { status_code: 200, request_id: requestId, body: responseBody(batch.endpoint ?? '', r, d, created) }, error: null };
+      return {
+        ...base,
+        response: { status_code: 200, request_id: requestId, body: responseBody(batch.endpoint ?? '', r, d, created) },
+        error: null,
+      };
     case 'errored':
       return {
         ...base,
-        response: { status_code: 500, request_id: requestId, body: { error: { message: 'The request failed (simulated by the batch behaviour: items_failed).', type: 'server_error', param: null, code: null } } },
+        response: {
+          status_code: 500,
+          request_id: requestId,
+          body: {
+            error: {
+              message: 'The request failed (simulated by the batch behaviour: items_failed).',
+              type: 'server_error',
+              param: null,
+              code: null,
+            },
+          },
+        },
         error: null,
       };
     case 'canceled':
-      return { ...base, response: null, error: { code: 'batch_cancelled', message: 'This request was not executed because the batch was cancelled.' } };
+      return {
+        ...base,
+        response: null,
+        error: { code: 'batch_cancelled', message: 'This request was not executed because the batch was cancelled.' },
+      };
     default:
-      return { ...base, response: null, error: { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' } };
+      return {
+        ...base,
+        response: null,
+        error: { code: 'batch_expired', message: 'This request could not be executed before the completion window expired.' },
+      };
   }
 }
 

@@ -4,7 +4,7 @@ import { seam } from '../../http/seam/index.js';
 import type { Principal } from '../../../contract/principals.js';
 import type { DialectDeps } from '../shared.js';
 import { cancelBatch, createBatch, describeCreate, listBatches, readBatch } from './batches.js';
-import { deleteFile, fileContent, readFile, uploadFile } from './files.js';
+import { deleteFile, fileContent, listFiles, readFile, uploadFile } from './files.js';
 
 /** OpenAI Files and Batches at `/openai/v1` (an SDK's `baseURL`), each behind the fault seam under dialects.md's route name. */
 export function registerOpenAI(app: Hono<Env>, deps: DialectDeps): void {
@@ -12,6 +12,7 @@ export function registerOpenAI(app: Hono<Env>, deps: DialectDeps): void {
   const base = '/openai/v1';
   const describe = (c: Ctx, p: Principal) => describeCreate(deps, c, p);
   app.post(`${base}/files`, seam(core, 'upload'), (c) => uploadFile(deps, c));
+  app.get(`${base}/files`, seam(core, 'list'), (c) => listFiles(deps, c));
   app.get(`${base}/files/:file_id`, seam(core, 'status'), (c) => readFile(deps, c));
   app.delete(`${base}/files/:file_id`, seam(core, 'delete'), (c) => deleteFile(deps, c));
   app.get(`${base}/files/:file_id/content`, seam(core, 'results'), (c) => fileContent(deps, c));

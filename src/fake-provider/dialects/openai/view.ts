@@ -2,7 +2,15 @@ import type { JobRow } from '../../store/jobs-repo.js';
 import { outcomeCounts, unixSeconds } from '../lines.js';
 import type { BatchRow } from '../store.js';
 
-export type OpenAIBatchStatus = 'validating' | 'failed' | 'in_progress' | 'finalizing' | 'completed' | 'expired' | 'cancelling' | 'cancelled';
+export type OpenAIBatchStatus =
+  | 'validating'
+  | 'failed'
+  | 'in_progress'
+  | 'finalizing'
+  | 'completed'
+  | 'expired'
+  | 'cancelling'
+  | 'cancelled';
 
 const DAY_MS = 24 * 3600 * 1000;
 

@@ -41,8 +41,12 @@ CREATE TABLE journal (
 export function up(db: Db): void {
   db.exec('DROP INDEX IF EXISTS journal_job; ALTER TABLE journal RENAME TO journal_v1;');
   db.exec(JOURNAL_TABLE_V2);
-  const insert = db.prepare(`INSERT INTO journal (${JOURNAL_COLUMNS.join(', ')}) VALUES (${JOURNAL_COLUMNS.map((c) => `@${c}`).join(', ')})`);
-  const page = db.prepare<[number], { seq: number; entry: string }>('SELECT seq, entry FROM journal_v1 WHERE seq > ? ORDER BY seq LIMIT 10000');
+  const insert = db.prepare(
+    `INSERT INTO journal (${JOURNAL_COLUMNS.join(', ')}) VALUES (${JOURNAL_COLUMNS.map((c) => `@${c}`).join(', ')})`,
+  );
+  const page = db.prepare<[number], { seq: number; entry: string }>(
+    'SELECT seq, entry FROM journal_v1 WHERE seq > ? ORDER BY seq LIMIT 10000',
+  );
   // In pages: one connection cannot insert while it iterates, and a large journal should not be read whole.
   for (let rows = page.all(0); rows.length > 0; rows = page.all(rows[rows.length - 1]!.seq)) {
     for (const r of rows) insert.run(encodeEntry({ ...(JSON.parse(r.entry) as Omit<JournalEntry, 'seq'>), seq: r.seq } as JournalEntry));

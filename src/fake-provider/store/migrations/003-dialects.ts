@@ -1,5 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 
+/** database.ts imports the migrations, so they name the connection type themselves (no import cycle). */
 type Db = BetterSqlite3.Database;
 
 /**
