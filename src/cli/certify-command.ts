@@ -256,6 +256,7 @@ Examples:
           wallMs: Date.now() - started,
           timeScale,
           webhooks,
+          dialect,
         },
         cases,
       );
