@@ -20,6 +20,8 @@ declare module 'autocannon' {
     body?: string;
     requests?: AutocannonRequest[];
     bailout?: number;
+    /** Requests per second across all connections (rate-limited load). */
+    overallRate?: number;
   }
   export interface Histogram {
     average: number;

@@ -252,6 +252,9 @@ function markdown(r: Results): string {
     }
     L.push('');
   }
+  // The dashboard's own figures (npm run bench:dashboard writes bench/dashboard.md), kept across runs of this suite.
+  const dashboard = join(ROOT, 'bench', 'dashboard.md');
+  if (existsSync(dashboard)) L.push(readFileSync(dashboard, 'utf8').trim(), '');
   // Hand-written reading of the figures (bench/notes.md), kept across runs; it names the run it was written for.
   const notes = join(ROOT, 'bench', 'notes.md');
   if (existsSync(notes)) L.push(readFileSync(notes, 'utf8').trim(), '');

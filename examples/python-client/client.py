@@ -5,6 +5,9 @@
     client.py cancel OPID       < {"actor", "reason", "cancel_deadline_ms"}
     client.py work
     client.py show OPID
+    client.py task submit       < {"task_op_id", "object_ref", "object_version", "input", "deadline_ms"}
+    client.py task work
+    client.py task show TASK_OP_ID
 
 Environment and exit codes: /work/shared/spec/client-protocol.md (0 ok, 2 refused, 3 changed request).
 """
@@ -77,13 +80,16 @@ def main(argv):
             return refuse(2, "unknown operation %s" % args[0])
         print(json.dumps(rec, indent=2))
         return 0
+    if verb == "task":
+        import tasks
+        return tasks.main(args, env, refuse)
     if verb == "work" and not args:
         for k in ("JOBPROOF_PROVIDER_URL", "JOBPROOF_TOKEN"):
             if not env.get(k):
                 return refuse(2, "%s is not set" % k)
         from worker import Worker
         return Worker(env).run()
-    return refuse(2, "usage: client.py submit | cancel OPERATION_ID | work | show OPERATION_ID")
+    return refuse(2, "usage: client.py submit | cancel OPERATION_ID | work | show OPERATION_ID | task submit|work|show")
 
 
 if __name__ == "__main__":

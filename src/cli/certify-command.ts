@@ -6,11 +6,12 @@ import { resolve } from 'node:path';
 import { calibrate } from '../conformance/calibrate.js';
 import { runCatalog, type ClientUnderTest } from '../conformance/catalog-run.js';
 import { propertyRun } from '../conformance/property-run.js';
-import { buildReport, failureLines, scenarioCase, schedulesCase, skippedCase, taskCase } from '../conformance/report/build.js';
+import { buildReport, failureLines, scenarioCase, schedulesCase, skippedCase } from '../conformance/report/build.js';
 import type { ReportCase, TimeScale } from '../conformance/report/schema.js';
 import { parseReportSpec, writeReports } from '../conformance/report/write-reports.js';
 import type { ScenarioRun } from '../conformance/runner/run-scenario.js';
 import { catalog, getScenario, parseScenario, scaleScenarioTime, type Scenario } from '../scenarios/index.js';
+import { runTaskCatalog, type TaskClientSpec } from './certify-tasks.js';
 import { CliError, readJsonFile } from '../lib/read-json-file.js';
 import { CLIENT_DIALECTS, type ClientDialect } from '../conformance/dialect/batch-input.js';
 import { notApplicableIn } from '../conformance/dialect/applicability.js';
@@ -95,7 +96,7 @@ export function registerCertify(program: Command, version: string): void {
     .option('--seed <s>', 'seed of the random schedules (printed on every run; reuse it to replay)')
     .option('--path <p>', 'fast-check replay path of a failure (needs --seed)')
     .option('--webhooks', 'the client listens for webhooks (JOBPROOF_WEBHOOK_PORT); without it, webhook-only scenarios are skipped')
-    .option('--report <spec>', 'write reports: junit=PATH,json=PATH,md=PATH')
+    .option('--report <spec>', 'write reports: junit=PATH,json=PATH,md=PATH,html=PATH (html: one self-contained certificate, a sequence diagram per failure)')
     .option('--parallel <n>', 'scenarios run at once (default: CPU cores)')
     .option(
       '--time-scale <f>',
@@ -106,7 +107,10 @@ export function registerCertify(program: Command, version: string): void {
       "the wire API the client speaks: native, openai (OpenAI Batch) or anthropic (Message Batches); sets JOBPROOF_DIALECT and gives each operation a batch as input",
       'native',
     )
-    .option('--tasks', 'also run the task scenarios (approval, redraft, lost apply) against the reference task client, in-process')
+    .option(
+      '--tasks',
+      "also run the task scenarios (approval, redraft, lost apply, crash mid-apply) through the client's task verbs (client-protocol.md) as processes; the reference task client by default, in-process with --in-process",
+    )
     .option('--minimal-out <file>', 'where to write the minimal failing schedule', 'jobproof-minimal-failure.json')
     .addHelpText(
       'after',
@@ -119,7 +123,8 @@ Examples:
   npx jobproof certify
   npx jobproof certify --client "python3 examples/python-client/client.py" --report junit=reports/jobproof.xml,md=reports/certificate.md
   npx jobproof certify --in-process --runs 1000 --seed 42
-  npx jobproof certify --dialect openai --client "node examples/sdk-clients/openai-durable.mjs"
+  npx jobproof certify --tasks --scenarios none --client "python3 examples/python-client/client.py"
+  npx jobproof certify --dialect openai --client "node examples/sdk-clients/durable-openai.mjs"
 `,
     )
     .action(async (flags: CertifyFlags) => {
@@ -129,7 +134,7 @@ Examples:
       const reports = flags.report
         ? (() => {
             try {
-              return parseReportSpec(flags.report!);
+              return parseReportSpec(flags.report!, ['junit', 'json', 'md', 'html']);
             } catch (e) {
               throw new CliError((e as Error).message);
             }
@@ -215,6 +220,9 @@ Examples:
         { parallel, seed, onResult: (r) => out(progressLine(r, ++shown, chosen.length)) },
       );
       for (const [i, r] of results.entries()) cases[toRun[i]!.at] = scenarioCase(r);
+      // The HTML certificate draws each failing case from its run (the JSON report keeps no journal).
+      const htmlRuns = new Map(results.map((r) => [r.scenario, r] as const));
+      let minimalOut: string | undefined;
 
       if (runs > 0) {
         out(`\nrandom schedules: ${runs} (seed ${seed}, time scale ${factor}×, webhooks ${webhooks ? 'on' : 'off'})…`);
@@ -227,10 +235,13 @@ Examples:
             if (n % 50 === 0) out(`  ${n} schedules run`);
           },
         });
-        cases.push(schedulesCase(p));
+        const sc = schedulesCase(p);
+        cases.push(sc);
         if (p.failed && p.counterexample) {
           const file = resolve(flags.minimalOut ?? 'jobproof-minimal-failure.json');
           writeFileSync(file, JSON.stringify(p.counterexample.scenario, null, 2) + '\n');
+          htmlRuns.set(sc.name, p.counterexample.run);
+          minimalOut = file;
           const who = flags.client ? `--client "${flags.client}" ` : inProcess ? '--in-process ' : '';
           out(`  FAILED after ${p.runs} runs, shrunk ${p.numShrinks} times (seed ${p.seed}, path ${p.path})`);
           for (const l of failureLines(p.counterexample.run)) out(`    ${l}`);
@@ -244,7 +255,14 @@ Examples:
           out(`  ${p.runs} schedules: ${v} (${(p.wallMs / 1000).toFixed(1)} s, ${(p.runs / (p.wallMs / 1000)).toFixed(1)} schedules/s)`);
         }
       }
-      if (flags.tasks) cases.push(...(await runTaskCatalog(out)));
+      if (flags.tasks) {
+        // Through the client command's task verbs as processes (the reference client's by default), or in-process.
+        const spec: TaskClientSpec = inProcess ? { kind: 'in-process' } : { kind: 'process', command, label };
+        // Task runs start their clock when every task exists at the provider, so a slow client start costs them
+        // nothing: the calibrated stretch is not needed (it would make no-approval-yet wait minutes); --time-scale is kept.
+        const taskScale = timeScale.source === 'flag' ? factor : 1;
+        cases.push(...(await runTaskCatalog(spec, { timeScale: taskScale, parallel }, out)));
+      }
 
       const report = buildReport(
         {
@@ -268,7 +286,8 @@ Examples:
         for (const l of failureLines(r)) out(`  ${l}`);
         for (const d of r.diagnostics.slice(0, 5)) out(`  client: ${d}`);
       }
-      writeReports(report, reports);
+      const clientArgs = flags.client ? `--client ${JSON.stringify(flags.client)}` : inProcess ? '--in-process' : '';
+      writeReports(report, reports, { runs: htmlRuns, clientArgs: `${clientArgs}${webhooks && !inProcess ? ' --webhooks' : ''}`.trim(), minimalOut });
       for (const t of reports) out(`report: ${t.kind} → ${t.path}`);
       const c = report.counts;
       const also = [
@@ -284,20 +303,3 @@ Examples:
 }
 
 /** The task scenarios (tasks-api.md) against the reference task client, in-process; a case and a line per scenario. */
-async function runTaskCatalog(out: (s: string) => void): Promise<ReportCase[]> {
-  const { TASK_SCENARIOS, runTaskScenario } = await import('../conformance/tasks/index.js');
-  const { createTaskClient } = await import('../reference-client/tasks/index.js');
-  out(`\ntask scenarios: ${TASK_SCENARIOS.length} (reference task client, in-process)`);
-  const cases: ReportCase[] = [];
-  for (const [i, s] of TASK_SCENARIOS.entries()) {
-    const wall = Date.now();
-    const run = await runTaskScenario(s, (env) => createTaskClient({ ...env, workerId: 'task-worker-1' }));
-    const k = taskCase(run, Date.now() - wall);
-    cases.push(k);
-    out(
-      `${head(i + 1, TASK_SCENARIOS.length, run.scenario)} ${k.verdict === 'pass' ? 'pass' : k.verdict === 'fail' ? 'FAIL' : k.verdict}${k.reason && k.verdict !== 'pass' ? `  — ${k.reason}` : ''}`,
-    );
-    for (const p of run.problems) out(`    ${p}`);
-  }
-  return cases;
-}

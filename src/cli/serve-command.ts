@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { createProvider, serve } from '../fake-provider/index.js';
-import { TokensConfigSchema, type BehaviorConfigInput, type FaultPlanInput } from '../contract/index.js';
+import { resolveTokensConfig, TokensConfigSchema, type BehaviorConfigInput, type FaultPlanInput } from '../contract/index.js';
+import { tenantsWithoutSecret } from '../fake-provider/store/principals-persistence.js';
 import { getScenario, listScenarios } from '../scenarios/index.js';
 import { CliError, readJsonFile } from '../lib/read-json-file.js';
 import { StoreVersionError } from '../fake-provider/store/migrations.js';
@@ -17,6 +18,7 @@ interface ServeFlags {
   openaiWebhookUrl?: string;
   control: boolean;
   journalMax?: string;
+  dashboard: boolean;
 }
 
 function scenarioParts(name: string): { behavior: BehaviorConfigInput; faults: FaultPlanInput } {
@@ -54,6 +56,7 @@ export function registerServe(program: Command): void {
     .option('--openai-webhook-url <url>', "OpenAI dialect: send tenant acme's batch events (batch.completed, …) to this URL")
     .option('--no-control', 'do not serve the control API')
     .option('--journal-max <n>', 'keep only the newest N journal entries (long soaks; a judge needs the whole journal)')
+    .option('--no-dashboard', 'do not serve the live dashboard at /_dashboard')
     .addHelpText('after', '\nExample:\n  npx jobproof serve --port 4010 --scenario lost-create-response\n')
     .action(async (flags: ServeFlags) => {
       const port = Number(flags.port);
@@ -66,6 +69,13 @@ export function registerServe(program: Command): void {
         const parsed = TokensConfigSchema.safeParse(readJsonFile(flags.tokens, 'tokens'));
         if (!parsed.success) throw new CliError(`tokens file ${flags.tokens}: ${z.prettifyError(parsed.error)}`);
         tokens = parsed.data;
+        const missing = tenantsWithoutSecret(resolveTokensConfig(parsed.data));
+        if (missing.length) {
+          throw new CliError(
+            `tokens file ${flags.tokens}: no webhook secret for tenant${missing.length > 1 ? 's' : ''} ${missing.map((t) => `'${t}'`).join(', ')}; ` +
+              `add "webhook_secrets": {${missing.map((t) => `"${t}": "whsec_…"`).join(', ')}} (each tenant's webhooks are signed with its own key)`,
+          );
+        }
       }
       const fromScenario = flags.scenario ? scenarioParts(flags.scenario) : undefined;
       const behavior = flags.behavior ? (readJsonFile(flags.behavior, 'behavior') as BehaviorConfigInput) : fromScenario?.behavior;
@@ -76,7 +86,9 @@ export function registerServe(program: Command): void {
           throw new CliError(`--openai-webhook-url must be an http(s) URL, got '${flags.openaiWebhookUrl}'`);
         }
         const openaiWebhooks = flags.openaiWebhookUrl ? { acme: flags.openaiWebhookUrl } : undefined;
-        provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario, openaiWebhooks, journalMax });
+        provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario, openaiWebhooks, journalMax,
+          dashboard: flags.dashboard && { hosts: [flags.host], scenarios: { names: listScenarios().map((s) => s.name), lookup: lookupScenario } },
+        });
       } catch (err) {
         if (err instanceof z.ZodError) throw new CliError(`invalid behaviour or fault plan: ${z.prettifyError(err)}`);
         if (err instanceof StoreVersionError) throw new CliError(err.message);
@@ -122,6 +134,7 @@ function printBanner(url: string, tokens: ReturnType<typeof createProvider>['tok
       .map(([t, p]) => `${t} (${p.tenant}/${p.subject}, ${p.roles.join('+') || 'no roles'})`)
       .join(', ')}`,
     flags.control ? `  control:   ${url}/_control/… with Bearer ${tokens.control_token}` : '  control:   off',
+    flags.dashboard ? `  dashboard: ${url}/_dashboard (changes need the control token)` : '  dashboard: off',
     '',
     ...dialectLines(url, flags.openaiWebhookUrl),
     '',

@@ -11,6 +11,7 @@ export * from './jobs.js';
 export * from './journal.js';
 export * from './principals.js';
 export * from './tasks.js';
+export * from './task-client-protocol.js';
 export * from './problems.js';
 export * from './webhooks.js';
 export * from './control.js';

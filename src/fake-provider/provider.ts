@@ -6,6 +6,7 @@ import { JobEngine } from './engine/job-engine.js';
 import { jobView } from './engine/job-view.js';
 import { FaultEngine } from './faults/fault-engine.js';
 import { buildApp } from './http/app.js';
+import { mountDashboard, type DashboardOptions } from './dashboard/index.js';
 import { scenarioControl } from './http/routes/scenario-control.js';
 import type { Env } from './http/context.js';
 import { parseBehaviorConfig, type Behavior, type BehaviorConfig, type BehaviorConfigInput } from '../contract/behavior.js';
@@ -19,6 +20,7 @@ import { JobsRepo } from './store/jobs-repo.js';
 import { JournalRepo } from './store/journal-repo.js';
 import { GroupCommit } from './store/group-commit.js';
 import { SettingsRepo } from './store/settings-repo.js';
+import { persistPrincipals } from './store/principals-persistence.js';
 import { createJobsModule } from './jobs/index.js';
 import type { ProviderModule } from './module.js';
 import type { Principal } from '../contract/principals.js';
@@ -50,6 +52,8 @@ export interface ProviderOptions {
   journalMax?: number | null;
   /** Lets `PUT /_control/scenario {"name"}` switch to a named scenario's provider-side behaviour and faults. */
   scenarioLookup?: (name: string) => { behavior: BehaviorConfigInput; faults: FaultPlanInput } | undefined;
+  /** Serve the live dashboard at `/_dashboard` (default off here; `jobproof serve` turns it on). */
+  dashboard?: boolean | DashboardOptions;
   /** OpenAI dialect: where each tenant's batch events go (`{tenant: url}`); replaces the stored ones when given. */
   openaiWebhooks?: Record<string, string>;
 }
@@ -107,7 +111,12 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   const engine = new JobEngine({ db, jobs, journal, webhookRepo, clock, ids, webhooks: () => webhooks, group, timerQuantumMs: clock === realClock ? 5 : 0 });
   webhooks = new WebhookDispatcher({
     repo: webhookRepo, journal, faults, clock, ids,
-    secretFor: (tenant) => tokens.webhook_secrets[tenant] ?? tokens.webhook_secrets.acme!,
+    // Never another tenant's key: a delivery for a tenant without a secret fails (journalled with the reason).
+    secretFor: (tenant) => {
+      const secret = tokens.webhook_secrets[tenant];
+      if (!secret) throw new Error(`no webhook secret for tenant '${tenant}'`);
+      return secret;
+    },
     fetch: opts.webhookFetch ?? ((...a) => globalThis.fetch(...a)),
     options: { ...defaultWebhookOptions, ...opts.webhooks },
     reschedule: () => engine.reschedule(),
@@ -118,6 +127,8 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
 
   // The token table as configured: a reset forgets principals changed through the control API.
   const initialTokens: Record<string, Principal> = { ...tokens.tokens };
+  // The table of the last run (changed through the control API) comes back from the database, like tasks and objects.
+  persistPrincipals(tokens, settings, opts.tokens?.tokens !== undefined);
   let modules: ProviderModule[] = [];
   const core: ProviderCore = {
     db, clock, ids, jobs, journal, settings, faults, engine, webhooks, tokens, group,
@@ -150,7 +161,12 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   modules = [jobsModule, tasks, dialects];
   if (opts.openaiWebhooks) for (const [tenant, url] of Object.entries(opts.openaiWebhooks)) setOpenaiWebhookUrl(core, tenant, url);
   const scenario = opts.scenarioLookup ? scenarioControl(core, opts.scenarioLookup) : undefined;
-  const app = buildApp(core, modules, (a) => scenario?.(a));
+  const app = buildApp(
+    core,
+    modules,
+    (a) => scenario?.(a),
+    opts.dashboard ? (a) => mountDashboard(a, core, opts.dashboard === true ? {} : opts.dashboard || {}) : undefined,
+  );
   // Jobs and tasks that fell due while the provider was down move on now.
   for (const m of modules) m.tick();
 

@@ -6,6 +6,7 @@ import { realClock } from '../lib/clock.js';
 import { ReferenceClient } from './client.js';
 import { verifyAudit } from './index.js';
 import { listenWebhooks } from './webhook-receiver.js';
+import { registerTaskCommands } from './tasks/cli.js';
 
 /**
  * The process face of client-protocol.md: `client submit|cancel|work|show|audit verify`. Configuration comes from
@@ -168,5 +169,6 @@ Exit codes: 0 done, 2 refused (bad input, unknown operation), 3 changed request 
         return verdict.ok ? EXIT.ok : EXIT.refused;
       }),
     );
+  registerTaskCommands(client);
   return client;
 }

@@ -15,6 +15,7 @@ const VERDICT = { passed: 'pass', failed: 'fail', not_run: 'not run' } as const;
 
 /** The provider check run as the shared report writers see it (one family with `certify`'s reports). */
 export function verifyDoc(r: VerifyReport): ReportDoc {
+  const audited = r.checks.filter((c) => c.audit?.length);
   return {
     title: 'jobproof verify-provider',
     suite: `verify-provider ${r.url}`,
@@ -28,6 +29,11 @@ export function verifyDoc(r: VerifyReport): ReportDoc {
       ['checks', `${r.counts.passed} passed, ${r.counts.failed} failed, ${r.counts.not_run} not run`],
       ['wall time', `${(r.wall_ms / 1000).toFixed(1)} s`],
     ],
+    // What each task check's main step expected and got; the audit record of its task (seed 004: every case has one).
+    caseColumns: ['expected', 'got'],
+    sections: audited.length
+      ? [{ heading: 'Audit records', lines: ['What `GET /v1/tasks/{id}/audit` showed after each task check.', '', ...audited.flatMap((c) => [`### ${c.name}`, '', ...c.audit!.map((a) => `- \`${a.replace(/`/g, "'")}\``), ''])] }]
+      : undefined,
     cases: r.checks.map((c) => ({
       group: 'jobproof.verify-provider',
       name: c.name,
@@ -35,9 +41,10 @@ export function verifyDoc(r: VerifyReport): ReportDoc {
       reason: c.explanation,
       lines: [c.explanation, ...c.evidence],
       timeMs: c.duration_ms ?? 0,
-      output: c.evidence,
+      output: [...(c.expected !== undefined ? [`expected ${c.expected}, got ${c.got ?? 'nothing'}`] : []), ...c.evidence, ...(c.audit ?? []).map((a) => `audit ${a}`)],
       errors: [],
       failureType: 'check',
+      cells: [c.expected ?? '', c.got ?? ''],
     })),
   };
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CHECKS } from './checks/index.js';
+import { auditLines } from './helpers.js';
 import { Http } from './http.js';
 import { Failed, NotRun, type Check, type CheckContext, type CheckResult, type VerifyOptions } from './types.js';
 
@@ -18,7 +19,7 @@ const FAST = 'jobproof-verify.fast';
 const SLOW = 'jobproof-verify.slow';
 
 async function detectControl(http: Http, token: string | undefined): Promise<{ ok: boolean; why: string }> {
-  if (!token) return { ok: false, why: 'no --control-token given' };
+  if (!token) return { ok: false, why: 'no control token given (--control-token, or "control_token" in a --plan)' };
   const out = await http.try('GET', '/_control/faults', { token });
   if (!out.ok) return { ok: false, why: `GET /_control/faults: no answer (${out.error})` };
   if (out.answer.status === 200) return { ok: true, why: '' };
@@ -50,6 +51,9 @@ async function prepare(http: Http, token: string): Promise<{ configured: boolean
 }
 
 async function learnTenant(ctx: CheckContext): Promise<string | null> {
+  const known = ctx.opts.tenants?.[ctx.opts.token];
+  if (known) return known;
+  if (!ctx.control) return null;
   const t = ctx.opts.controlToken!;
   const p = await ctx.http.try('GET', '/_control/principals', { token: t });
   if (p.ok && p.answer.status === 200 && typeof p.answer.json?.tokens?.[ctx.opts.token]?.tenant === 'string') return p.answer.json.tokens[ctx.opts.token].tenant;
@@ -63,9 +67,20 @@ async function learnTenant(ctx: CheckContext): Promise<string | null> {
 export async function runCheck(check: Check, ctx: CheckContext): Promise<CheckResult> {
   const evidence: string[] = [];
   const started = Date.now();
-  const done = (status: CheckResult['status'], explanation: string): CheckResult => ({ name: check.name, status, evidence, explanation, duration_ms: Date.now() - started });
+  ctx.facts = { name: check.name, tasks: [] };
+  const facts = ctx.facts;
+  const done = async (status: CheckResult['status'], explanation: string): Promise<CheckResult> => {
+    const r: CheckResult = { name: check.name, status, evidence, explanation, duration_ms: Date.now() - started };
+    if (facts.expected !== undefined) r.expected = facts.expected;
+    if (facts.got !== undefined) r.got = facts.got;
+    // The audit record of the check's first task, as the provider shows it now (seed 004: every case has one).
+    if (facts.tasks[0] && status !== 'not_run') r.audit = (await auditLines(ctx, facts.tasks[0]).catch(() => ({ lines: [] }))).lines;
+    return r;
+  };
+  const apis = ctx.opts.plan?.apis;
+  if (apis && !apis.includes(check.api ?? 'jobs')) return done('not_run', `the plan leaves out the ${check.api ?? 'jobs'} API`);
   try {
-    return done('passed', await check.run(ctx, evidence));
+    return await done('passed', await check.run(ctx, evidence));
   } catch (err) {
     if (err instanceof NotRun) return done('not_run', err.message);
     if (err instanceof Failed) return done('failed', err.message);
@@ -86,7 +101,8 @@ export async function verifyProvider(opts: VerifyOptions, onResult?: (r: CheckRe
     opts, http, runId, control: c.ok, controlWhy: c.why,
     kinds: prep.configured ? { fast: FAST, slow: SLOW, configured: true } : { fast: 'report', slow: 'report', configured: false },
     key: (label) => `${runId}-${label}-${++seq}`,
-    tenant: () => (tenant ??= c.ok ? learnTenant(ctx) : Promise.resolve(null)),
+    tenant: () => (tenant ??= learnTenant(ctx)),
+    facts: { name: '', tasks: [] },
   };
   const selected = opts.only?.length ? CHECKS.filter((x) => opts.only!.includes(x.name)) : [...CHECKS];
   const checks: CheckResult[] = [];

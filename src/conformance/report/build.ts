@@ -81,14 +81,20 @@ const TASK_CELL = { pass: 'held', fail: 'broken', vacuous: 'not_applicable' } as
 
 /** A task scenario run: fails on a broken task invariant or an expectation of the scenario not met. */
 export function taskCase(
-  run: { scenario: string; verdict: TaskVerdict; problems: string[]; finished: boolean; elapsed_ms: number },
+  run: {
+    scenario: string; verdict: TaskVerdict; problems: string[]; finished: boolean; elapsed_ms: number;
+    /** Why the run did not exercise the scenario's point (a real-time race the client won legitimately). */
+    not_exercised?: string[];
+    diagnostics?: string[];
+  },
   wallMs: number,
 ): ReportCase {
   const results = Object.values(run.verdict.results);
   const failures = [...results.flatMap((r) => r.violations.map((v) => `${r.id} ${r.title.split(':')[0]} — ${v}`)), ...run.problems];
   const failed = !run.verdict.ok || run.problems.length > 0 || !run.finished;
   const held = results.some((r) => r.status === 'pass');
-  const verdict: CaseVerdict = failed ? 'fail' : held ? 'pass' : 'fail';
+  const missed = run.not_exercised ?? [];
+  const verdict: CaseVerdict = failed ? 'fail' : !held ? 'fail' : missed.length ? 'not_exercised' : 'pass';
   return {
     kind: 'task',
     name: run.scenario,
@@ -96,17 +102,19 @@ export function taskCase(
     reason:
       verdict === 'pass'
         ? null
-        : !run.finished
-          ? 'the run hit its time bound before every task was final'
-          : held || failures.length
-            ? `broken: ${run.verdict.failed.join(' ') || 'scenario expectations'}`
-            : 'nothing tested',
+        : verdict === 'not_exercised'
+          ? missed.join('; ')
+          : !run.finished
+            ? 'the run hit its time bound before every task was final'
+            : held || failures.length
+              ? `broken: ${run.verdict.failed.join(' ') || 'scenario expectations'}`
+              : 'nothing tested',
     failures,
     invariants: Object.fromEntries(results.map((r) => [r.id, TASK_CELL[r.status]])),
     time_bound_hit: !run.finished,
     run_ms: run.elapsed_ms,
     wall_ms: wallMs,
-    diagnostics: [],
+    diagnostics: run.diagnostics ?? [],
     schedules: null,
   };
 }

@@ -1,6 +1,9 @@
 import { INVARIANT_IDS } from '../../contract/invariants.js';
 import { parseReportSpec, writeReportFiles, type ReportDoc, type ReportKind, type ReportTarget } from '../../lib/report-writers.js';
 import type { CertificationReport } from './schema.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { toHtml, type HtmlEvidence } from './html/report-html.js';
 
 export { parseReportSpec, type ReportKind, type ReportTarget };
 
@@ -68,6 +71,20 @@ export function toJson(r: CertificationReport): string {
   return JSON.stringify(r, null, 2) + '\n';
 }
 
-export function writeReports(r: CertificationReport, targets: ReportTarget[]): void {
-  writeReportFiles(certificationDoc(r), toJson(r), targets);
+/** `html` targets get the certificate drawn from `evidence` (the runs behind the failing cases); the rest the shared writers. */
+export function writeReports(
+  r: CertificationReport,
+  targets: ReportTarget[],
+  evidence: HtmlEvidence = { runs: new Map(), clientArgs: '' },
+): void {
+  const json = toJson(r);
+  writeReportFiles(
+    certificationDoc(r),
+    json,
+    targets.filter((t) => t.kind !== 'html'),
+  );
+  for (const t of targets.filter((x) => x.kind === 'html')) {
+    mkdirSync(dirname(t.path), { recursive: true });
+    writeFileSync(t.path, toHtml(r, evidence, json));
+  }
 }

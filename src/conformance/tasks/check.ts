@@ -1,5 +1,5 @@
 import type { RequestEntry } from '../../contract/journal.js';
-import type { ReliedApproval, TaskEvidence } from './evidence.js';
+import type { TaskEvidence } from './evidence.js';
 
 export const TASK_INVARIANTS = {
   T1: 'apply-once: each object changed at most once per approved proposal; the reported application is the provider\'s',
@@ -97,7 +97,7 @@ function t1(ev: TaskEvidence, lines: Map<string, TaskLine>): string[] {
       .reduce((n, l) => n + l.entries.filter((e) => e.route === 'apply' && e.effect === 'applied').length, 0);
     if (o.version !== puts + applies) v.push(`object ${o.object_ref}: version ${o.version}, expected ${puts} edits + ${applies} applications = ${puts + applies}`);
   }
-  for (const { row } of ev.client.ops) {
+  for (const row of ev.client.ops) {
     const pt = row.task_id ? ev.provider.tasks.find((t) => t.task_id === row.task_id) : undefined;
     if (row.state === 'applied') {
       if (pt?.state !== 'applied' || !pt.application) v.push(`op ${row.task_op_id}: reported applied, the provider's task is ${pt?.state ?? 'unknown'}`);
@@ -151,15 +151,15 @@ function t3(ev: TaskEvidence, lines: Map<string, TaskLine>): { v: string[]; judg
       if (lapse !== null) v.push(`task ${l.task_id}: apply (seq ${a.seq}) after a redraft (at seq ${Math.floor(lapse)}) with no new approval`);
     }
     // The client's own history: after it saw a redraft, it never went to applying under an approval of an older proposal.
-    for (const op of ev.client.ops.filter((o) => o.row.task_id === l.task_id)) {
+    for (const op of ev.client.ops.filter((o) => o.task_id === l.task_id)) {
       let seen = 0;
       for (const h of op.history) {
-        const pv = typeof h.evidence.proposal_version === 'number' ? h.evidence.proposal_version : null;
+        const pv = typeof h.proposal_version === 'number' ? h.proposal_version : null;
         if (pv !== null && h.to === 'waiting') seen = Math.max(seen, pv);
-        const ap = h.evidence.approval as ReliedApproval | undefined;
+        const ap = h.approval;
         if (h.to === 'applying' && ap && seen > 1) {
           judged = true;
-          if (ap.proposal_version < seen) v.push(`op ${op.row.task_op_id}: went to applying under an approval of proposal ${ap.proposal_version} after seeing proposal ${seen}`);
+          if (ap.proposal_version < seen) v.push(`op ${op.task_op_id}: went to applying under an approval of proposal ${ap.proposal_version} after seeing proposal ${seen}`);
         }
       }
     }
@@ -185,32 +185,37 @@ function t4(ev: TaskEvidence, lines: Map<string, TaskLine>): string[] {
     else if (!p || r.proposal_version !== p.proposal_version || r.proposal_sha256 !== p.sha256) v.push(`task ${t.task_id}: applied under an approval of another proposal`);
   }
   for (const op of ev.client.ops) {
-    for (const h of op.history.filter((x) => x.to === 'applying' && x.evidence.approval)) {
-      const ap = h.evidence.approval as ReliedApproval;
-      const cur = (h.evidence.current ?? {}) as { proposal_version?: number | null; sha256?: string | null; initiator?: string };
+    op.history.forEach((h, i) => {
+      if (h.to !== 'applying' || h.from === 'applying') return;
+      const ap = h.approval;
+      if (!ap) {
+        v.push(`op ${op.task_op_id}: decided to apply (history ${i + 1}) without recording the approval it relied on`);
+        return;
+      }
+      const cur: { proposal_version?: number | null; sha256?: string | null; initiator?: string | null } = h.current ?? {};
       const why =
         ap.decision !== 'approved' ? `a ${ap.decision} review` :
         ap.reviewer === cur.initiator ? "the initiator's own review" :
         ap.proposal_version !== cur.proposal_version || ap.proposal_sha256 !== cur.sha256 ? `an approval of proposal ${ap.proposal_version} while proposal ${cur.proposal_version} was current` :
         null;
-      if (why) v.push(`op ${op.row.task_op_id}: decided to apply (history ${h.seq}) under ${why}`);
-      else if (op.row.task_id && !ev.journal.some((e) => e.type === 'request' && e.route === 'review' && e.task_id === op.row.task_id && e.effect === 'reviewed' && e.task_state === 'approved' && e.subject === ap.reviewer && e.tenant === ev.client.tenant)) {
-        v.push(`op ${op.row.task_op_id}: relied on an approval by ${ap.reviewer} that no review of this tenant gave`);
+      if (why) v.push(`op ${op.task_op_id}: decided to apply (history ${i + 1}) under ${why}`);
+      else if (op.task_id && !ev.journal.some((e) => e.type === 'request' && e.route === 'review' && e.task_id === op.task_id && e.effect === 'reviewed' && e.task_state === 'approved' && e.subject === ap.reviewer && e.tenant === ev.client.tenant)) {
+        v.push(`op ${op.task_op_id}: relied on an approval by ${ap.reviewer} that no review of this tenant gave`);
       }
-    }
+    });
   }
   return v;
 }
 
 function t5(ev: TaskEvidence, lines: Map<string, TaskLine>): string[] {
   const v: string[] = [];
-  const createKeys = new Set([...ev.client.ops.map((o) => o.row.create_key), ...[...lines.values()].flatMap((l) => [...l.createKeys])]);
+  const createKeys = new Set([...ev.client.ops.map((o) => o.create_key), ...[...lines.values()].flatMap((l) => [...l.createKeys])]);
   for (const l of lines.values()) {
     const keys = [...new Set(clientApplies(ev, l).map((e) => e.idempotency_key ?? '(none)'))];
     if (keys.length > 1) v.push(`task ${l.task_id}: ${keys.length} different apply keys (${keys.join(', ')})`);
     for (const k of keys) if (createKeys.has(k)) v.push(`task ${l.task_id}: apply key ${k} is a create key`);
-    const op = ev.client.ops.find((o) => o.row.task_id === l.task_id);
-    if (op && keys.length === 1 && op.row.apply_key !== keys[0]) v.push(`op ${op.row.task_op_id}: stored apply key ${op.row.apply_key} is not the key sent (${keys[0]})`);
+    const op = ev.client.ops.find((o) => o.task_id === l.task_id);
+    if (op && keys.length === 1 && op.apply_key !== keys[0]) v.push(`op ${op.task_op_id}: recorded apply key ${op.apply_key} is not the key sent (${keys[0]})`);
   }
   return v;
 }

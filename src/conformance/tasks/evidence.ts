@@ -1,59 +1,15 @@
-import { z } from 'zod';
 import type { RequestEntry } from '../../contract/journal.js';
+import type { InProcessTaskClient, TaskRecord } from '../../contract/task-client-protocol.js';
 
-/**
- * The judge reads a task client's records with its own schema: only the fields the task invariants look at, every
- * other field passed through, so any client that keeps these fields can be judged, not only the reference client.
- */
-export const ReliedApprovalSchema = z.looseObject({
-  decision: z.string(),
-  reviewer: z.string(),
-  proposal_version: z.number().int(),
-  proposal_sha256: z.string(),
-});
-export type ReliedApproval = z.infer<typeof ReliedApprovalSchema>;
-
-const TaskApplicationSchema = z.looseObject({ applied_at: z.string(), new_version: z.number().int(), idempotency_key: z.string() });
-
-export const ClientTaskOpSchema = z.object({
-  row: z.looseObject({
-    task_op_id: z.string(),
-    state: z.string(),
-    task_id: z.string().nullable(),
-    create_key: z.string(),
-    apply_key: z.string().nullable(),
-    application: TaskApplicationSchema.nullable(),
-  }),
-  history: z.array(z.looseObject({ seq: z.number().int(), to: z.string(), cause: z.string(), evidence: z.record(z.string(), z.unknown()) })),
-});
-export type ClientTaskOp = z.infer<typeof ClientTaskOpSchema>;
-export const ClientTaskOpsSchema = z.array(ClientTaskOpSchema);
-
-/** What a task client reports for one operation when `runTask` returns. */
-export const TaskOpReportSchema = z.looseObject({
-  task_op_id: z.string(),
-  state: z.string(),
-  task_id: z.string().nullable(),
-  reason: z.string().nullable().optional(),
-  apply_key: z.string().nullable().optional(),
-  application: TaskApplicationSchema.nullable().optional(),
-});
-export type TaskOpReport = z.infer<typeof TaskOpReportSchema>;
-
-/** The face a task client under test offers the runner (the reference client's `TaskClient` has it). */
-export interface TaskClientUnderTest {
-  submitTask(input: { task_op_id: string; object_ref: string; object_version: number; input: Record<string, unknown>; deadline_ms?: number }): unknown;
-  runTask(taskOpId: string, signal?: AbortSignal): Promise<unknown>;
-  records(): unknown;
-  close(): void;
-}
+/** The face a task client under test offers the in-process runner (the reference client's `TaskClient` has it). */
+export type TaskClientUnderTest = InProcessTaskClient;
 
 /** One thing the harness did during a run, placed in the journal's order by the last journal seq before it. */
 export interface HarnessEvent {
   /** The journal's last seq when the step ran: the step happened after every entry up to it. */
   after_seq: number;
   at: string;
-  kind: 'put_object' | 'review' | 'set_principals';
+  kind: 'put_object' | 'review' | 'set_principals' | 'restart_worker';
   object_ref?: string;
   tenant?: string;
   task_id?: string;
@@ -77,8 +33,8 @@ export interface ProviderTask {
 export interface TaskEvidence {
   /** Request entries of the provider journal (others are ignored). */
   journal: RequestEntry[];
-  /** The client under test: its principal, and its task records with their history. */
-  client: { tenant: string; subject: string; ops: ClientTaskOp[] };
+  /** The client under test: its principal, and its task records (`task show`, parsed with TaskRecordSchema). */
+  client: { tenant: string; subject: string; ops: TaskRecord[] };
   provider: {
     tasks: ProviderTask[];
     objects: Array<{ tenant: string; object_ref: string; version: number }>;

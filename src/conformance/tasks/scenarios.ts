@@ -18,6 +18,8 @@ export const TaskStepActionSchema = z.discriminatedUnion('type', [
   }).strict(),
   z.object({ type: z.literal('edit_object'), ref: z.string(), tenant: z.string().default('acme'), data: z.record(z.string(), z.unknown()) }).strict(),
   z.object({ type: z.literal('set_principals'), tokens: z.record(z.string(), PrincipalSchema.nullable()) }).strict(),
+  /** The client's worker dies (SIGKILL; in process: its work is abandoned, the client closed) and a new one starts on its state. */
+  z.object({ type: z.literal('restart_worker') }).strict(),
 ]);
 export type TaskStepAction = z.output<typeof TaskStepActionSchema>;
 
@@ -87,9 +89,18 @@ export const TASK_SCENARIO_INPUTS: TaskScenarioInput[] = [
   },
   {
     name: 'revoked-approval',
-    description: 'The reviewer approves and revokes before the client looks again; the client must not apply until approved again.',
+    description: 'The reviewer approves and at once revokes, before the client looks again; the client must not apply until approved again.',
     objects: obj, ops: op,
-    steps: [approve(2_300), { at_ms: 2_600, action: { type: 'review', decision: 'revoke', op: 'op-1' } }, approve(8_300)],
+    // The revoke right after the approval (steps run in order): in real time too, a client has only the moment between them.
+    steps: [approve(2_300), { at_ms: 2_300, action: { type: 'review', decision: 'revoke', op: 'op-1' } }, approve(8_300)],
+    expect: { final_state: 'applied', applied_proposal_version: 1 },
+  },
+  {
+    name: 'apply-crash-restart',
+    description: 'The worker dies while its apply is held at the provider; the new worker must carry on with the recorded apply key (in progress, then replayed), never a new one; the object changes once.',
+    objects: obj, ops: op,
+    faults: [{ on: 'apply', nth: 1, fault: { type: 'delay', ms: 3_000 } }],
+    steps: [approve(2_300), { at_ms: 4_000, action: { type: 'restart_worker' } }],
     expect: { final_state: 'applied', applied_proposal_version: 1 },
   },
   {

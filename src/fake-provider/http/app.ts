@@ -65,8 +65,10 @@ function prefixFor(mounts: PrefixMount[], path: string): PrefixMount | undefined
  * The provider's HTTP app: request ids and the journal around every request, the body guard, each module's routes
  * (each behind the fault seam, http/seam/), the control API, and errors in the serving mount's shape.
  */
-export function buildApp(core: ProviderCore, modules: ProviderModule[], extendControl?: Parameters<typeof controlRoutes>[1]): Hono<Env> {
+export function buildApp(core: ProviderCore, modules: ProviderModule[], extendControl?: Parameters<typeof controlRoutes>[1], mountBeforeJournal?: (app: Hono<Env>) => void): Hono<Env> {
   const app = new Hono<Env>();
+  // The dashboard (src/fake-provider/dashboard/): ahead of the journal middleware, so its traffic is never journalled.
+  mountBeforeJournal?.(app);
   const mounts = modules.flatMap((m) => m.mounts ?? []);
 
   // The API description, before the journal middleware: not journalled, no faults, no token (it describes, it does nothing).

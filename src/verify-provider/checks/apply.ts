@@ -1,15 +1,17 @@
 import { brief } from '../http.js';
-import { approve, expectProblem, expectStatus, fail, needControl, objectVersion, taskAwaitingReview, withFaults } from '../helpers.js';
+import { approve, auditLines, expectAnswer, expectProblem, expectStatus, fail, needControl, objectVersion, taskAwaitingReview, withFaults } from '../helpers.js';
 import type { Check } from '../types.js';
 
 export const applyWithoutApproval: Check = {
   name: 'task.apply-without-approval',
+  api: 'tasks',
+  expects: ['409 approval_required'],
   description: 'applying a task that is not approved is 409 approval_required; the object does not change',
   async run(ctx, ev) {
     const t = await taskAwaitingReview(ctx, 'no-approval', ev);
     const a = await ctx.http.call('POST', `/v1/tasks/${t.id}/apply`, { headers: { 'idempotency-key': ctx.key('noappr') } });
     ev.push(`apply → ${brief(a)}`);
-    expectProblem(a, 409, 'approval_required', 'apply without approval');
+    expectAnswer(ctx, a, this.expects!, 'apply without approval');
     const v = await objectVersion(ctx, t.ref);
     if (v !== t.version) fail(`the object changed (v${t.version} → v${v})`);
     const k = await ctx.http.call('POST', `/v1/tasks/${t.id}/apply`);
@@ -21,7 +23,8 @@ export const applyWithoutApproval: Check = {
 
 export const applyRetry: Check = {
   name: 'task.apply-retry',
-  description: 'apply retried: the same key gives the same answer (replayed), another key 409 already_applied with the application; the object version rose once',
+  api: 'tasks',
+  description: 'apply retried: the same key gives the same answer (replayed), another key 409 already_applied with the application; the object version rose once and the audit shows one application',
   async run(ctx, ev) {
     const t = await taskAwaitingReview(ctx, 'apply-retry', ev);
     await approve(ctx, t.id, t.task.result.proposal.proposal_version);
@@ -37,14 +40,24 @@ export const applyRetry: Check = {
     if (p.application?.new_version !== a.json.application.new_version) fail('409 already_applied does not carry the application record');
     const v = await objectVersion(ctx, t.ref);
     ev.push(`object v${t.version} → v${v}`);
+    ctx.facts.expected = '200, 200 [Idempotent-Replayed], 409 already_applied';
+    ctx.facts.got = [a, b, c].map(brief).join(', ');
     if (v !== t.version + 1) fail(`the object version rose by ${v - t.version}, not once`);
-    return 'applied once; replayed; already_applied with the record';
+    // Seed 004: a repeated approved apply shows as one logical operation in the audit.
+    const audit = await auditLines(ctx, t.id);
+    if (audit.status !== 200) fail(`GET /v1/tasks/${t.id}/audit answered ${audit.status || 'nothing'}; tasks-api.md requires the audit`);
+    const kind = ctx.opts.plan?.audit.application_event ?? 'application';
+    const applications = audit.events.filter((e) => e.type === kind);
+    ev.push(`audit: ${audit.events.length} events, ${applications.length} '${kind}' for 3 apply requests (same key twice, another key once)`);
+    if (applications.length !== 1) fail(`the audit shows ${applications.length} '${kind}' events for one approved change applied once (3 requests); expected exactly one logical operation`);
+    return 'applied once; replayed; already_applied with the record; one application in the audit';
   },
 };
 
 export const applyLostAnswer: Check = {
   name: 'task.lost-apply-answer',
-  description: 'an apply whose answer is lost is applied once; the retry with the same key returns it',
+  api: 'tasks',
+  description: 'an apply whose answer is lost is applied once; the retry with the same key returns it (needs fault injection)',
   async run(ctx, ev) {
     needControl(ctx);
     const t = await taskAwaitingReview(ctx, 'apply-lost', ev);
@@ -58,6 +71,8 @@ export const applyLostAnswer: Check = {
     const b = await ctx.http.call('POST', `/v1/tasks/${t.id}/apply`, { headers: { 'idempotency-key': key } });
     ev.push(`retry → ${brief(b)} ${b.json?.state}`);
     expectStatus(b, 200, 'retry of the lost apply');
+    ctx.facts.expected = '200 [Idempotent-Replayed]';
+    ctx.facts.got = brief(b);
     if (b.json?.state !== 'applied' || b.headers.get('idempotent-replayed') !== 'true') fail('the retry did not replay the applied answer');
     const v = await objectVersion(ctx, t.ref);
     if (v !== t.version + 1) fail(`the object version rose by ${v - t.version}, not once`);

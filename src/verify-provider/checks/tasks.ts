@@ -1,9 +1,10 @@
 import { brief } from '../http.js';
-import { approve, control, expectProblem, expectStatus, fail, needControl, needToken, objectVersion, proposalDigest, putObject, taskAwaitingReview, taskBody, waitTask, withFaults } from '../helpers.js';
+import { approve, changeObject, expectAnswer, expectProblem, expectStatus, fail, freshObject, needControl, needToken, objectVersion, planInput, proposalDigest, taskAwaitingReview, taskBody, waitTask, withFaults } from '../helpers.js';
 import type { Check, CheckContext } from '../types.js';
 
 /** Count journal entries of executed task creates with this key (control API journal), or null when unreadable. */
 async function createdWithKey(ctx: CheckContext, key: string, route: string, effect: string): Promise<number | null> {
+  if (!ctx.control) return null;
   const a = await ctx.http.call('GET', '/_control/journal?since=0&limit=100000', { token: ctx.opts.controlToken! });
   if (a.status !== 200 || !Array.isArray(a.json?.data)) return null;
   return (a.json.data as Array<Record<string, unknown>>).filter((e) => e.type === 'request' && e.route === route && e.idempotency_key === key && e.effect === effect).length;
@@ -11,16 +12,17 @@ async function createdWithKey(ctx: CheckContext, key: string, route: string, eff
 
 export const taskCreate: Check = {
   name: 'task.create',
+  api: 'tasks',
+  expects: ['202'],
   description: 'a correct task request: 202 {task_id, state: queued, status_url}, then awaiting_review with a draft citing the object version and a proposal whose sha256 is its canonical digest',
   async run(ctx, ev) {
-    needControl(ctx);
-    const ref = `${ctx.runId}-create`;
-    const version = await putObject(ctx, ref, { amount: 1 });
+    const { ref, version } = await freshObject(ctx, 'create', { amount: 1 });
     const key = ctx.key('task-create');
-    const a = await ctx.http.call('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body: taskBody(ref, version) });
+    const a = await ctx.http.call('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body: taskBody(ref, version, planInput(ctx)) });
     ev.push(`POST /v1/tasks → ${brief(a)} ${a.text.slice(0, 200)}`);
-    expectStatus(a, 202, 'POST /v1/tasks');
+    expectAnswer(ctx, a, this.expects!, 'POST /v1/tasks');
     for (const f of ['task_id', 'state', 'status_url']) if (!(f in (a.json ?? {}))) fail(`202 body lacks \`${f}\``);
+    ctx.facts.tasks.push(a.json.task_id);
     if (a.json.state !== 'queued') fail(`state ${a.json.state}, not queued`);
     const t = await waitTask(ctx, a.json.task_id, ['awaiting_review']);
     const p = t.result?.proposal;
@@ -37,17 +39,19 @@ export const taskCreate: Check = {
 
 export const taskCreateReplay: Check = {
   name: 'task.create-replay',
+  api: 'tasks',
   description: 'the same task request again replays the first answer with Idempotent-Replayed: true; one task',
   async run(ctx, ev) {
-    needControl(ctx);
-    const ref = `${ctx.runId}-replay`;
-    const version = await putObject(ctx, ref, { amount: 1 });
+    const { ref, version } = await freshObject(ctx, 'replay', { amount: 1 });
     const key = ctx.key('task-replay');
-    const body = taskBody(ref, version);
+    const body = taskBody(ref, version, planInput(ctx));
     const a = await ctx.http.call('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body });
     const b = await ctx.http.call('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body });
     ev.push(`first → ${brief(a)} ${a.json?.task_id}`, `again → ${brief(b)} ${b.json?.task_id}`);
     expectStatus(a, 202, 'first task create');
+    if (typeof a.json?.task_id === 'string') ctx.facts.tasks.push(a.json.task_id);
+    ctx.facts.expected = '202 [Idempotent-Replayed], the same task_id';
+    ctx.facts.got = `${brief(b)} ${b.json?.task_id === a.json?.task_id ? 'the same task_id' : `task_id ${b.json?.task_id}`}`;
     if (b.status !== a.status || b.json?.task_id !== a.json?.task_id) fail('the repeat did not replay the first answer: another task or another status');
     if (b.headers.get('idempotent-replayed') !== 'true') fail('no Idempotent-Replayed: true on the repeat');
     const n = await createdWithKey(ctx, key, 'task_create', 'created');
@@ -61,30 +65,31 @@ export const taskCreateReplay: Check = {
 
 export const taskKeyConflict: Check = {
   name: 'task.key-conflict',
+  api: 'tasks',
+  expects: ['422 idempotency_key_reused'],
   description: 'the same key with a different task request is 422 idempotency_key_reused',
   async run(ctx, ev) {
-    needControl(ctx);
-    const ref = `${ctx.runId}-conflict`;
-    const version = await putObject(ctx, ref, { amount: 1 });
+    const { ref, version } = await freshObject(ctx, 'conflict', { amount: 1 });
     const key = ctx.key('task-conflict');
     const a = await ctx.http.call('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body: taskBody(ref, version, { changes: { a: 1 } }) });
     const b = await ctx.http.call('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body: taskBody(ref, version, { changes: { a: 2 } }) });
     ev.push(`first → ${brief(a)}`, `other body, same key → ${brief(b)}`);
     expectStatus(a, 202, 'first task create');
-    expectProblem(b, 422, 'idempotency_key_reused', 'a changed task request');
-    return '422 idempotency_key_reused';
+    if (typeof a.json?.task_id === 'string') ctx.facts.tasks.push(a.json.task_id);
+    expectAnswer(ctx, b, this.expects!, 'a changed task request');
+    return `${brief(b)}`;
   },
 };
 
 export const taskLostCreate: Check = {
   name: 'task.lost-create-answer',
-  description: 'a task create whose answer is lost happened once; the retry with the same key returns it',
+  api: 'tasks',
+  description: 'a task create whose answer is lost happened once; the retry with the same key returns it (needs fault injection)',
   async run(ctx, ev) {
     needControl(ctx);
-    const ref = `${ctx.runId}-lost`;
-    const version = await putObject(ctx, ref, { amount: 1 });
+    const { ref, version } = await freshObject(ctx, 'lost', { amount: 1 });
     const key = ctx.key('task-lost');
-    const body = taskBody(ref, version);
+    const body = taskBody(ref, version, planInput(ctx));
     const lost = await withFaults(ctx, [{ on: 'task_create', nth: 1, fault: { type: 'lose_response', mode: 'reset' } }], () =>
       ctx.http.try('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body }),
     );
@@ -93,6 +98,9 @@ export const taskLostCreate: Check = {
     const b = await ctx.http.call('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body });
     ev.push(`retry → ${brief(b)} ${b.json?.task_id}`);
     expectStatus(b, 202, 'retry after the lost answer');
+    if (typeof b.json?.task_id === 'string') ctx.facts.tasks.push(b.json.task_id);
+    ctx.facts.expected = '202 [Idempotent-Replayed]';
+    ctx.facts.got = brief(b);
     if (b.headers.get('idempotent-replayed') !== 'true') fail('the retry was not a replay: the lost create was executed again or forgotten');
     const n = await createdWithKey(ctx, key, 'task_create', 'created');
     if (n !== null) {
@@ -107,39 +115,43 @@ export const taskLostCreate: Check = {
 
 export const taskStaleVersion: Check = {
   name: 'task.stale-source-version',
-  description: 'a create against an old object version is 409 stale_object_version with the current version; an object change after approval redrafts the task and its apply is 409 stale_object_version',
+  api: 'tasks',
+  // tasks-api.md allows both for an apply after the object changed: the redraft already made the approval lapse.
+  expects: ['409 stale_object_version', '409 approval_required'],
+  description: 'a create against an old object version is 409 stale_object_version with the current version; an object change after approval redrafts the task, its approval lapses and its apply (409 stale_object_version or approval_required) applies nothing',
   async run(ctx, ev) {
-    needControl(ctx);
-    const ref = `${ctx.runId}-stale`;
-    let version = await putObject(ctx, ref, { amount: 1 });
-    version = await putObject(ctx, ref, { amount: 2 });
-    const a = await ctx.http.call('POST', '/v1/tasks', { headers: { 'idempotency-key': ctx.key('stale-create') }, body: taskBody(ref, version - 1) });
+    const first = await freshObject(ctx, 'stale', { amount: 1 });
+    const version = first.version >= 2 ? first.version : await changeObject(ctx, first.ref, { amount: 2 });
+    const a = await ctx.http.call('POST', '/v1/tasks', { headers: { 'idempotency-key': ctx.key('stale-create') }, body: taskBody(first.ref, version - 1, planInput(ctx)) });
     ev.push(`create at v${version - 1} (current v${version}) → ${brief(a)} current_version=${a.json?.current_version}`);
     const p = expectProblem(a, 409, 'stale_object_version', 'create against an old version');
     if (p.current_version !== version) fail(`the 409 does not carry the current version as current_version (got ${JSON.stringify(p).slice(0, 200)})`);
 
-    needToken(ctx.opts.reviewerToken, '--reviewer-token');
+    needToken(ctx.opts.reviewerToken, 'a reviewer token (--reviewer-token or the plan)');
     const t = await taskAwaitingReview(ctx, 'stale2', ev);
     await approve(ctx, t.id, t.task.result.proposal.proposal_version);
-    await control(ctx, 'PUT', `/objects/${encodeURIComponent(t.ref)}`, { tenant: await ctx.tenant(), data: { amount: 999 } });
-    const v2 = await objectVersion(ctx, t.ref);
+    const v2 = await changeObject(ctx, t.ref, { amount: 999 });
     const after = (await ctx.http.call('GET', `/v1/tasks/${t.id}`)).json;
     ev.push(`approved, then the object changed to v${v2}: task ${after?.state}, proposal ${after?.result?.proposal?.proposal_version} on base ${after?.result?.proposal?.base_version}, review ${JSON.stringify(after?.review)}`);
     const ap = await ctx.http.call('POST', `/v1/tasks/${t.id}/apply`, { headers: { 'idempotency-key': ctx.key('stale-apply') } });
     ev.push(`apply → ${brief(ap)}`);
-    expectProblem(ap, 409, 'stale_object_version', 'apply after the object changed');
+    expectAnswer(ctx, ap, this.expects!, 'apply after the object changed');
+    // The safety property, whichever answer: nothing applied, the object unchanged, the approval lapsed.
     const v3 = await objectVersion(ctx, t.ref);
     if (v3 !== v2) fail(`the refused apply changed the object (v${v2} → v${v3})`);
     const re = (await ctx.http.call('GET', `/v1/tasks/${t.id}`)).json;
+    if (re?.application || re?.state === 'applied') fail('the task shows an application after the object changed under its approval');
     if (re?.state !== 'awaiting_review') fail(`after the object changed the task is ${re?.state}, not awaiting_review`);
     if (!(re?.result?.proposal?.proposal_version > t.task.result.proposal.proposal_version) || re?.result?.proposal?.base_version !== v2) fail('the task was not redrafted against the new version (proposal_version did not rise or base_version is old)');
     if (re?.review?.decision === 'approved') fail('the approval did not lapse when the object changed');
-    return 'stale versions refused with the current version; the approved task was redrafted and its approval lapsed';
+    return `stale create refused with the current version; apply after the change ${brief(ap)}: nothing applied, object at v${v2}, approval lapsed, redrafted`;
   },
 };
 
 export const taskTenantIsolated: Check = {
   name: 'task.tenant-isolated',
+  api: 'tasks',
+  expects: ['404'],
   description: "another tenant reading a task, its audit or its object gets 404",
   async run(ctx, ev) {
     const other = needToken(ctx.opts.otherTenantToken, '--other-tenant-token');
@@ -147,6 +159,8 @@ export const taskTenantIsolated: Check = {
     for (const path of [`/v1/tasks/${t.id}`, `/v1/tasks/${t.id}/audit`, `/v1/objects/${encodeURIComponent(t.ref)}`]) {
       const a = await ctx.http.call('GET', path, { token: other });
       ev.push(`GET ${path} as --other-tenant-token → ${brief(a)}`);
+      ctx.facts.expected = '404';
+      ctx.facts.got = brief(a);
       if (a.status !== 404) fail(`GET ${path} as another tenant: ${a.status}, not 404`);
       expectProblem(a, 404, ['task_not_found', 'object_not_found'], `GET ${path} as another tenant`);
     }

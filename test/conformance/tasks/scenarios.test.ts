@@ -91,3 +91,20 @@ describe('checkTasks is a pure function of its evidence', () => {
     expect(checkTasks({ ...run.evidence, provider: { ...run.evidence.provider, tasks } }).failed).toContain('T4');
   });
 });
+
+describe('apply-crash-restart (in process: the worker abandoned mid-apply, a new client on the same state)', () => {
+  it('the reference client replays its recorded apply key: in progress, then the replayed application', async () => {
+    const run = await runTaskScenario(taskScenario('apply-crash-restart'), referenceFactory());
+    expect(run.problems).toEqual([]);
+    const applies = run.evidence.journal.filter((e) => e.route === 'apply');
+    expect(new Set(applies.map((e) => e.idempotency_key)).size).toBe(1);
+    expect(applies.map((e) => e.effect)).toContain('replayed');
+    expect(run.evidence.provider.objects[0]!.version).toBe(2);
+  });
+
+  it('a client that makes a new apply key on every attempt is caught (T5)', async () => {
+    const run = await runTaskScenario(taskScenario('apply-crash-restart'), referenceFactory({ policy: BROKEN['new-apply-key-per-retry']!.policy() }));
+    expect(run.verdict.failed).toContain('T5');
+  });
+});
+

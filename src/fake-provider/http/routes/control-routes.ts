@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { VirtualClock } from '../../../lib/clock.js';
 import type { ProviderCore } from '../../core.js';
 import { ClockBodySchema, JournalQuerySchema } from '../../../contract/control.js';

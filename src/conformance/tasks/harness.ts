@@ -1,0 +1,102 @@
+import type { Provider } from '../../fake-provider/index.js';
+import { IN_PROCESS_BASE } from '../../fake-provider/index.js';
+import type { HarnessEvent } from './evidence.js';
+import type { TaskScenario, TaskStepAction } from './scenarios.js';
+
+const CONTROL = { authorization: 'Bearer control-token', 'content-type': 'application/json' };
+
+/**
+ * What the harness does around a task client, the same for in-process and process runs: set the provider up,
+ * then play the scenario's steps (reviews, object edits, role changes), noting each in the journal's order.
+ */
+export class TaskHarness {
+  readonly events: HarnessEvent[] = [];
+  readonly problems: string[] = [];
+  /** Why the run did not exercise what the scenario is about (a legitimate race the client won), if it did not. */
+  readonly notExercised: string[] = [];
+  readonly versions = new Map<string, number>();
+
+  constructor(
+    private readonly provider: Provider,
+    private readonly now: () => number,
+    private readonly taskOf: (opId: string) => string | undefined,
+    /** Kill the client's worker and start a new one on the same state (the runner knows how). */
+    private readonly restartWorker: () => Promise<void>,
+  ) {}
+
+  // biome-ignore lint/suspicious/noExplicitAny: the control API's JSON answer, read field by field by the harness
+  async control(method: string, path: string, body?: unknown): Promise<any> {
+    const res = await this.provider.fetch(`${IN_PROCESS_BASE}/_control${path}`, { method, headers: CONTROL, body: body === undefined ? undefined : JSON.stringify(body) });
+    const json = await res.json();
+    if (!res.ok) throw new Error(`control ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  }
+
+  private note(e: Omit<HarnessEvent, 'after_seq' | 'at'>): void {
+    this.events.push({ after_seq: this.provider.journal.lastSeq(), at: new Date(this.now()).toISOString(), ...e });
+  }
+
+  /** Task behaviour, the scenario's objects (their versions kept for the submits) and its fault plan. */
+  async setUp(sc: TaskScenario): Promise<void> {
+    await this.control('PUT', '/task-behavior', sc.task_behavior ?? {});
+    for (const o of sc.objects) {
+      const put = await this.control('PUT', `/objects/${o.ref}`, { tenant: o.tenant, data: o.data });
+      this.versions.set(o.ref, put.version);
+      this.note({ kind: 'put_object', object_ref: o.ref, tenant: o.tenant });
+    }
+    if (sc.faults.length > 0) this.provider.control.setFaults({ seed: sc.seed, rules: sc.faults });
+  }
+
+  private queue: Promise<void> = Promise.resolve();
+
+  /** Steps run one after another, in the order they came due (two steps at one moment: the first finishes first). */
+  step(a: TaskStepAction): Promise<void> {
+    const next = this.queue.then(() => this.run(a));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async run(a: TaskStepAction): Promise<void> {
+    if (a.type === 'edit_object') {
+      await this.control('PUT', `/objects/${a.ref}`, { tenant: a.tenant, data: a.data });
+      this.note({ kind: 'put_object', object_ref: a.ref, tenant: a.tenant });
+      return;
+    }
+    if (a.type === 'restart_worker') {
+      await this.restartWorker();
+      this.note({ kind: 'restart_worker' });
+      return;
+    }
+    if (a.type === 'set_principals') {
+      await this.control('PUT', '/principals', { tokens: a.tokens });
+      this.note({ kind: 'set_principals', detail: { tokens: Object.keys(a.tokens) } });
+      return;
+    }
+    const id = this.taskOf(a.op);
+    // Drafting is due by the provider's clock; its timer may run late on a busy machine. Catch up first, as a request does.
+    this.provider.tasks.tick();
+    const t = id ? this.provider.tasks.tasks.get(id) : undefined;
+    const pv = a.proposal === 'current' ? t?.result?.proposal.proposal_version : a.proposal;
+    if (!id || pv === undefined) {
+      this.problems.push(`step ${a.decision} on ${a.op}: no task or no proposal yet`);
+      return;
+    }
+    const res = await this.provider.fetch(`${IN_PROCESS_BASE}/v1/tasks/${id}/review`, {
+      method: 'POST', headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ decision: a.decision, proposal_version: pv, comment: 'harness' }),
+    }).catch(() => null);
+    const status = res?.status ?? 0;
+    const body = (await res?.json().catch(() => null)) as { code?: string; task?: { state?: string } } | null;
+    this.note({ kind: 'review', task_id: id, decision: a.decision, status });
+    const expected = a.expect_status ?? 200;
+    if (expected === 'any' || status === expected) return;
+    // In real time a client may legitimately apply before a later review step (it polled at the right moment):
+    // the step then meets a final task. That run did not exercise the scenario's point; it is not the client's fault.
+    const after = this.provider.tasks.tasks.get(id);
+    if (status === 409 && body?.code === 'invalid_state' && after && ['applied', 'rejected', 'failed', 'apply_failed'].includes(after.state)) {
+      this.notExercised.push(`step ${a.decision} on ${a.op} came after the task was already ${after.state}`);
+      return;
+    }
+    this.problems.push(`step ${a.decision} on ${a.op} with ${a.token}: ${status}, expected ${expected}`);
+  }
+}

@@ -1,0 +1,83 @@
+import type { Command } from 'commander';
+import { EXIT, UnknownOperationError } from '../../contract/client-protocol.js';
+import { realClock } from '../../lib/clock.js';
+import { TaskSubmitSchema } from '../../contract/task-client-protocol.js';
+import { ChangedTaskRequestError, createTaskClient, type TaskClient } from './index.js';
+
+/**
+ * `client task submit|work|show`: the task verbs of client-protocol.md for the reference task client. Same
+ * environment as the job verbs (JOBPROOF_PROVIDER_URL, JOBPROOF_TOKEN, JOBPROOF_STATE, JOBPROOF_WORKER_ID).
+ */
+function open(): TaskClient {
+  const state = process.env.JOBPROOF_STATE;
+  if (!state) throw new UnknownOperationError('JOBPROOF_STATE must be set');
+  return createTaskClient({
+    state, clock: realClock, fetch: (...a) => globalThis.fetch(...a),
+    providerUrl: process.env.JOBPROOF_PROVIDER_URL || 'http://127.0.0.1:4010',
+    token: process.env.JOBPROOF_TOKEN ?? '',
+    workerId: process.env.JOBPROOF_WORKER_ID || `task-worker-${process.pid}`,
+  });
+}
+
+async function stdinJson(): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new UnknownOperationError('stdin is not valid JSON');
+  }
+}
+
+function act<A extends unknown[]>(fn: (c: TaskClient, ...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    let c: TaskClient | undefined;
+    try {
+      c = open();
+      await fn(c, ...args);
+      process.exitCode ??= EXIT.ok;
+    } catch (err) {
+      const e = err as Error & { issues?: { path: unknown[]; message: string }[] };
+      const detail = e.issues ? e.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') : e.message;
+      const known = err instanceof ChangedTaskRequestError || err instanceof UnknownOperationError || e.issues;
+      process.stderr.write(`jobproof client task: ${known ? detail : `unexpected error: ${e.stack ?? e}`}\n`);
+      process.exitCode = err instanceof ChangedTaskRequestError ? EXIT.changedRequest : known ? EXIT.refused : 1;
+    } finally {
+      c?.close();
+    }
+  };
+}
+
+export function registerTaskCommands(client: Command): void {
+  const task = client.command('task').description('the task verbs (tasks-api.md): submit, work, show');
+  task
+    .command('submit')
+    .description('record a task operation from stdin {"task_op_id","object_ref","object_version","input","deadline_ms"}; no network')
+    .action(act(async (c) => void c.submitTask(TaskSubmitSchema.parse(await stdinJson()))));
+  task
+    .command('show')
+    .argument('<task_op_id>', 'the task operation to print')
+    .description('print the task record (with its create and apply keys and history) as JSON')
+    .action(act(async (c, id: string) => void process.stdout.write(`${JSON.stringify(c.show(id))}\n`)));
+  task
+    .command('work')
+    .description('drive every task operation to a final state (create, wait for a current approval, apply once); SIGTERM stops it')
+    .action(
+      act(async (c) => {
+        const stop = new AbortController();
+        const onSignal = () => stop.abort();
+        process.once('SIGTERM', onSignal);
+        process.once('SIGINT', onSignal);
+        // RealClock timers are unref'd: this handle keeps the process alive exactly as long as `work` runs.
+        const keepAlive = setInterval(() => undefined, 1 << 30);
+        try {
+          await c.work({ signal: stop.signal });
+        } finally {
+          clearInterval(keepAlive);
+          process.off('SIGTERM', onSignal);
+          process.off('SIGINT', onSignal);
+        }
+        setImmediate(() => process.exit(process.exitCode ?? 0)).unref();
+      }),
+    );
+}
