@@ -45,24 +45,24 @@ export async function main({ dialect, work }) {
       if (!req || typeof req.operation_id !== 'string' || !Array.isArray(req.input?.requests)) fail(2, 'submit wants {operation_id, kind, input: {requests}, …}');
       const code = store.submit(req);
       if (code === 3) fail(3, `${req.operation_id} exists with a different request; a changed request is a new operation`);
-      process.exit(0);
+      return process.exit(0);
     }
     case 'cancel': {
       const intent = await stdinJson();
       if (!arg || !store.cancel(arg, intent)) fail(2, `unknown operation ${arg}`);
-      process.exit(0);
+      return process.exit(0);
     }
     case 'show': {
       const rec = arg ? store.show(arg) : null;
       if (!rec) fail(2, `unknown operation ${arg}`);
       process.stdout.write(JSON.stringify(rec) + '\n');
-      process.exit(0);
+      return process.exit(0);
     }
     case 'work': {
       const ac = new AbortController();
       process.on('SIGTERM', () => ac.abort());
       await work(store, e, ac.signal);
-      process.exit(0);
+      return process.exit(0);
     }
     default:
       fail(2, `unknown subcommand ${verb}`);
@@ -72,5 +72,12 @@ export async function main({ dialect, work }) {
 export const sleep = (ms, signal) =>
   new Promise((res) => {
     const t = setTimeout(res, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), res()), { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        res();
+      },
+      { once: true },
+    );
   });
