@@ -70,7 +70,7 @@ function cpuUs(): number {
 }
 
 /** In the child: build the store, time the decisions and commits, report. */
-function measure(n: number, cfg: ClientScaleConfig, file: string): ClientScalePoint {
+async function measure(n: number, cfg: ClientScaleConfig, file: string): Promise<ClientScalePoint> {
   const rssBefore = rssOf(process.pid);
   rmSync(file, { force: true });
   rmSync(`${file}-wal`, { force: true });
@@ -124,11 +124,11 @@ function measure(n: number, cfg: ClientScaleConfig, file: string): ClientScalePo
     for (let d = 0; d < cfg.decisions; d++) {
       const w0 = performance.now();
       const c0 = cpuUs();
-      store.hasOpen();
+      await store.hasOpen();
       const c1 = cpuUs();
-      const got = store.claimDue(OWNER, now, LEASE_MS, LIMIT, new Map());
+      const got = await store.claimDue(OWNER, now, LEASE_MS, LIMIT, new Map());
       const c2 = cpuUs();
-      store.nextWakeAt(OWNER, now);
+      await store.nextWakeAt(OWNER, now);
       const c3 = cpuUs();
       wall.push((performance.now() - w0) * 1000);
       cpu.push(c3 - c0);
@@ -143,7 +143,7 @@ function measure(n: number, cfg: ClientScaleConfig, file: string): ClientScalePo
     // The poll's outcome: one fenced commit per leased operation (still running; next poll later).
     const commitStart = performance.now();
     for (const l of leases) {
-      const outcome = store.commit(l, {
+      const outcome = await store.commit(l, {
         patch: { poll_count: 2, attempt: 2, remote_state: 'running', next_poll_at: now + 3_600_000 },
         history: [],
         audit: [{ at: now, actor: OWNER, kind: 'call', operation_id: l.operation_id, detail: { call: 'poll', status: 200 } }],
@@ -153,7 +153,7 @@ function measure(n: number, cfg: ClientScaleConfig, file: string): ClientScalePo
     commitRates.push(leases.length / ((performance.now() - commitStart) / 1000));
   }
   const rss = rssOf(process.pid);
-  store.close();
+  await store.close();
   let dbBytes = 0;
   for (const f of [file, `${file}-wal`]) {
     try {
@@ -197,6 +197,6 @@ export async function clientScale(cfg: ClientScaleConfig): Promise<ClientScaleSe
 if (process.argv[1] === SELF && process.argv[2] === 'child') {
   const n = Number(process.argv[3]);
   const cfg = JSON.parse(process.argv[4]!) as ClientScaleConfig;
-  const point = measure(n, cfg, process.argv[5]!);
+  const point = await measure(n, cfg, process.argv[5]!);
   process.send!(point, () => process.exit(0));
 }

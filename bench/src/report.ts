@@ -1,3 +1,4 @@
+import { existingStoreSection } from './store-backends-report.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { ClientScaleSection } from './client-scale.js';
@@ -273,6 +274,7 @@ export function writeReport(r: Results, quick: boolean): { json: string; md: str
   const md = quick ? join(ROOT, 'bench', 'tmp', 'benchmarks-quick.md') : join(ROOT, 'docs', 'benchmarks.md');
   mkdirSync(dirname(json), { recursive: true });
   writeFileSync(json, JSON.stringify(r, null, 2) + '\n');
-  writeFileSync(md, markdown(r));
+  // The store section comes from its own bench (`npm run bench:stores`): carry it over.
+  writeFileSync(md, markdown(r) + existingStoreSection(md));
   return { json, md };
 }

@@ -10,6 +10,7 @@ import { buildReport, failureLines, scenarioCase, schedulesCase, skippedCase } f
 import type { ReportCase, TimeScale } from '../conformance/report/schema.js';
 import { parseReportSpec, writeReports } from '../conformance/report/write-reports.js';
 import type { ScenarioRun } from '../conformance/runner/run-scenario.js';
+import { parseShard, shardItems, type Shard } from '../conformance/shard.js';
 import { catalog, getScenario, parseScenario, scaleScenarioTime, type Scenario } from '../scenarios/index.js';
 import { runTaskCatalog, type TaskClientSpec } from './certify-tasks.js';
 import { CliError, readJsonFile } from '../lib/read-json-file.js';
@@ -31,6 +32,7 @@ interface CertifyFlags {
   timeScale?: string;
   tasks?: boolean;
   dialect: string;
+  shard?: string;
 }
 
 export const NO_WEBHOOKS = 'client does not listen for webhooks';
@@ -111,6 +113,7 @@ export function registerCertify(program: Command, version: string): void {
       '--tasks',
       "also run the task scenarios (approval, redraft, lost apply, crash mid-apply) through the client's task verbs (client-protocol.md) as processes; the reference task client by default, in-process with --in-process",
     )
+    .option('--shard <i/n>', 'run part i of n of the catalog and of the random schedules (CI runners side by side; same --seed and --runs everywhere); join the JSON reports with `jobproof report merge`')
     .option('--minimal-out <file>', 'where to write the minimal failing schedule', 'jobproof-minimal-failure.json')
     .addHelpText(
       'after',
@@ -153,10 +156,21 @@ Examples:
       if (dialect !== 'native' && flags.webhooks)
         throw new CliError('--webhooks is not supported with --dialect yet: dialect clients are certified on polling (webhook scenarios run without webhooks)');
       if (dialect !== 'native' && flags.tasks) throw new CliError('--tasks certifies the native tasks API; run it without --dialect');
-      const chosen = pickScenarios(flags);
+      let shard: Shard | undefined;
+      if (flags.shard !== undefined) {
+        try {
+          shard = parseShard(flags.shard);
+        } catch (e) {
+          throw new CliError((e as Error).message);
+        }
+        if (flags.path !== undefined) throw new CliError('--path replays one schedule; it does not shard');
+      }
+      // A shard runs catalog positions p with p mod n = i - 1 (positions counted in the whole chosen catalog).
+      const picked = shardItems(pickScenarios(flags), shard);
+      const chosen = picked.map((x) => x.item);
       const inProcess = !!flags.inProcess;
       const runs = int(flags.runs, '--runs', inProcess ? 200 : 0);
-      if (chosen.length === 0 && runs === 0 && !flags.tasks) {
+      if (chosen.length === 0 && runs === 0 && !flags.tasks && !shard) {
         throw new CliError('nothing to certify: no scenarios, no random schedules (--runs) and no task scenarios (--tasks)');
       }
       const seed = int(flags.seed, '--seed', Date.now() % 2 ** 31);
@@ -210,6 +224,9 @@ Examples:
       out(
         `runner: ${client.kind}; scenarios: ${toRun.length}${skipped ? ` (+${skipped} skipped: ${NO_WEBHOOKS})` : ''}${notApplicable ? ` (+${notApplicable} not applicable in ${dialect})` : ''}; random schedules: ${runs}; seed: ${seed}; webhooks: ${webhooks ? 'on' : 'off (polling only)'}${client.kind === 'process' ? `; parallel: ${parallel}` : ''}`,
       );
+      if (shard) {
+        out(`shard ${shard.index}/${shard.count}: catalog positions ${picked.map((x) => x.position + 1).join(', ') || 'none'}; random schedules ${shard.index}, ${shard.index + shard.count}, ${shard.index + 2 * shard.count}, … of the seeded sequence`);
+      }
       let shown = 0;
       chosen.forEach((s, i) => {
         if (cases[i]) out(`${head(++shown, chosen.length, s.name)} ${cases[i]!.verdict.replace('_', ' ')}: ${cases[i]!.reason}`);
@@ -231,6 +248,7 @@ Examples:
           seed,
           path: flags.path,
           prepare,
+          shard,
           onRun: (n) => {
             if (n % 50 === 0) out(`  ${n} schedules run`);
           },
@@ -255,7 +273,8 @@ Examples:
           out(`  ${p.runs} schedules: ${v} (${(p.wallMs / 1000).toFixed(1)} s, ${(p.runs / (p.wallMs / 1000)).toFixed(1)} schedules/s)`);
         }
       }
-      if (flags.tasks) {
+      // The task scenarios are few: shard 1 runs them all.
+      if (flags.tasks && (!shard || shard.index === 1)) {
         // Through the client command's task verbs as processes (the reference client's by default), or in-process.
         const spec: TaskClientSpec = inProcess ? { kind: 'in-process' } : { kind: 'process', command, label };
         // Task runs start their clock when every task exists at the provider, so a slow client start costs them
@@ -263,6 +282,7 @@ Examples:
         const taskScale = timeScale.source === 'flag' ? factor : 1;
         cases.push(...(await runTaskCatalog(spec, { timeScale: taskScale, parallel }, out)));
       }
+      for (const [k, x] of picked.entries()) if (cases[k]) cases[k] = { ...cases[k]!, position: x.position };
 
       const report = buildReport(
         {
@@ -278,6 +298,7 @@ Examples:
         },
         cases,
       );
+      if (shard) report.shard = { index: shard.index, count: shard.count };
       out('\ninvariant                     verdict         broken in');
       for (const t of report.invariants)
         out(`${`${t.id} ${t.name}`.padEnd(29)} ${t.status.padEnd(15)} ${t.broken_in.join(', ')}`.trimEnd());

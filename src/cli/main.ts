@@ -26,6 +26,7 @@ if (!only) {
   (await import('./serve-command.js')).registerServe(program);
   (await import('./scenarios-command.js')).registerScenarios(program);
   (await import('./certify-command.js')).registerCertify(program, version);
+  (await import('./report-command.js')).registerReport(program);
   (await import('../verify-provider/cli.js')).registerVerifyProvider(program);
 }
 (await import('../reference-client/cli.js')).registerClientCommands(program);

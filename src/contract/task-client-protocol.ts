@@ -82,8 +82,9 @@ export interface InProcessTaskClient {
   submitTask(op: TaskSubmit): unknown;
   /** Drive every recorded operation to a final state, or until `signal` aborts. */
   work(opts: { signal: AbortSignal }): Promise<void>;
-  show(taskOpId: string): TaskRecord;
-  close(): void;
+  /** May answer a Promise (a store behind a network, such as PostgreSQL). */
+  show(taskOpId: string): TaskRecord | Promise<TaskRecord>;
+  close(): void | Promise<void>;
 }
 
 export interface InProcessTaskClientOptions {

@@ -27,13 +27,13 @@ export async function cancelStep(s: OpStep): Promise<void> {
   // Out of time before a cancel could go out: one last read, so a job that already ended is reported as it ended.
   if (s.now() >= intent.deadline_at) return pollOnce(s, rules);
   const r = s.rec;
-  s.commit({ patch: { cancel_sends: r.cancel_sends + 1, cancel_attempt: 'in_flight', next_poll_at: s.now() + s.env.leaseMs } });
+  await s.commit({ patch: { cancel_sends: r.cancel_sends + 1, cancel_attempt: 'in_flight', next_poll_at: s.now() + s.env.leaseMs } });
   const o = await s.send({ route: 'cancel', method: 'POST', path: `/v1/jobs/${encodeURIComponent(r.remote_job_id!)}/cancel`, body: { reason: intent.reason } });
   const now = s.now();
   if (o.kind === 'answer' && o.status === 202) {
     const job = jobOf(o.json);
     const next = Math.min(s.after(nextDelay(POLL_POLICY, 0, r.operation_id, o.retryAfterMs)), intent.deadline_at);
-    s.commit({
+    await s.commit({
       moves: [{ to: 'cancelling', evidence: 'cancel_answer', cause: 'provider accepted the cancel request', call: o, jobState: job?.state ?? null, jobId: r.remote_job_id }],
       patch: { ...(job ? remoteFacts(job) : {}), cancel_attempt: 'answered', attempt: 1, next_poll_at: next },
     });
@@ -43,18 +43,18 @@ export async function cancelStep(s: OpStep): Promise<void> {
     const job = problemJob(o);
     const t = job ? terminalMove(job, 'cancel_answer', o, `cancel lost the race: job already ${job.state}`) : null;
     if (job && t) {
-      s.commit({ moves: [t.move], patch: { ...remoteFacts(job), ...t.patch, cancel_attempt: 'answered', next_poll_at: now } });
+      await s.commit({ moves: [t.move], patch: { ...remoteFacts(job), ...t.patch, cancel_attempt: 'answered', next_poll_at: now } });
       return;
     }
   }
   if (o.kind === 'answer' && o.status === 404) {
-    s.commit({ moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'provider no longer knows our job', call: o }], patch: { reason: 'job_not_found on cancel' } });
+    await s.commit({ moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'provider no longer knows our job', call: o }], patch: { reason: 'job_not_found on cancel' } });
     return;
   }
   const refused = o.kind === 'answer' && o.status < 500;
   const notBefore = isBackOff(o) ? now + o.retryAfterMs! + RETRY_AFTER_MARGIN_MS : r.not_before;
   const delay = nextDelay(RETRY_POLICY, r.attempt, r.operation_id, o.kind === 'answer' ? o.retryAfterMs : null);
-  s.commit({
+  await s.commit({
     patch: { cancel_attempt: refused ? 'refused' : 'ambiguous', attempt: r.attempt + 1, not_before: notBefore, next_poll_at: retryAt(now, delay, intent.deadline_at, notBefore) },
     audit: [{ at: now, actor: s.env.workerId, kind: 'call', operation_id: r.operation_id, detail: { note: `cancel attempt not confirmed: ${describe(o)}` } }],
   });
@@ -73,25 +73,25 @@ async function previousCancelLanded(s: OpStep, rules: PollRules): Promise<boolea
     const now = s.now();
     const notBefore = isBackOff(o) ? now + o.retryAfterMs! + RETRY_AFTER_MARGIN_MS : r.not_before;
     if (now >= giveUpAt(rules.deadlineAt)) {
-      s.commit({ moves: [{ ...rules.onDeadline, call: o, detail: `could not confirm the cancel: ${describe(o)}` }] });
+      await s.commit({ moves: [{ ...rules.onDeadline, call: o, detail: `could not confirm the cancel: ${describe(o)}` }] });
       return true;
     }
     const delay = nextDelay(RETRY_POLICY, r.attempt, r.operation_id, o.kind === 'answer' ? o.retryAfterMs : null);
-    s.commit({ patch: { attempt: r.attempt + 1, not_before: notBefore, next_poll_at: retryAt(now, delay, rules.deadlineAt, notBefore) } });
+    await s.commit({ patch: { attempt: r.attempt + 1, not_before: notBefore, next_poll_at: retryAt(now, delay, rules.deadlineAt, notBefore) } });
     return true;
   }
   const t = terminalMove(job, 'status_answer', o, `job ${job.state} after cancel was asked`);
   if (t) {
-    s.commit({ moves: [t.move], patch: { ...remoteFacts(job), ...t.patch, cancel_attempt: 'answered', next_poll_at: s.now() } });
+    await s.commit({ moves: [t.move], patch: { ...remoteFacts(job), ...t.patch, cancel_attempt: 'answered', next_poll_at: s.now() } });
     return true;
   }
   if (job.state === 'cancelling' || job.cancel_requested_at !== null) {
-    s.commit({
+    await s.commit({
       moves: [{ to: 'cancelling', evidence: 'status_answer', cause: 'an earlier cancel attempt reached the provider', call: o, jobState: job.state, jobId: job.job_id }],
       patch: { ...remoteFacts(job), cancel_attempt: 'answered', next_poll_at: s.after(nextDelay(POLL_POLICY, 0, r.operation_id, o.kind === 'answer' ? o.retryAfterMs : null)) },
     });
     return true;
   }
-  s.commit({ patch: remoteFacts(job) });
+  await s.commit({ patch: remoteFacts(job) });
   return false;
 }

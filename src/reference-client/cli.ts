@@ -5,6 +5,7 @@ import { ChangedRequestError, EXIT, UnknownOperationError } from '../contract/cl
 import { realClock } from '../lib/clock.js';
 import { ReferenceClient } from './client.js';
 import { verifyAudit } from './index.js';
+import { isPostgresUrl } from './store/pg-pool.js';
 import { listenWebhooks } from './webhook-receiver.js';
 import { registerTaskCommands } from './tasks/cli.js';
 
@@ -33,6 +34,8 @@ function openClient(): ReferenceClient {
       `JOBPROOF_DIALECT=${dialect}: the reference client speaks the native API only; for OpenAI Batch and Anthropic Message Batches use examples/sdk-clients/durable-openai.mjs or durable-anthropic.mjs`,
     );
   }
+  const db = env('JOBPROOF_CLIENT_DB');
+  if (db && !isPostgresUrl(db)) throw new Refusal('JOBPROOF_CLIENT_DB (--db) must be a postgres:// or postgresql:// URL; leave it unset for SQLite in JOBPROOF_STATE');
   const leaseMs = Number(env('JOBPROOF_LEASE_MS') ?? 10_000);
   if (!Number.isInteger(leaseMs) || leaseMs <= 0) throw new Refusal('JOBPROOF_LEASE_MS must be a positive integer');
   const port = env('JOBPROOF_WEBHOOK_PORT');
@@ -87,7 +90,7 @@ async function withClient<T>(fn: (c: ReferenceClient) => Promise<T>): Promise<T>
   try {
     return await fn(c);
   } finally {
-    c.close();
+    await c.close();
   }
 }
 
@@ -95,13 +98,21 @@ export function registerClientCommands(program: Command): Command {
   const client = program
     .command('client')
     .description('the jobproof reference client (client-protocol.md); configured by JOBPROOF_* environment variables')
+    .option('--db <url>', 'store operations in PostgreSQL (postgres://…) instead of SQLite in JOBPROOF_STATE; same as JOBPROOF_CLIENT_DB')
+    .hook('preSubcommand', (cmd) => {
+      const db = cmd.opts<{ db?: string }>().db;
+      if (db) process.env.JOBPROOF_CLIENT_DB = db;
+    })
     .addHelpText(
       'after',
       `
 Environment:
   JOBPROOF_PROVIDER_URL    provider base URL (default http://127.0.0.1:4010)
   JOBPROOF_TOKEN           bearer token for the provider
-  JOBPROOF_STATE           directory holding this client's durable state (required)
+  JOBPROOF_STATE           directory holding this client's durable state (required); with PostgreSQL, names
+                           the schema the state lives in (one schema per state directory)
+  JOBPROOF_CLIENT_DB       postgres://user@host:port/db to keep operations and tasks in PostgreSQL (a fleet
+                           of workers on many machines); unset: SQLite files in JOBPROOF_STATE
   JOBPROOF_WORKER_ID       this worker's identity, sent as X-Worker-ID
   JOBPROOF_LEASE_MS        lease length per operation (default 10000)
   JOBPROOF_WEBHOOK_PORT    listen for webhooks on 127.0.0.1:PORT (work only)
@@ -150,7 +161,7 @@ Exit codes: 0 done, 2 refused (bad input, unknown operation), 3 changed request 
           process.off('SIGINT', onSignal);
           clearInterval(keepAlive);
           server?.close();
-          c.close();
+          await c.close();
         }
         // Pooled keep-alive sockets must not hold a finished worker open.
         setImmediate(() => process.exit(process.exitCode ?? 0)).unref();
@@ -164,7 +175,7 @@ Exit codes: 0 done, 2 refused (bad input, unknown operation), 3 changed request 
     .description("verify the hash chain of the audit log in JOBPROOF_STATE; exit 0 if intact, 2 if it was edited")
     .action(
       act(async () => {
-        const verdict = verifyAudit(env('JOBPROOF_STATE', true)!);
+        const verdict = await verifyAudit(env('JOBPROOF_STATE', true)!);
         process.stdout.write(`${JSON.stringify(verdict)}\n`);
         return verdict.ok ? EXIT.ok : EXIT.refused;
       }),

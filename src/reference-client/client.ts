@@ -14,7 +14,7 @@ import { isoTime } from '../lib/clock.js';
 import { requestFingerprint } from './create.js';
 import { MAX_REQUEST_MS } from './deadlines.js';
 import type { OperationStore } from './store/operation-store.js';
-import { SqliteOperationStore } from './store/sqlite-store.js';
+import { openOperationStore } from './store/open-store.js';
 import type { OperationRow } from './types.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 import { Worker } from './worker.js';
@@ -26,7 +26,7 @@ export class ReferenceClient implements InProcessClient {
   private readonly receiver: WebhookReceiver | null;
 
   constructor(private readonly opts: InProcessClientOptions, store?: OperationStore) {
-    this.store = store ?? SqliteOperationStore.open(opts.state);
+    this.store = store ?? openOperationStore(opts.state, process.env.JOBPROOF_CLIENT_DB, { leaseMs: opts.leaseMs });
     this.receiver = opts.webhook
       ? new WebhookReceiver(opts.webhook.secret, {
           onEvent: (jobId, eventId, type) => this.onWebhook(jobId, eventId, type),
@@ -51,13 +51,13 @@ export class ReferenceClient implements InProcessClient {
       items_failed: null, remote_progress: null, reason: null, lease_owner: null, lease_expires_at: null, fencing_token: 0,
     };
     const actor = this.opts.workerId;
-    const outcome = this.store.insertOperation(
+    const outcome = await this.store.insertOperation(
       row,
       { at: isoTime(now), actor, from: null, to: 'create_pending', cause: 'submit', evidence: { kind: 'submit' }, remote_state: null, lease_token: null },
       [{ at: now, actor, kind: 'intent', operation_id: op.operation_id, detail: { action: 'submit', request_fingerprint: fp, idempotency_key: row.idempotency_key, trace_id: row.trace_id } }],
     );
     if (outcome === 'exists') {
-      const cur = this.store.get(op.operation_id)!;
+      const cur = (await this.store.get(op.operation_id))!;
       const same =
         cur.request_fingerprint === fp &&
         cur.create_deadline_at - cur.submitted_at === op.create_deadline_ms &&
@@ -71,7 +71,7 @@ export class ReferenceClient implements InProcessClient {
   async cancel(operationId: string, intent: CancelInput): Promise<void> {
     const c = CancelInputSchema.parse(intent);
     const now = this.opts.clock.now();
-    const ok = this.store.recordCancelIntent(
+    const ok = await this.store.recordCancelIntent(
       operationId,
       { ...c, requested_at: now, deadline_at: now + c.cancel_deadline_ms },
       [{ at: now, actor: c.actor, kind: 'intent', operation_id: operationId, detail: { action: 'cancel', reason: c.reason, cancel_deadline_ms: c.cancel_deadline_ms, recorded_by: this.opts.workerId } }],
@@ -94,9 +94,14 @@ export class ReferenceClient implements InProcessClient {
   }
 
   async show(operationId: string): Promise<OperationRecord> {
-    const r = this.store.get(operationId);
-    if (!r) throw new UnknownOperationError(`unknown operation ${operationId}`);
-    return toRecord(r, this.store);
+    // Record and history are two reads; a worker may commit between them. Re-read until both belong together.
+    for (let i = 0; ; i++) {
+      const r = await this.store.get(operationId);
+      if (!r) throw new UnknownOperationError(`unknown operation ${operationId}`);
+      const rec = await toRecord(r, this.store);
+      const again = await this.store.get(operationId);
+      if (i >= 20 || JSON.stringify(again) === JSON.stringify(r)) return rec;
+    }
   }
 
   async handleWebhook(request: Request): Promise<Response> {
@@ -104,20 +109,20 @@ export class ReferenceClient implements InProcessClient {
     return this.receiver.handle(request);
   }
 
-  close(): void {
-    this.store.close();
+  async close(): Promise<void> {
+    await this.store.close();
   }
 
-  private onWebhook(jobId: string, eventId: string, type: string): void {
-    const op = this.store.findByRemoteJobId(jobId);
+  private async onWebhook(jobId: string, eventId: string, type: string): Promise<void> {
+    const op = await this.store.findByRemoteJobId(jobId);
     if (!op) return;
-    this.store.appendAudit([{ at: this.opts.clock.now(), actor: this.opts.workerId, kind: 'webhook', operation_id: op.operation_id, detail: { event_id: eventId, type, job_id: jobId } }]);
+    await this.store.appendAudit([{ at: this.opts.clock.now(), actor: this.opts.workerId, kind: 'webhook', operation_id: op.operation_id, detail: { event_id: eventId, type, job_id: jobId } }]);
     if (this.worker) this.worker.poke(op.operation_id);
-    else this.store.pollSoon(op.operation_id, this.opts.clock.now());
+    else await this.store.pollSoon(op.operation_id, this.opts.clock.now());
   }
 }
 
-export function toRecord(r: OperationRow, store: OperationStore): OperationRecord {
+export async function toRecord(r: OperationRow, store: OperationStore): Promise<OperationRecord> {
   return {
     operation_id: r.operation_id,
     state: r.state,
@@ -132,6 +137,6 @@ export function toRecord(r: OperationRow, store: OperationStore): OperationRecor
     cancel: r.cancel ? { actor: r.cancel.actor, reason: r.cancel.reason, requested_at: isoTime(r.cancel.requested_at), deadline: isoTime(r.cancel.deadline_at) } : null,
     create_deadline: isoTime(r.create_deadline_at),
     result_deadline: isoTime(r.result_deadline_at),
-    history: store.history(r.operation_id),
+    history: await store.history(r.operation_id),
   };
 }

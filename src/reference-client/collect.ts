@@ -15,7 +15,7 @@ export async function collectStep(s: OpStep): Promise<void> {
   const r = s.rec;
   const expected = r.expected_result;
   if (!expected) {
-    s.commit({ moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'no result description to verify against' }] });
+    await s.commit({ moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'no result description to verify against' }] });
     return;
   }
   // Only ever follow a path on the provider we trust with our token, never an absolute URL elsewhere.
@@ -26,12 +26,12 @@ export async function collectStep(s: OpStep): Promise<void> {
   if (o.kind === 'answer' && o.status === 200) {
     const v = verifyResults(o.body, o.headers, expected);
     if (v.ok) {
-      s.commit({
+      await s.commit({
         moves: [{ to: 'succeeded', evidence: 'results_verified', cause: 'results fetched and verified', call: o, jobId: r.remote_job_id }],
         patch: { collect_attempts: attempts, result_sha256: v.sha256, result_location: path, items_total: v.items_total, items_failed: v.items_failed },
       });
     } else {
-      s.commit({
+      await s.commit({
         moves: [{ to: 'result_validation_failed', evidence: 'results_invalid', cause: v.reason, call: o, jobId: r.remote_job_id }],
         patch: { collect_attempts: attempts, result_location: path, reason: v.reason },
       });
@@ -39,21 +39,21 @@ export async function collectStep(s: OpStep): Promise<void> {
     return;
   }
   if (o.kind === 'answer' && o.status === 410) {
-    s.commit({
+    await s.commit({
       moves: [{ to: 'result_unavailable', evidence: 'results_gone', cause: 'provider says the results are gone', call: o }],
       patch: { collect_attempts: attempts, result_location: path, reason: problemCode(o) ?? 'results_gone' },
     });
     return;
   }
   if (o.kind === 'answer' && (o.status === 404 || (o.status === 409 && problemCode(o) === 'job_not_succeeded'))) {
-    s.commit({
+    await s.commit({
       moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: `a succeeded job's results answered ${describe(o)}`, call: o }],
       patch: { collect_attempts: attempts, reason: describe(o) },
     });
     return;
   }
   if (now >= r.result_deadline_at && attempts >= MIN_COLLECT_ATTEMPTS) {
-    s.commit({
+    await s.commit({
       moves: [{ to: 'result_unavailable', evidence: 'result_deadline', cause: `results could not be fetched by the deadline (last: ${describe(o)})`, call: o }],
       patch: { collect_attempts: attempts, reason: 'results not fetched before the result deadline' },
     });
@@ -61,5 +61,5 @@ export async function collectStep(s: OpStep): Promise<void> {
   }
   const notBefore = isBackOff(o) ? now + o.retryAfterMs! + RETRY_AFTER_MARGIN_MS : r.not_before;
   const delay = nextDelay(RETRY_POLICY, r.attempt, r.operation_id, o.kind === 'answer' ? o.retryAfterMs : null);
-  s.commit({ patch: { collect_attempts: attempts, attempt: r.attempt + 1, not_before: notBefore, next_poll_at: Math.max(now + delay, notBefore) } });
+  await s.commit({ patch: { collect_attempts: attempts, attempt: r.attempt + 1, not_before: notBefore, next_poll_at: Math.max(now + delay, notBefore) } });
 }

@@ -6,7 +6,7 @@ import { reconcileStep } from './reconcile.js';
 export async function createStep(s: OpStep): Promise<void> {
   const r = s.rec;
   if (r.cancel && r.create_attempts === 0) {
-    s.commit({
+    await s.commit({
       moves: [{ to: 'cancelled', evidence: 'cancel_intent', cause: `cancelled by ${r.cancel.actor} before any create was sent` }],
       patch: { reason: r.cancel.reason },
     });
@@ -15,7 +15,7 @@ export async function createStep(s: OpStep): Promise<void> {
   if (r.cancel || (s.now() >= createBy(r) && r.create_attempts > 0)) return reconcileStep(s);
   if (s.now() >= createBy(r)) {
     const which = r.create_deadline_at <= r.result_deadline_at ? 'create' : 'result';
-    s.commit({
+    await s.commit({
       moves: [{ to: 'failed', evidence: 'create_deadline', cause: `${which} deadline passed before any create was sent` }],
       patch: { reason: `${which} deadline passed before any create was sent` },
     });

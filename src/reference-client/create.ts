@@ -33,7 +33,7 @@ export function createBy(r: Pick<OperationRow, 'create_deadline_at' | 'result_de
 export async function sendCreate(s: OpStep, knownJobId: string | null, preMoves: Move[]): Promise<void> {
   const r = s.rec;
   const webhookUrl = r.webhook_url ?? s.env.webhookUrl;
-  s.commit({
+  await s.commit({
     moves: preMoves,
     patch: { create_attempts: r.create_attempts + 1, last_create_at: s.now(), webhook_url: webhookUrl, next_poll_at: s.now() + requestTimeout(r, 'create', s.now()) + s.env.leaseMs },
     requireNoCancel: true,
@@ -51,7 +51,7 @@ async function handleCreateAnswer(s: OpStep, o: CallOutcome, knownJobId: string 
     const accepted = o.status === 202 ? CreateAcceptedSchema.safeParse(o.json) : null;
     const jobId = job?.job_id ?? (accepted?.success ? accepted.data.job_id : null);
     if (!jobId) {
-      s.commit({ moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'create answer without a readable job', call: o }], patch: { reason: 'unreadable create answer' } });
+      await s.commit({ moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'create answer without a readable job', call: o }], patch: { reason: 'unreadable create answer' } });
       return;
     }
     let shown = knownJobId;
@@ -61,20 +61,20 @@ async function handleCreateAnswer(s: OpStep, o: CallOutcome, knownJobId: string 
       if (l.kind === 'found') shown = l.job.job_id;
     }
     if (shown && shown !== jobId) {
-      s.commit({
+      await s.commit({
         moves: [{ to: 'needs_attention', evidence: 'replay_conflict', cause: `replayed create answered job ${jobId}, but our key created ${shown}`, call: o, jobId: shown, otherJobId: jobId }],
         patch: { remote_job_id: shown, conflicting_job_id: jobId, reason: 'provider answered a replayed create with a different job id' },
       });
       return;
     }
     if (job && job.state === 'succeeded' && job.result) {
-      s.commit({
+      await s.commit({
         moves: [{ to: 'result_collecting', evidence: 'create_sync_result', cause: 'create answered with a finished job', call: o, jobState: job.state, jobId }],
         patch: { ...remoteFacts(job), remote_job_id: jobId, attempt: 0, next_poll_at: now, expected_result: { url: job.result.url, sha256: job.result.sha256, items_total: job.result.items_total, items_failed: job.result.items_failed } },
       });
       return;
     }
-    s.commit({
+    await s.commit({
       moves: [{ to: 'accepted', evidence: 'create_accepted', cause: `provider accepted the create (${o.status})`, call: o, jobState: job?.state ?? 'queued', jobId }],
       patch: { ...(job ? remoteFacts(job) : { remote_state: 'queued' as const }), remote_job_id: jobId, attempt: 0, next_poll_at: s.after(nextDelay(POLL_POLICY, 0, r.operation_id, o.retryAfterMs)) },
     });
@@ -82,7 +82,7 @@ async function handleCreateAnswer(s: OpStep, o: CallOutcome, knownJobId: string 
   }
   if (o.kind === 'no_answer' || isAmbiguous(o)) {
     const notBefore = o.kind === 'answer' && o.retryAfterMs !== null ? now + o.retryAfterMs + RETRY_AFTER_MARGIN_MS : r.not_before;
-    s.commit({
+    await s.commit({
       moves: [{ to: 'create_unknown', evidence: 'create_ambiguous', cause: `create outcome unknown (${describe(o)})`, call: o }],
       patch: { attempt: r.attempt + 1, not_before: notBefore, next_poll_at: Math.max(now + nextDelay(RETRY_POLICY, 0, r.operation_id, null), notBefore) },
     });
@@ -93,10 +93,10 @@ async function handleCreateAnswer(s: OpStep, o: CallOutcome, knownJobId: string 
     // Not executed (429) or still executing (409): the same key again, after the provider's wait.
     const wait = o.retryAfterMs ?? 1000;
     const notBefore = now + wait + RETRY_AFTER_MARGIN_MS;
-    s.commit({ patch: { attempt: r.attempt + 1, not_before: notBefore, next_poll_at: Math.max(notBefore, now + nextDelay(RETRY_POLICY, r.attempt, r.operation_id, wait)) } });
+    await s.commit({ patch: { attempt: r.attempt + 1, not_before: notBefore, next_poll_at: Math.max(notBefore, now + nextDelay(RETRY_POLICY, r.attempt, r.operation_id, wait)) } });
     return;
   }
-  s.commit({
+  await s.commit({
     moves: [{ to: 'failed', evidence: 'create_refused', cause: `create refused: ${describe(o)}`, call: o }],
     patch: { reason: `create refused: ${describe(o)}` },
   });

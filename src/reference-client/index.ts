@@ -1,11 +1,14 @@
 import type { InProcessClientFactory, InProcessClientOptions } from '../contract/client-protocol.js';
 import { verifyChain, type AuditVerdict } from './audit.js';
 import { ReferenceClient } from './client.js';
-import { SqliteOperationStore } from './store/sqlite-store.js';
+import { openOperationStore } from './store/open-store.js';
 
 export { ReferenceClient, toRecord } from './client.js';
 export { SqliteOperationStore } from './store/sqlite-store.js';
 export type { OperationStore, Lease } from './store/operation-store.js';
+export { PgOperationStore } from './store/pg-store.js';
+export { openOperationStore } from './store/open-store.js';
+export { SchemaTooNewError } from './store/migrations.js';
 export { createTaskClient, type TaskClient, type TaskClientOptions } from './tasks/index.js';
 export { TRANSITIONS, EVIDENCE_CLASS, EVIDENCE_KINDS, canTransition, transition } from './state-machine.js';
 
@@ -13,11 +16,11 @@ export { TRANSITIONS, EVIDENCE_CLASS, EVIDENCE_KINDS, canTransition, transition 
 export const createReferenceClient: InProcessClientFactory = (opts: InProcessClientOptions) => new ReferenceClient(opts);
 
 /** Check the audit chain of a client state directory: any edit, insertion or deletion is reported. */
-export function verifyAudit(stateDir: string): AuditVerdict {
-  const store = SqliteOperationStore.open(stateDir);
+export async function verifyAudit(stateDir: string, db?: string): Promise<AuditVerdict> {
+  const store = openOperationStore(stateDir, db);
   try {
-    return verifyChain(store.auditRows(), store.auditHead());
+    return verifyChain(await store.auditRows(), await store.auditHead());
   } finally {
-    store.close();
+    await store.close();
   }
 }

@@ -49,7 +49,7 @@ export class OpStep {
 
   async send(spec: Omit<CallSpec, 'traceId'>): Promise<CallOutcome> {
     if (this.env.signal.aborted) throw new LeaseLostError(this.rec.operation_id);
-    if (!this.env.store.renew(this.lease, this.now(), this.env.leaseMs)) throw new LeaseLostError(this.rec.operation_id);
+    if (!(await this.env.store.renew(this.lease, this.now(), this.env.leaseMs))) throw new LeaseLostError(this.rec.operation_id);
     const sentAt = this.now();
     const timeoutMs = requestTimeout(this.rec, spec.route, sentAt);
     const outcome = await call(this.env.http, { ...spec, traceId: this.rec.trace_id, leaseToken: this.lease.token, timeoutMs }, this.env.signal);
@@ -64,7 +64,7 @@ export class OpStep {
   }
 
   /** Write a change under the lease. Moves are checked one by one against the transition table. */
-  commit(change: { patch?: OperationPatch; moves?: Move[]; requireNoCancel?: boolean; audit?: AuditInput[] }): void {
+  async commit(change: { patch?: OperationPatch; moves?: Move[]; requireNoCancel?: boolean; audit?: AuditInput[] }): Promise<void> {
     const moves = change.moves ?? [];
     let from: OperationState = this.rec.state;
     const at = this.now();
@@ -96,11 +96,11 @@ export class OpStep {
         detail: { to: h.to, cause: h.cause, evidence: h.evidence },
       })),
     ];
-    const outcome = this.env.store.commit(this.lease, { patch, history, audit, requireNoCancel: change.requireNoCancel });
+    const outcome = await this.env.store.commit(this.lease, { patch, history, audit, requireNoCancel: change.requireNoCancel });
     if (outcome === 'cancel_recorded') throw new CancelRecordedError(this.rec.operation_id);
     if (outcome === 'lease_lost') {
       // The answers we got are facts even if we may no longer act on them: keep them in the audit, not the record.
-      if (this.calls.length) this.env.store.appendAudit(this.calls.map((c) => ({ ...c, kind: 'stale_answer' as const })));
+      if (this.calls.length) await this.env.store.appendAudit(this.calls.map((c) => ({ ...c, kind: 'stale_answer' as const })));
       this.calls = [];
       throw new LeaseLostError(this.rec.operation_id);
     }

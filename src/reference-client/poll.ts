@@ -23,7 +23,7 @@ export async function pollOnce(s: OpStep, rules: PollRules): Promise<void> {
   const pastDeadline = now >= rules.deadlineAt;
   if (r.not_before > now) {
     // Only reached past the give-up time: the provider told us not to ask yet, so we stop without a request.
-    s.commit({ moves: [{ ...rules.onDeadline, detail: 'deadline passed during a Retry-After hold' }] });
+    await s.commit({ moves: [{ ...rules.onDeadline, detail: 'deadline passed during a Retry-After hold' }] });
     return;
   }
   // Last resort, past the deadline after repeated failed status reads: every other read takes the list route.
@@ -36,11 +36,11 @@ export async function pollOnce(s: OpStep, rules: PollRules): Promise<void> {
     const facts = { ...remoteFacts(job), poll_count: r.poll_count + 1, read_failures: 0 };
     const t = terminalMove(job, 'status_answer', o, `job ${job.state}`);
     if (t) {
-      s.commit({ moves: [t.move], patch: { ...facts, ...t.patch, next_poll_at: afterNow } });
+      await s.commit({ moves: [t.move], patch: { ...facts, ...t.patch, next_poll_at: afterNow } });
       return;
     }
     if (pastDeadline) {
-      s.commit({ moves: [{ ...rules.onDeadline, call: o, jobState: job.state, jobId: job.job_id }], patch: facts });
+      await s.commit({ moves: [{ ...rules.onDeadline, call: o, jobState: job.state, jobId: job.job_id }], patch: facts });
       return;
     }
     // Poll on the backoff, but be there at the deadline for the last read.
@@ -59,11 +59,11 @@ export async function pollOnce(s: OpStep, rules: PollRules): Promise<void> {
             },
           ]
         : [];
-    s.commit({ moves, patch: { ...facts, attempt: r.attempt + 1, next_poll_at: next } });
+    await s.commit({ moves, patch: { ...facts, attempt: r.attempt + 1, next_poll_at: next } });
     return;
   }
   if (read.kind === 'gone') {
-    s.commit({
+    await s.commit({
       moves: [
         {
           to: 'needs_attention',
@@ -80,14 +80,14 @@ export async function pollOnce(s: OpStep, rules: PollRules): Promise<void> {
   // 429/503/5xx/no answer: nothing learnt. Back off, and respect any hold the provider asked for.
   const notBefore = isBackOff(o) ? afterNow + o.retryAfterMs! + RETRY_AFTER_MARGIN_MS : r.not_before;
   if (afterNow >= giveUpAt(rules.deadlineAt)) {
-    s.commit({
+    await s.commit({
       moves: [{ ...rules.onDeadline, call: o, detail: `last read after the deadline got ${describe(o)}` }],
       patch: { not_before: notBefore },
     });
     return;
   }
   const delay = nextDelay(RETRY_POLICY, r.attempt, r.operation_id, o.kind === 'answer' ? o.retryAfterMs : null);
-  s.commit({
+  await s.commit({
     patch: {
       attempt: r.attempt + 1,
       read_failures: (r.read_failures ?? 0) + 1,

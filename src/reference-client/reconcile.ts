@@ -20,11 +20,11 @@ export async function reconcileStep(s: OpStep): Promise<void> {
     if (now >= giveUpAt(deadline)) return r.cancel ? giveUpCancel(s, l.call) : giveUpResult(s, l.call);
     const o = l.call;
     const notBefore = o.kind === 'answer' && o.retryAfterMs !== null ? now + o.retryAfterMs + RETRY_AFTER_MARGIN_MS : r.not_before;
-    s.commit({ patch: { attempt: r.attempt + 1, not_before: notBefore, next_poll_at: retryAt(now, nextDelay(RETRY_POLICY, r.attempt, r.operation_id, null), deadline, notBefore) } });
+    await s.commit({ patch: { attempt: r.attempt + 1, not_before: notBefore, next_poll_at: retryAt(now, nextDelay(RETRY_POLICY, r.attempt, r.operation_id, null), deadline, notBefore) } });
     return;
   }
   if (l.kind === 'conflict') {
-    s.commit({
+    await s.commit({
       moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: `provider shows several jobs for one key: ${l.ids.join(', ')}`, call: l.call, jobId: l.ids[0], otherJobId: l.ids[1] }],
       patch: { remote_job_id: l.ids[0]!, conflicting_job_id: l.ids[1]!, reason: 'several jobs for one idempotency key' },
     });
@@ -40,12 +40,12 @@ export async function reconcileStep(s: OpStep): Promise<void> {
     if (r.cancel) {
       if (r.state === 'create_pending') moves.push({ to: 'accepted', evidence: 'lookup_answer', cause: what, call: l.call, jobId: found.job_id, jobState: found.state });
       moves.push({ to: 'cancel_requested', evidence: r.state === 'create_pending' ? 'cancel_intent' : 'lookup_answer', cause: `cancel asked by ${r.cancel.actor}; ${what}`, jobId: found.job_id });
-      s.commit({ moves, patch: facts });
+      await s.commit({ moves, patch: facts });
       return;
     }
     if (r.state === 'create_pending' || now >= createBy(r)) {
       moves.push({ to: 'accepted', evidence: 'lookup_answer', cause: `${what}; adopting it without another create`, call: l.call, jobId: found.job_id, jobState: found.state });
-      s.commit({ moves, patch: facts });
+      await s.commit({ moves, patch: facts });
       return;
     }
     await sendCreate(s, found.job_id, moves);
@@ -61,35 +61,35 @@ export async function reconcileStep(s: OpStep): Promise<void> {
   const conclusiveAt = Math.max((r.last_create_at ?? 0) + 2 * MIN_REQUEST_MS, deadline);
   if (now < conclusiveAt) {
     const next = Math.min(now + nextDelay(RETRY_POLICY, r.attempt, r.operation_id, null), conclusiveAt);
-    s.commit({ moves, patch: { attempt: r.attempt + 1, next_poll_at: Math.max(next, r.not_before) } });
+    await s.commit({ moves, patch: { attempt: r.attempt + 1, next_poll_at: Math.max(next, r.not_before) } });
     return;
   }
   if (r.cancel) {
     moves.push({ to: 'cancelled', evidence: 'lookup_answer', cause: `cancel asked by ${r.cancel.actor}; by the cancel deadline the provider shows no job, and none will be created`, call: l.call });
-    s.commit({ moves, patch: { reason: r.cancel.reason } });
+    await s.commit({ moves, patch: { reason: r.cancel.reason } });
     return;
   }
   moves.push({ to: 'failed', evidence: 'lookup_answer', cause: 'create gave up at its deadline and by the result deadline the provider shows no job', call: l.call });
-  s.commit({ moves, patch: { reason: 'no job by the result deadline' } });
+  await s.commit({ moves, patch: { reason: 'no job by the result deadline' } });
 }
 
 /**
  * The cancel deadline passed while we still could not learn whether a job exists (lookups refused or a create
  * possibly still in flight): say so — cancellation_unconfirmed — rather than wait on past the deadline.
  */
-export function giveUpCancel(s: OpStep, call?: CallOutcome): void {
+export async function giveUpCancel(s: OpStep, call?: CallOutcome): Promise<void> {
   const r = s.rec;
   const moves: Move[] = [];
   // A create attempt whose answer we never processed (crash, or still executing) is an unknown outcome.
   if (r.state === 'create_pending') moves.push({ to: 'create_unknown', evidence: 'create_ambiguous', cause: 'an earlier create attempt was never answered', call });
   moves.push({ to: 'cancel_requested', evidence: 'cancel_intent', cause: `cancel asked by ${r.cancel!.actor}; whether a job exists is still unknown` });
   moves.push({ to: 'cancellation_unconfirmed', evidence: 'cancel_deadline', cause: 'cancel deadline passed before the provider showed whether a job exists', call });
-  s.commit({ moves, patch: { reason: 'cancel deadline passed with the job unknown' } });
+  await s.commit({ moves, patch: { reason: 'cancel deadline passed with the job unknown' } });
 }
 
 /** The result deadline passed with the job still unknown (lookups refused): time out honestly, stop polling. */
-export function giveUpResult(s: OpStep, call?: CallOutcome): void {
-  s.commit({
+export async function giveUpResult(s: OpStep, call?: CallOutcome): Promise<void> {
+  await s.commit({
     moves: [
       { to: 'observing', evidence: 'result_deadline', cause: 'result deadline reached while the provider would not say whether a job exists', call },
       { to: 'result_timed_out', evidence: 'result_deadline', cause: 'result deadline passed before the job was known, let alone final' },

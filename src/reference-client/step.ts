@@ -14,7 +14,7 @@ export async function runStep(s: OpStep): Promise<void> {
   const deadline = governingDeadline(r);
   // Nothing is sent during a Retry-After hold; but a deadline's give-up time still wakes us (to end without sending).
   if (s.now() < r.not_before && (deadline === null || s.now() < giveUpAt(deadline))) {
-    s.commit({ patch: { next_poll_at: deadline === null ? r.not_before : Math.min(r.not_before, giveUpAt(deadline)) } });
+    await s.commit({ patch: { next_poll_at: deadline === null ? r.not_before : Math.min(r.not_before, giveUpAt(deadline)) } });
     return;
   }
   if (s.now() < r.not_before) return endWithoutRequest(s);
@@ -36,20 +36,20 @@ export async function runStep(s: OpStep): Promise<void> {
 }
 
 /** Past a deadline's grace while the provider still holds us off: end as the deadline says, sending nothing. */
-function endWithoutRequest(s: OpStep): void {
+async function endWithoutRequest(s: OpStep): Promise<void> {
   const r = s.rec;
   const detail = 'deadline passed during a Retry-After hold';
   switch (r.state) {
     case 'accepted':
     case 'observing':
-      s.commit({ moves: [{ to: 'result_timed_out', evidence: 'result_deadline', cause: 'result deadline passed before the job was final', detail }] });
+      await s.commit({ moves: [{ to: 'result_timed_out', evidence: 'result_deadline', cause: 'result deadline passed before the job was final', detail }] });
       return;
     case 'cancel_requested':
     case 'cancelling':
-      s.commit({ moves: [{ to: 'cancellation_unconfirmed', evidence: 'cancel_deadline', cause: 'cancel deadline passed without the provider confirming', detail }] });
+      await s.commit({ moves: [{ to: 'cancellation_unconfirmed', evidence: 'cancel_deadline', cause: 'cancel deadline passed without the provider confirming', detail }] });
       return;
     default:
-      if (r.cancel) giveUpCancel(s);
-      else giveUpResult(s);
+      if (r.cancel) await giveUpCancel(s);
+      else await giveUpResult(s);
   }
 }

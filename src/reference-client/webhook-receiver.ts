@@ -9,7 +9,7 @@ const SEEN_LIMIT = 10_000;
 
 export interface WebhookTarget {
   /** A verified event for this job id arrived. */
-  onEvent(jobId: string, eventId: string, type: string): void;
+  onEvent(jobId: string, eventId: string, type: string): unknown;
 }
 
 export class WebhookReceiver {
@@ -42,7 +42,15 @@ export class WebhookReceiver {
     const type = typeof event.type === 'string' ? event.type : '';
     const jobId = typeof event.data?.job_id === 'string' ? event.data.job_id : null;
     // Progress is never trusted for anything, so it is not worth a read either.
-    if (jobId && type !== 'job.progress') this.target.onEvent(jobId, eventId, type);
+    if (jobId && type !== 'job.progress') {
+      try {
+        await this.target.onEvent(jobId, eventId, type);
+      } catch {
+        // The store could not take it (database restarting): let the provider deliver it again.
+        this.seen.delete(eventId);
+        return new Response('store unavailable', { status: 503 });
+      }
+    }
     return new Response(null, { status: 204 });
   }
 

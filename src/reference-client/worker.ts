@@ -4,6 +4,7 @@ import type { HttpOptions } from './http.js';
 import { OpStep, type StepEnv } from './op-step.js';
 import { runStep } from './step.js';
 import { CancelRecordedError, LeaseLostError, type Lease, type OperationStore } from './store/operation-store.js';
+import { isTransientPgError } from './store/pg-errors.js';
 
 export interface WorkerOptions {
   store: OperationStore;
@@ -42,8 +43,8 @@ export class Worker {
   /** A webhook asked for a prompt read of this operation. */
   poke(operationId: string): void {
     if (this.running.has(operationId)) this.pokes.add(operationId);
-    this.o.store.pollSoon(operationId, this.o.clock.now());
-    this.wake();
+    // A hint only: if the store cannot take it now, the regular schedule still reads the job.
+    this.o.store.pollSoon(operationId, this.o.clock.now()).then(() => this.wake(), () => this.wake());
   }
 
   async run(signal: AbortSignal): Promise<void> {
@@ -56,13 +57,15 @@ export class Worker {
     const onAbort = () => this.wake();
     signal.addEventListener('abort', onAbort, { once: true });
     let beat: TimerHandle | null = null;
-    const heartbeat = () => {
+    let stopped = false;
+    const heartbeat = async () => {
       try {
-        this.renewHeld();
+        await this.renewHeld();
       } catch (err) {
+        if (stopped) return;
         if (isBusy(err)) {
           // Another process holds the store's write lock (it may be paused mid-transaction): try again next beat.
-          beat = clock.setTimeout(heartbeat, Math.max(10, Math.floor(leaseMs / 3)));
+          beat = clock.setTimeout(() => void heartbeat(), Math.max(10, Math.floor(leaseMs / 3)));
           return;
         }
         // The store is gone (closing, or a crash being simulated): stop the loop rather than throw from a timer.
@@ -70,9 +73,9 @@ export class Worker {
         this.wake();
         return;
       }
-      beat = clock.setTimeout(heartbeat, Math.max(10, Math.floor(leaseMs / 3)));
+      if (!stopped) beat = clock.setTimeout(() => void heartbeat(), Math.max(10, Math.floor(leaseMs / 3)));
     };
-    heartbeat();
+    void heartbeat();
     try {
       while (!signal.aborted && this.failure === null) {
         this.woken = false;
@@ -80,16 +83,16 @@ export class Worker {
         let wakeAt: number | null;
         const now = clock.now();
         try {
-          if (this.running.size === 0 && !store.hasOpen()) break;
+          if (this.running.size === 0 && !(await store.hasOpen())) break;
           const free = concurrency - this.running.size;
           if (free > 0) {
             const tokens = new Map([...this.held].map(([id, l]) => [id, l.token]));
-            const leases = store.claimDue(workerId, clock.now(), leaseMs, free, tokens).filter((l) => !this.running.has(l.operation_id));
+            const leases = (await store.claimDue(workerId, clock.now(), leaseMs, free, tokens)).filter((l) => !this.running.has(l.operation_id));
             claimed = leases.length;
             for (const lease of leases) this.start(env, lease);
           }
           if (claimed > 0 || this.woken) continue;
-          wakeAt = store.nextWakeAt(workerId, now);
+          wakeAt = await store.nextWakeAt(workerId, now);
         } catch (err) {
           // Lock contention (a paused worker may hold the write lock) is a reason to wait, not to stop.
           if (!isBusy(err)) throw err;
@@ -103,19 +106,21 @@ export class Worker {
       await Promise.allSettled([...this.running.values()]);
       if (this.failure !== null) throw this.failure;
     } finally {
+      stopped = true;
       if (beat) clock.clearTimeout(beat);
       signal.removeEventListener('abort', onAbort);
       // A clean stop hands our operations back at once instead of making a successor wait out the lease.
-      for (const lease of this.held.values()) store.release(lease);
+      // Best effort: a store that is gone (crash drill, database down) leaves the leases to run out instead.
+      await Promise.allSettled([...this.held.values()].map((lease) => store.release(lease)));
       this.held.clear();
     }
   }
 
   private start(env: StepEnv, lease: Lease): void {
     this.held.set(lease.operation_id, lease);
-    const p = this.turn(env, lease).finally(() => {
+    const p = this.turn(env, lease).finally(async () => {
+      if (this.pokes.delete(lease.operation_id)) await this.o.store.pollSoon(lease.operation_id, this.o.clock.now()).catch(() => undefined);
       this.running.delete(lease.operation_id);
-      if (this.pokes.delete(lease.operation_id)) this.o.store.pollSoon(lease.operation_id, this.o.clock.now());
       this.wake();
     });
     this.running.set(lease.operation_id, p);
@@ -126,7 +131,7 @@ export class Worker {
     try {
       // A cancel recorded between our read and our write makes us re-plan from the record (bounded: one intent).
       for (let i = 0; i < 3; i++) {
-        const rec = this.o.store.get(id);
+        const rec = await this.o.store.get(id);
         if (!rec) return;
         const step = new OpStep(env, lease, rec);
         try {
@@ -136,7 +141,7 @@ export class Worker {
           if (!(err instanceof CancelRecordedError)) throw err;
         }
       }
-      const after = this.o.store.get(id);
+      const after = await this.o.store.get(id);
       if (!after || after.lease_owner !== lease.owner || after.fencing_token !== lease.token) this.held.delete(id);
     } catch (err) {
       this.held.delete(id);
@@ -148,17 +153,21 @@ export class Worker {
     }
   }
 
-  private renewHeld(): void {
+  private async renewHeld(): Promise<void> {
     const now = this.o.clock.now();
     for (const [id, lease] of this.held) {
       if (lease.expires_at - now > (this.o.leaseMs * 2) / 3) continue;
-      if (!this.o.store.renew(lease, now, this.o.leaseMs)) this.held.delete(id);
+      if (!(await this.o.store.renew(lease, now, this.o.leaseMs))) this.held.delete(id);
     }
   }
 }
 
-/** SQLite's "database is locked" after busy_timeout: contention, not a fault of ours. */
+/**
+ * A store that cannot answer right now, not a fault of ours: SQLite's "database is locked" after busy_timeout, or a
+ * PostgreSQL server that is restarting, unreachable, or cancelled a statement / a serialization conflict.
+ */
 function isBusy(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === 'SQLITE_LOCKED';
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT' || code === 'SQLITE_LOCKED') return true;
+  return isTransientPgError(err);
 }

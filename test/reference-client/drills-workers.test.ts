@@ -74,7 +74,7 @@ describe('drills with several workers', () => {
     // Worker-1's last history entry is before the takeover; its late answer is in the audit only, marked stale.
     const takeover = rec.history.findIndex((h) => h.actor === 'worker-2');
     expect(rec.history.slice(takeover).every((h) => h.actor === 'worker-2')).toBe(true);
-    const audit = (w2.store as SqliteOperationStore).auditRows();
+    const audit = await (w2.store as SqliteOperationStore).auditRows();
     expect(audit.some((a) => a.kind === 'stale_answer' && a.actor === 'worker-1')).toBe(true);
     expect(audit.some((a) => a.kind === 'lease' && a.actor === 'worker-2')).toBe(true);
   });

@@ -49,10 +49,20 @@ function startWorker(r: Real): Live {
   return w;
 }
 
-function checkInvariants(r: Real): void {
+async function snapshot(r: Real, id: string) {
+  for (;;) {
+    const rec = await r.reader.get(id);
+    const h = await r.reader.history(id);
+    const again = await r.reader.get(id);
+    if (JSON.stringify(rec) === JSON.stringify(again)) return { rec, h };
+  }
+}
+
+async function checkInvariants(r: Real): Promise<void> {
   const reqs = r.b.requests();
   for (const id of IDS) {
-    const rec = r.reader.get(id);
+    // Record and history read as one snapshot: a worker may commit between two reads.
+    const { rec, h } = await snapshot(r, id);
     const creates = reqs.filter((e) => e.route === 'create' && e.client_ref === id);
     if (!rec) {
       expect(creates).toEqual([]);
@@ -76,7 +86,6 @@ function checkInvariants(r: Real): void {
       const next = mine[i + 1];
       if (next) expect(Date.parse(next.at) - Date.parse(e.at)).toBeGreaterThanOrEqual(e.retry_after * 1000);
     });
-    const h = r.reader.history(id);
     h.forEach((entry, i) => {
       const prev = i === 0 ? null : h[i - 1]!.to;
       expect(entry.from).toBe(prev);
@@ -92,7 +101,7 @@ const cmd = (name: string, check: (m: Model) => boolean, run: (m: Model, r: Real
   check,
   async run(m, r) {
     await run(m, r);
-    checkInvariants(r);
+    await checkInvariants(r);
   },
   toString: () => name,
 });
@@ -152,15 +161,15 @@ const commands = [
 
 async function finish(r: Real): Promise<void> {
   r.b.provider.control.clearFaults();
-  for (let round = 0; round < 3 && r.reader.countOpen() > 0; round++) {
+  for (let round = 0; round < 3 && (await r.reader.countOpen()) > 0; round++) {
     if (!r.workers.some((w) => w.crash && !w.done)) startWorker(r);
     const alive = r.workers.filter((w) => w.crash);
     const outcomes = await drive(r.b.clock, Promise.all(alive.map((w) => w.run)), 24 * 3600 * 1000);
     for (const o of outcomes) expect(o).toBeUndefined();
   }
-  checkInvariants(r);
+  await checkInvariants(r);
   for (const id of IDS) {
-    const rec = r.reader.get(id);
+    const rec = await r.reader.get(id);
     if (!rec) continue;
     expect(isFinalState(rec.state)).toBe(true);
     const jobId = rec.remote_job_id;
@@ -183,7 +192,7 @@ describe('model-based run', () => {
           await fc.asyncModelRun(() => ({ model: { submitted: new Set<string>() }, real: r }), cmds);
           await finish(r);
         } finally {
-          r.reader.close();
+          await r.reader.close();
           b.close();
         }
       }),

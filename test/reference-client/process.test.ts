@@ -50,7 +50,7 @@ async function rig(opts: Parameters<typeof createProvider>[0]): Promise<Rig> {
     dir: t.dir,
     submitter,
     cleanup() {
-      submitter.close();
+      void submitter.close();
       void server.close();
       provider.close();
       t.cleanup();
@@ -136,7 +136,7 @@ describe('process form over loopback', () => {
           continue;
         }
         const job = await lookup(created[0]!.job_id!);
-        expect(rec.remote_job_id).toBe(created[0]!.job_id);
+        expect(rec.remote_job_id, `${id}: ${rec.state} ${rec.reason ?? ''} ${JSON.stringify(rec.history.map((h) => `${h.to}:${h.cause}`))}`).toBe(created[0]!.job_id);
         if (job.state === 'succeeded') {
           expect(rec.state, id).toBe('succeeded');
           expect(rec.result!.sha256).toBe(job.result!.sha256);
@@ -177,8 +177,7 @@ describe('process form over loopback', () => {
         if (!(aBefore && bAfter)) continue;
         takenOver++;
         // Unless worker-A legitimately took the lease back later (B's lease ran out under load), it sends nothing.
-        const retaken = r.submitter.store
-          .auditRows()
+        const retaken = (await r.submitter.store.auditRows())
           .some((a) => a.kind === 'lease' && a.actor === 'worker-A' && a.operation_id === `op_${k}` && Date.parse(a.at) >= resumedAt);
         if (!retaken) expect(mine.filter((e) => e.worker_id === 'worker-A' && Date.parse(e.at) >= resumedAt)).toEqual([]);
         expect(mine.filter((e) => e.worker_id === 'worker-A' && Date.parse(e.at) >= pausedAt).length).toBeLessThanOrEqual(1);
@@ -224,7 +223,7 @@ describe('process form over loopback', () => {
       await until(() => r.requests().some((e) => e.worker_id === 'worker-T' && e.route === 'status'), 10_000);
       w.kill('SIGTERM');
       expect(await w.exited).toBe(0);
-      const row = r.submitter.store.get('op_t')!;
+      const row = (await r.submitter.store.get('op_t'))!;
       expect(row.lease_owner).toBeNull();
     } finally {
       r.cleanup();

@@ -89,7 +89,7 @@ describe('catalog scenarios (in-process)', () => {
       if (c.final === 'succeeded') expect(rec.result!.sha256).toBe(b.requests().find((e) => e.route === 'results' && e.status === 200) ? rec.result!.sha256 : 'x');
       if (c.name.startsWith('partial')) expect(rec.result).toMatchObject({ items_total: 10, items_failed: 2 });
       c.check?.(b, 'op_x');
-      expect(verifyAudit(b.dir).ok).toBe(true);
+      expect((await verifyAudit(b.dir)).ok).toBe(true);
     });
   }
 

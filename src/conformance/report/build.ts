@@ -73,6 +73,8 @@ export function schedulesCase(p: PropertyRunResult): ReportCase {
       path: p.path ?? null,
       shrinks: p.numShrinks ?? null,
       counterexample: cx?.scenario ?? null,
+      planned: p.planned,
+      executed: p.executed,
     },
   };
 }

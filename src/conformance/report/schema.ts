@@ -44,8 +44,14 @@ export const ReportCaseSchema = z.object({
       shrinks: z.number().int().nullable(),
       /** The minimal failing schedule as a scenario (`certify --scenario-file` replays it). */
       counterexample: z.unknown().nullable(),
+      /** Schedules asked for (`--runs`), the same in every shard of one certification. */
+      planned: z.number().int().optional(),
+      /** Schedules actually run here (a shard runs its part of the seeded sequence; merged: all shards together). */
+      executed: z.number().int().optional(),
     })
     .nullable(),
+  /** A scenario's place in the whole chosen catalog (0-based), so `report merge` can restore the order. */
+  position: z.number().int().min(0).optional(),
 });
 
 export const TimeScaleSchema = z.object({
@@ -80,6 +86,10 @@ export const CertificationReportSchema = z.object({
   /** Across every case: broken anywhere → broken; else held somewhere → held; else not_applicable. */
   invariants: z.array(z.object({ id: z.string(), name: z.string(), status: InvariantCellSchema, broken_in: z.array(z.string()) })),
   cases: z.array(ReportCaseSchema),
+  /** `certify --shard i/n`: this report is part i of n (`report merge` joins them). */
+  shard: z.object({ index: z.number().int().min(1), count: z.number().int().min(1) }).optional(),
+  /** Set by `report merge`: the number of shard reports joined into this one. */
+  merged_from: z.number().int().min(1).optional(),
 });
 
 export type ReportCase = z.infer<typeof ReportCaseSchema>;

@@ -19,7 +19,7 @@ export class TaskHarness {
   constructor(
     private readonly provider: Provider,
     private readonly now: () => number,
-    private readonly taskOf: (opId: string) => string | undefined,
+    private readonly taskOf: (opId: string) => string | undefined | Promise<string | undefined>,
     /** Kill the client's worker and start a new one on the same state (the runner knows how). */
     private readonly restartWorker: () => Promise<void>,
   ) {}
@@ -72,7 +72,7 @@ export class TaskHarness {
       this.note({ kind: 'set_principals', detail: { tokens: Object.keys(a.tokens) } });
       return;
     }
-    const id = this.taskOf(a.op);
+    const id = await this.taskOf(a.op);
     // Drafting is due by the provider's clock; its timer may run late on a busy machine. Catch up first, as a request does.
     this.provider.tasks.tick();
     const t = id ? this.provider.tasks.tasks.get(id) : undefined;

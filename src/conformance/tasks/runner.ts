@@ -38,15 +38,15 @@ export async function runTaskScenario(input: TaskScenario | TaskScenarioInput, c
   };
   try {
     const opTask = new Map<string, string>();
-    const harness = new TaskHarness(provider, () => clock.now(), (opId) => {
-      const known = opTask.get(opId) ?? client?.show(opId).task_id ?? undefined;
+    const harness = new TaskHarness(provider, () => clock.now(), async (opId) => {
+      const known = opTask.get(opId) ?? (await client?.show(opId))?.task_id ?? undefined;
       if (known) opTask.set(opId, known);
       return known;
     }, async () => {
       restarting = true;
       worker.abort.abort(new Error('worker killed by the harness'));
       await worker.promise.catch(() => undefined);
-      client?.close();
+      await client?.close();
       client = newClient();
       startWork(client);
       restarting = false;
@@ -54,7 +54,7 @@ export async function runTaskScenario(input: TaskScenario | TaskScenarioInput, c
     await harness.setUp(sc);
     client = newClient();
     const c = client;
-    for (const op of sc.ops) c.submitTask({ task_op_id: op.task_op_id, object_ref: op.object_ref, object_version: harness.versions.get(op.object_ref) ?? 1, input: op.input, deadline_ms: sc.limit_ms });
+    for (const op of sc.ops) await c.submitTask({ task_op_id: op.task_op_id, object_ref: op.object_ref, object_version: harness.versions.get(op.object_ref) ?? 1, input: op.input, deadline_ms: sc.limit_ms });
 
     const pendingSteps: Promise<void>[] = [];
     for (const s of sc.steps) {
@@ -77,10 +77,10 @@ export async function runTaskScenario(input: TaskScenario | TaskScenarioInput, c
     await Promise.all(pendingSteps);
     const last = client;
     // The judge reads every client's records through the protocol's schema, an in-process one's too.
-    const records = sc.ops.map((op) => TaskRecordSchema.parse(last.show(op.task_op_id)));
+    const records = await Promise.all(sc.ops.map(async (op) => TaskRecordSchema.parse(await last.show(op.task_op_id))));
     return await judgeTaskRun(sc, provider, harness, records, { finished, elapsed_ms: clock.now() - start });
   } finally {
-    client?.close();
+    await client?.close();
     provider.close();
     rmSync(state, { recursive: true, force: true });
   }

@@ -1,8 +1,9 @@
 import type { AuditInput, AuditRow, CancelIntent, OperationPatch, OperationRow, StoredHistoryEntry } from '../types.js';
 
 /**
- * The narrow durable interface the worker needs. SQLite implements it now; a PostgreSQL backend later must give the
- * same guarantees: each method is one transaction, and every fenced write is a compare-and-set on the fencing token.
+ * The narrow durable interface the worker needs, implemented by SQLite (one machine) and PostgreSQL (a fleet). Both
+ * give the same guarantees: each method is one transaction, and every fenced write is a compare-and-set on the
+ * fencing token. Every method returns a Promise: a network database cannot answer synchronously.
  */
 export interface Lease {
   operation_id: string;
@@ -24,39 +25,39 @@ export type CommitOutcome = 'ok' | 'lease_lost' | 'cancel_recorded';
 
 export interface OperationStore {
   /** Record a new operation with its first history entry; `exists` (and no change) when the id is taken. */
-  insertOperation(row: OperationRow, first: StoredHistoryEntry, audit: AuditInput[]): InsertOutcome;
-  get(operationId: string): OperationRow | undefined;
-  findByRemoteJobId(jobId: string): OperationRow | undefined;
-  history(operationId: string): StoredHistoryEntry[];
+  insertOperation(row: OperationRow, first: StoredHistoryEntry, audit: AuditInput[]): Promise<InsertOutcome>;
+  get(operationId: string): Promise<OperationRow | undefined>;
+  findByRemoteJobId(jobId: string): Promise<OperationRow | undefined>;
+  history(operationId: string): Promise<StoredHistoryEntry[]>;
   /** Record a cancel intent (first one wins); returns false when the operation is unknown. Not fenced: it is a user fact. */
-  recordCancelIntent(operationId: string, intent: CancelIntent, audit: AuditInput[]): boolean;
+  recordCancelIntent(operationId: string, intent: CancelIntent, audit: AuditInput[]): Promise<boolean>;
 
   /**
    * Lease up to `limit` open operations that are due at `now`: unleased, expired, or already ours. A lease we do not
    * hold at the token we know is taken with a new fencing token.
    */
-  claimDue(owner: string, now: number, leaseMs: number, limit: number, held: ReadonlyMap<string, number>): Lease[];
+  claimDue(owner: string, now: number, leaseMs: number, limit: number, held: ReadonlyMap<string, number>): Promise<Lease[]>;
   /** Extend a lease; false when its fencing token moved (someone took it) or the operation is final. */
-  renew(lease: Lease, now: number, leaseMs: number): boolean;
-  release(lease: Lease): void;
+  renew(lease: Lease, now: number, leaseMs: number): Promise<boolean>;
+  release(lease: Lease): Promise<void>;
   /**
    * Apply a change under a lease: CAS on (operation id, owner, fencing token). History entries get their `from` from
    * the stored state inside the same transaction. Writes nothing unless the outcome is `ok`.
    */
-  commit(lease: Lease, change: FencedChange): CommitOutcome;
+  commit(lease: Lease, change: FencedChange): Promise<CommitOutcome>;
   /** A scheduling hint anyone may give (webhooks): poll no later than `at`, never before the Retry-After hold. */
-  pollSoon(operationId: string, at: number): void;
+  pollSoon(operationId: string, at: number): Promise<void>;
 
-  countOpen(): number;
+  countOpen(): Promise<number>;
   /** Whether any operation is still open: the worker's exit test on every turn, so it must not count them all. */
-  hasOpen(): boolean;
+  hasOpen(): Promise<boolean>;
   /** Earliest time something may become claimable by `owner`, or null when nothing is open. */
-  nextWakeAt(owner: string, now: number): number | null;
+  nextWakeAt(owner: string, now: number): Promise<number | null>;
 
-  appendAudit(entries: AuditInput[]): void;
-  auditRows(): AuditRow[];
-  auditHead(): { seq: number; hash: string } | null;
-  close(): void;
+  appendAudit(entries: AuditInput[]): Promise<void>;
+  auditRows(): Promise<AuditRow[]>;
+  auditHead(): Promise<{ seq: number; hash: string } | null>;
+  close(): Promise<void>;
 }
 
 /** A cancel intent arrived between reading the record and writing: the turn must be re-planned from the record. */

@@ -1,10 +1,12 @@
 import type { OperationRow } from '../types.js';
+import type { Migration } from './migrations.js';
 
 /**
  * One row per operation, columns named as the record's fields. Append-only tables are enforced by triggers, so a
- * bug (not only a reader of the docs) is stopped from rewriting history or audit.
+ * bug (not only a reader of the docs) is stopped from rewriting history or audit. This is the schema release 0.1.0
+ * created without a version number (user_version 0); `IF NOT EXISTS` lets version 1 adopt such a file as it is.
  */
-export const SCHEMA = `
+const BASELINE = `
 CREATE TABLE IF NOT EXISTS operations (
   operation_id TEXT PRIMARY KEY,
   state TEXT NOT NULL,
@@ -58,7 +60,6 @@ CREATE TABLE IF NOT EXISTS history (
   cause TEXT NOT NULL,
   evidence TEXT NOT NULL,
   remote_state TEXT,
-  lease_token INTEGER,
   PRIMARY KEY (operation_id, seq)
 ) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS history_no_update BEFORE UPDATE ON history BEGIN SELECT RAISE(ABORT, 'history is append-only'); END;
@@ -82,6 +83,14 @@ CREATE TABLE IF NOT EXISTS audit_head (
   hash TEXT NOT NULL
 );
 `;
+
+/** Ordered, append-only: a change to the schema is a new entry, never an edit of a released one. */
+export const SQLITE_OPERATION_MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'baseline (release 0.1.0)', sql: BASELINE },
+  // The fencing token each history line was written under (client-protocol.md, lease tokens); lines written before
+  // have none. PostgreSQL has had it from its first version (history.fencing_token).
+  { version: 2, name: 'history.lease_token', sql: 'ALTER TABLE history ADD COLUMN lease_token INTEGER;' },
+];
 
 export const JSON_COLUMNS = new Set<keyof OperationRow>(['input', 'cancel', 'expected_result', 'remote_progress']);
 

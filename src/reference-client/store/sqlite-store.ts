@@ -5,24 +5,26 @@ import { isAllowedTransition, isFinalState } from '../../contract/client-protoco
 import { chain, GENESIS_HASH } from '../audit.js';
 import type { AuditInput, AuditRow, CancelIntent, OperationRow, StoredHistoryEntry } from '../types.js';
 import type { CommitOutcome, FencedChange, InsertOutcome, Lease, OperationStore } from './operation-store.js';
-import { COLUMNS, fromDb, SCHEMA, toDb } from './sqlite-schema.js';
+import { COLUMNS, fromDb, SQLITE_OPERATION_MIGRATIONS, toDb } from './sqlite-schema.js';
+import { migrateSqlite, refuseNewerSqlite } from './sqlite-migrate.js';
 
 type Db = Database.Database;
 
-/** SQLite backend: WAL so readers never block the writer, busy_timeout so concurrent workers queue, not fail. */
+/**
+ * SQLite backend: WAL so readers never block the writer, busy_timeout so concurrent workers queue, not fail. The
+ * work is synchronous (better-sqlite3); the methods are async only to share the interface with PostgreSQL.
+ */
 export class SqliteOperationStore implements OperationStore {
   private readonly db: Db;
 
   constructor(file: string) {
     this.db = new Database(file);
+    refuseNewerSqlite(this.db, file, SQLITE_OPERATION_MIGRATIONS);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 10000');
     // FULL: a state change acknowledged to the provider-facing logic must survive a SIGKILL or power cut.
     this.db.pragma('synchronous = FULL');
-    this.db.exec(SCHEMA);
-    // State written before lease tokens were recorded: add the column (old entries have none).
-    const cols = this.db.prepare('PRAGMA table_info(history)').all() as { name: string }[];
-    if (!cols.some((c) => c.name === 'lease_token')) this.db.exec('ALTER TABLE history ADD COLUMN lease_token INTEGER');
+    migrateSqlite(this.db, file, SQLITE_OPERATION_MIGRATIONS);
   }
 
   static open(stateDir: string): SqliteOperationStore {
@@ -47,7 +49,7 @@ export class SqliteOperationStore implements OperationStore {
     return this.db.transaction(fn).immediate();
   }
 
-  insertOperation(row: OperationRow, first: StoredHistoryEntry, audit: AuditInput[]): InsertOutcome {
+  async insertOperation(row: OperationRow, first: StoredHistoryEntry, audit: AuditInput[]): Promise<InsertOutcome> {
     return this.tx(() => {
       if (this.q('SELECT 1 FROM operations WHERE operation_id = ?').get(row.operation_id)) return 'exists';
       const cols = COLUMNS.join(', ');
@@ -61,17 +63,21 @@ export class SqliteOperationStore implements OperationStore {
     });
   }
 
-  get(operationId: string): OperationRow | undefined {
+  async get(operationId: string): Promise<OperationRow | undefined> {
+    return this.getSync(operationId);
+  }
+
+  private getSync(operationId: string): OperationRow | undefined {
     const raw = this.q('SELECT * FROM operations WHERE operation_id = ?').get(operationId) as Record<string, unknown> | undefined;
     return raw ? fromDb(raw) : undefined;
   }
 
-  findByRemoteJobId(jobId: string): OperationRow | undefined {
+  async findByRemoteJobId(jobId: string): Promise<OperationRow | undefined> {
     const raw = this.q('SELECT * FROM operations WHERE remote_job_id = ?').get(jobId) as Record<string, unknown> | undefined;
     return raw ? fromDb(raw) : undefined;
   }
 
-  history(operationId: string): StoredHistoryEntry[] {
+  async history(operationId: string): Promise<StoredHistoryEntry[]> {
     const rows = this.q('SELECT * FROM history WHERE operation_id = ? ORDER BY seq')
       .all(operationId) as Record<string, string | null>[];
     return rows.map((r) => ({
@@ -86,7 +92,7 @@ export class SqliteOperationStore implements OperationStore {
     }));
   }
 
-  recordCancelIntent(operationId: string, intent: CancelIntent, audit: AuditInput[]): boolean {
+  async recordCancelIntent(operationId: string, intent: CancelIntent, audit: AuditInput[]): Promise<boolean> {
     return this.tx(() => {
       if (!this.q('SELECT 1 FROM operations WHERE operation_id = ?').get(operationId)) return false;
       // The first intent wins: a second cancel must not move the deadline or make a second owner send again.
@@ -97,7 +103,7 @@ export class SqliteOperationStore implements OperationStore {
     });
   }
 
-  claimDue(owner: string, now: number, leaseMs: number, limit: number, held: ReadonlyMap<string, number>): Lease[] {
+  async claimDue(owner: string, now: number, leaseMs: number, limit: number, held: ReadonlyMap<string, number>): Promise<Lease[]> {
     return this.tx(() => {
       const due = this.q(
           `SELECT operation_id, lease_owner, fencing_token FROM operations
@@ -125,19 +131,19 @@ export class SqliteOperationStore implements OperationStore {
     });
   }
 
-  renew(lease: Lease, now: number, leaseMs: number): boolean {
+  async renew(lease: Lease, now: number, leaseMs: number): Promise<boolean> {
     const r = this.q('UPDATE operations SET lease_expires_at = ? WHERE operation_id = ? AND lease_owner = ? AND fencing_token = ? AND is_open = 1')
       .run(now + leaseMs, lease.operation_id, lease.owner, lease.token);
     if (r.changes === 1) lease.expires_at = now + leaseMs;
     return r.changes === 1;
   }
 
-  release(lease: Lease): void {
+  async release(lease: Lease): Promise<void> {
     this.q('UPDATE operations SET lease_owner = NULL, lease_expires_at = NULL WHERE operation_id = ? AND lease_owner = ? AND fencing_token = ?')
       .run(lease.operation_id, lease.owner, lease.token);
   }
 
-  commit(lease: Lease, change: FencedChange): CommitOutcome {
+  async commit(lease: Lease, change: FencedChange): Promise<CommitOutcome> {
     return this.tx(() => {
       const cur = this.q('SELECT state, lease_owner, fencing_token, cancel, is_open FROM operations WHERE operation_id = ?')
         .get(lease.operation_id) as { state: OperationRow['state']; lease_owner: string | null; fencing_token: number; cancel: string | null; is_open: number } | undefined;
@@ -162,7 +168,7 @@ export class SqliteOperationStore implements OperationStore {
     });
   }
 
-  pollSoon(operationId: string, at: number): void {
+  async pollSoon(operationId: string, at: number): Promise<void> {
     // Only ever earlier: a webhook must not push back a step already planned (such as giving up at a deadline
     // inside a Retry-After hold, which sends nothing).
     this.q(
@@ -170,15 +176,15 @@ export class SqliteOperationStore implements OperationStore {
     ).run(at, at, operationId, at);
   }
 
-  hasOpen(): boolean {
+  async hasOpen(): Promise<boolean> {
     return (this.q('SELECT EXISTS(SELECT 1 FROM operations WHERE is_open = 1) AS x').get() as { x: number }).x === 1;
   }
 
-  countOpen(): number {
+  async countOpen(): Promise<number> {
     return (this.q('SELECT COUNT(*) AS n FROM operations WHERE is_open = 1').get() as { n: number }).n;
   }
 
-  nextWakeAt(owner: string, now: number): number | null {
+  async nextWakeAt(owner: string, now: number): Promise<number | null> {
     const a = this.q('SELECT MIN(next_poll_at) AS t FROM operations WHERE is_open = 1 AND (lease_owner IS NULL OR lease_owner = ? OR lease_expires_at <= ?)')
       .get(owner, now) as { t: number | null };
     const b = this.q('SELECT MIN(lease_expires_at) AS t FROM operations WHERE is_open = 1 AND lease_owner IS NOT NULL AND lease_owner != ? AND lease_expires_at > ?')
@@ -187,15 +193,19 @@ export class SqliteOperationStore implements OperationStore {
     return ts.length ? Math.min(...ts) : null;
   }
 
-  appendAudit(entries: AuditInput[]): void {
+  async appendAudit(entries: AuditInput[]): Promise<void> {
     this.tx(() => this.appendAuditTx(entries));
   }
 
-  auditRows(): AuditRow[] {
+  async auditRows(): Promise<AuditRow[]> {
     return this.q('SELECT * FROM audit ORDER BY seq').all() as AuditRow[];
   }
 
-  auditHead(): { seq: number; hash: string } | null {
+  async auditHead(): Promise<{ seq: number; hash: string } | null> {
+    return this.headSync();
+  }
+
+  private headSync(): { seq: number; hash: string } | null {
     return (this.q('SELECT seq, hash FROM audit_head WHERE id = 1').get() as { seq: number; hash: string } | undefined) ?? null;
   }
 
@@ -204,7 +214,7 @@ export class SqliteOperationStore implements OperationStore {
     return this.db;
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
 
@@ -225,7 +235,7 @@ export class SqliteOperationStore implements OperationStore {
 
   private appendAuditTx(entries: AuditInput[]): void {
     if (!entries.length) return;
-    const head = this.auditHead() ?? { seq: 0, hash: GENESIS_HASH };
+    const head = this.headSync() ?? { seq: 0, hash: GENESIS_HASH };
     const rows = chain(head, entries);
     const insert = this.q(
       'INSERT INTO audit (seq, at, actor, kind, operation_id, detail, prev_hash, hash) VALUES (@seq, @at, @actor, @kind, @operation_id, @detail, @prev_hash, @hash)',

@@ -43,7 +43,7 @@ function act<A extends unknown[]>(fn: (c: TaskClient, ...args: A) => Promise<voi
       process.stderr.write(`jobproof client task: ${known ? detail : `unexpected error: ${e.stack ?? e}`}\n`);
       process.exitCode = err instanceof ChangedTaskRequestError ? EXIT.changedRequest : known ? EXIT.refused : 1;
     } finally {
-      c?.close();
+      await c?.close();
     }
   };
 }
@@ -53,12 +53,12 @@ export function registerTaskCommands(client: Command): void {
   task
     .command('submit')
     .description('record a task operation from stdin {"task_op_id","object_ref","object_version","input","deadline_ms"}; no network')
-    .action(act(async (c) => void c.submitTask(TaskSubmitSchema.parse(await stdinJson()))));
+    .action(act(async (c) => void (await c.submitTask(TaskSubmitSchema.parse(await stdinJson())))));
   task
     .command('show')
     .argument('<task_op_id>', 'the task operation to print')
     .description('print the task record (with its create and apply keys and history) as JSON')
-    .action(act(async (c, id: string) => void process.stdout.write(`${JSON.stringify(c.show(id))}\n`)));
+    .action(act(async (c, id: string) => void process.stdout.write(`${JSON.stringify(await c.show(id))}\n`)));
   task
     .command('work')
     .description('drive every task operation to a final state (create, wait for a current approval, apply once); SIGTERM stops it')

@@ -1,9 +1,12 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Migration } from '../store/migrations.js';
+import { migrateSqlite, refuseNewerSqlite } from '../store/sqlite-migrate.js';
 import { isFinalTaskOp, type TaskHistoryEntry, type TaskOpRow, type TaskOpState } from './types.js';
 
-const SCHEMA = `
+/** The schema release 0.1.0 created without a version number; `IF NOT EXISTS` lets version 1 adopt such a file. */
+const BASELINE = `
 CREATE TABLE IF NOT EXISTS task_ops (
   task_op_id TEXT PRIMARY KEY,
   state TEXT NOT NULL,
@@ -24,22 +27,49 @@ CREATE TRIGGER IF NOT EXISTS task_history_no_update BEFORE UPDATE ON task_histor
 CREATE TRIGGER IF NOT EXISTS task_history_no_delete BEFORE DELETE ON task_history BEGIN SELECT RAISE(ABORT, 'history is append-only'); END;
 `;
 
+export const SQLITE_TASK_MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'baseline (release 0.1.0)', sql: BASELINE }];
+
 export type HistoryInput = { at: string; to: TaskOpState; cause: string; evidence?: Record<string, unknown> };
 
+/** The task workflow's durable interface; SQLite (one machine) and PostgreSQL (a fleet) implement it. */
+export interface TaskStore {
+  /** Record a new operation with its first history entry; `exists` (and no change) when the id is taken. */
+  insert(row: TaskOpRow, first: HistoryInput): Promise<'inserted' | 'exists'>;
+  get(id: string): Promise<TaskOpRow | undefined>;
+  list(): Promise<TaskOpRow[]>;
+  history(id: string): Promise<TaskHistoryEntry[]>;
+  /**
+   * One change in one transaction: patch the row and, when given, append a history entry whose `from` is the stored
+   * state. A final operation is never changed again; the apply key, once written, never replaced.
+   */
+  change(id: string, patch: Partial<TaskOpRow>, history?: HistoryInput): Promise<TaskOpRow>;
+  close(): Promise<void>;
+}
+
+/** The row after a patch: the rules both backends apply inside their transaction. */
+export function nextTaskRow(id: string, cur: TaskOpRow | undefined, patch: Partial<TaskOpRow>, history?: HistoryInput): TaskOpRow {
+  if (!cur) throw new Error(`unknown task operation ${id}`);
+  if (isFinalTaskOp(cur.state)) throw new Error(`task operation ${id} is final (${cur.state})`);
+  const next: TaskOpRow = { ...cur, ...patch, task_op_id: id, create_key: cur.create_key };
+  if (cur.apply_key !== null) next.apply_key = cur.apply_key;
+  if (history) next.state = history.to;
+  return next;
+}
+
 /**
- * The task workflow's own store: `${state}/tasks.db`, WAL, each change (row + its history entry) one transaction.
- * The row is kept as one JSON column: the workflow reads and writes whole records, and nothing queries inside them
- * except the create key's uniqueness.
+ * `${state}/tasks.db`, WAL, each change (row + its history entry) one transaction. The row is kept as one JSON
+ * column: the workflow reads and writes whole records, and nothing queries inside them except the create key.
  */
-export class SqliteTaskStore {
+export class SqliteTaskStore implements TaskStore {
   private readonly db: Database.Database;
 
   constructor(file: string) {
     this.db = new Database(file);
+    refuseNewerSqlite(this.db, file, SQLITE_TASK_MIGRATIONS);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('busy_timeout = 10000');
     this.db.pragma('synchronous = FULL');
-    this.db.exec(SCHEMA);
+    migrateSqlite(this.db, file, SQLITE_TASK_MIGRATIONS);
   }
 
   static open(stateDir: string): SqliteTaskStore {
@@ -54,26 +84,29 @@ export class SqliteTaskStore {
       .run(id, (last?.seq ?? 0) + 1, h.at, from, h.to, h.cause, JSON.stringify(h.evidence ?? {}));
   }
 
-  /** Record a new operation with its first history entry; `exists` (and no change) when the id is taken. */
-  insert(row: TaskOpRow, first: HistoryInput): 'inserted' | 'exists' {
+  private getSync(id: string): TaskOpRow | undefined {
+    const r = this.db.prepare<[string], { row: string }>('SELECT row FROM task_ops WHERE task_op_id = ?').get(id);
+    return r ? (JSON.parse(r.row) as TaskOpRow) : undefined;
+  }
+
+  async insert(row: TaskOpRow, first: HistoryInput): Promise<'inserted' | 'exists'> {
     return this.db.transaction(() => {
-      if (this.get(row.task_op_id)) return 'exists' as const;
+      if (this.getSync(row.task_op_id)) return 'exists' as const;
       this.db.prepare('INSERT INTO task_ops (task_op_id, state, row) VALUES (?, ?, ?)').run(row.task_op_id, row.state, JSON.stringify(row));
       this.appendHistory(row.task_op_id, null, first);
       return 'inserted' as const;
     })();
   }
 
-  get(id: string): TaskOpRow | undefined {
-    const r = this.db.prepare<[string], { row: string }>('SELECT row FROM task_ops WHERE task_op_id = ?').get(id);
-    return r ? (JSON.parse(r.row) as TaskOpRow) : undefined;
+  async get(id: string): Promise<TaskOpRow | undefined> {
+    return this.getSync(id);
   }
 
-  list(): TaskOpRow[] {
+  async list(): Promise<TaskOpRow[]> {
     return this.db.prepare<[], { row: string }>('SELECT row FROM task_ops ORDER BY rowid').all().map((r) => JSON.parse(r.row) as TaskOpRow);
   }
 
-  history(id: string): TaskHistoryEntry[] {
+  async history(id: string): Promise<TaskHistoryEntry[]> {
     return this.db
       .prepare<[string], { task_op_id: string; seq: number; at: string; from_state: string | null; to_state: string; cause: string; evidence: string }>(
         'SELECT * FROM task_history WHERE task_op_id = ? ORDER BY seq',
@@ -82,26 +115,17 @@ export class SqliteTaskStore {
       .map((r) => ({ task_op_id: r.task_op_id, seq: r.seq, at: r.at, from: r.from_state as TaskOpState | null, to: r.to_state as TaskOpState, cause: r.cause, evidence: JSON.parse(r.evidence) }));
   }
 
-  /**
-   * One change in one transaction: patch the row and, when given, append a history entry whose `from` is the stored
-   * state. A final operation is never changed again.
-   */
-  change(id: string, patch: Partial<TaskOpRow>, history?: HistoryInput): TaskOpRow {
+  async change(id: string, patch: Partial<TaskOpRow>, history?: HistoryInput): Promise<TaskOpRow> {
     return this.db.transaction(() => {
-      const cur = this.get(id);
-      if (!cur) throw new Error(`unknown task operation ${id}`);
-      if (isFinalTaskOp(cur.state)) throw new Error(`task operation ${id} is final (${cur.state})`);
-      const next: TaskOpRow = { ...cur, ...patch, task_op_id: id, create_key: cur.create_key };
-      // The apply key is written once; nothing may replace it.
-      if (cur.apply_key !== null) next.apply_key = cur.apply_key;
-      if (history) next.state = history.to;
+      const cur = this.getSync(id);
+      const next = nextTaskRow(id, cur, patch, history);
       this.db.prepare('UPDATE task_ops SET state = ?, row = ? WHERE task_op_id = ?').run(next.state, JSON.stringify(next), id);
-      if (history) this.appendHistory(id, cur.state, history);
+      if (history) this.appendHistory(id, cur!.state, history);
       return next;
     })();
   }
 
-  close(): void {
-    this.db.close();
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
   }
 }

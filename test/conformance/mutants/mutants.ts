@@ -107,15 +107,15 @@ function staleLeaseStore(s: OperationStore): Partial<OperationStore> {
   const mine = new Map<string, number>();
   const stepped = new Map<string, number>();
   return {
-    renew: (lease, now, leaseMs) => {
-      s.renew(lease, now, leaseMs);
+    renew: async (lease, now, leaseMs) => {
+      await s.renew(lease, now, leaseMs);
       return true;
     },
-    claimDue: (owner, now, leaseMs, limit, held) => {
-      const real = s.claimDue(owner, now, leaseMs, limit, held);
+    claimDue: async (owner, now, leaseMs, limit, held) => {
+      const real = await s.claimDue(owner, now, leaseMs, limit, held);
       for (const l of real) mine.set(l.operation_id, l.token);
       for (const [id, token] of mine) {
-        const row = s.get(id);
+        const row = await s.get(id);
         if (!row || real.some((l) => l.operation_id === id) || row.lease_owner === owner) continue;
         const open = !['succeeded', 'failed', 'cancelled', 'cancellation_unconfirmed', 'result_timed_out', 'result_unavailable', 'result_validation_failed', 'needs_attention'].includes(row.state);
         if (open && now - (stepped.get(id) ?? -Infinity) >= leaseMs / 2) {
@@ -125,13 +125,13 @@ function staleLeaseStore(s: OperationStore): Partial<OperationStore> {
       }
       return real;
     },
-    commit: (lease, change) => {
-      const out = s.commit(lease, change);
+    commit: async (lease, change) => {
+      const out = await s.commit(lease, change);
       if (out !== 'lease_lost') return out;
       // Write anyway, as if the lease were still ours; the record may refuse the step (another worker moved it on).
-      const cur = s.get(lease.operation_id);
+      const cur = await s.get(lease.operation_id);
       try {
-        if (cur?.lease_owner) s.commit({ ...lease, owner: cur.lease_owner, token: cur.fencing_token }, change);
+        if (cur?.lease_owner) await s.commit({ ...lease, owner: cur.lease_owner, token: cur.fencing_token }, change);
       } catch {
         // The worker believes it wrote.
       }

@@ -21,8 +21,8 @@ beforeEach(async () => {
   state = mkdtempSync(join(tmpdir(), 'jobproof-taskclient-'));
   await provider.fetch(`${IN_PROCESS_BASE}/_control/objects/inv-1`, { method: 'PUT', headers: CONTROL, body: JSON.stringify({ tenant: 'acme', data: { amount: 1 } }) });
 });
-afterEach(() => {
-  for (const c of clients.splice(0)) c.close();
+afterEach(async () => {
+  for (const c of clients.splice(0)) await c.close();
   provider.close();
   rmSync(state, { recursive: true, force: true });
 });
@@ -51,25 +51,25 @@ async function review(taskId: string, decision = 'approve', token = 'reviewer-to
 }
 
 function approveWhenAwaiting(c: TaskClient): void {
-  const tick = () => {
-    const id = c.records()[0]?.row.task_id;
+  const tick = async () => {
+    const id = (await c.records())[0]?.row.task_id;
     if (id && provider.tasks.tasks.get(id)?.state === 'awaiting_review') void review(id);
-    else clock.setTimeout(tick, 250);
+    else clock.setTimeout(() => void tick(), 250);
   };
-  clock.setTimeout(tick, 250);
+  clock.setTimeout(() => void tick(), 250);
 }
 
 const submit = (c: TaskClient) => c.submitTask({ task_op_id: 'op-1', object_ref: 'inv-1', object_version: 1, input: { changes: { status: 'paid' } } });
 const requests = (route: string) => provider.journal.all().filter((e) => e.type === 'request' && e.route === route) as Array<Extract<ReturnType<Provider['journal']['all']>[number], { type: 'request' }>>;
 
 describe('reference task client', () => {
-  it('records the intent with a 128-bit create key before sending anything, in <state>/tasks.db (WAL); a second submit is a no-op', () => {
+  it('records the intent with a 128-bit create key before sending anything, in <state>/tasks.db (WAL); a second submit is a no-op', async () => {
     let calls = 0;
     const c = client((async (...a: Parameters<typeof fetch>) => {
       calls += 1;
       return provider.fetch(...a);
     }) as typeof fetch);
-    const row = submit(c);
+    const row = await submit(c);
     expect(calls).toBe(0);
     expect(row.state).toBe('create_pending');
     expect(row.create_key).toMatch(/^tcreate_[0-9a-f]{32}$/);
@@ -78,18 +78,18 @@ describe('reference task client', () => {
     const db = new Database(join(state, 'tasks.db'), { readonly: true });
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();
-    expect(submit(c).create_key).toBe(row.create_key);
-    expect(c.records()[0]!.history.map((h) => h.to)).toEqual(['create_pending']);
+    expect((await submit(c)).create_key).toBe(row.create_key);
+    expect((await c.records())[0]!.history.map((h) => h.to)).toEqual(['create_pending']);
   });
 
   it('runs to applied: waits for review, applies with its own key (stored before the first apply), reports the application', async () => {
     const c = client();
-    submit(c);
+    await submit(c);
     approveWhenAwaiting(c);
     const r = await drive(c.runTask('op-1'));
     expect(r.state).toBe('applied');
     expect(r.application).toMatchObject({ new_version: 2, idempotency_key: r.apply_key });
-    const { row, history } = c.records()[0]!;
+    const { row, history } = (await c.records())[0]!;
     expect(r.apply_key).toMatch(/^tapply_[0-9a-f]{32}$/);
     expect(r.apply_key).not.toBe(row.create_key);
     const toApplying = history.find((h) => h.to === 'applying')!;
@@ -101,7 +101,7 @@ describe('reference task client', () => {
   it('honours Retry-After while the task is drafting', async () => {
     await provider.fetch(`${IN_PROCESS_BASE}/_control/task-behavior`, { method: 'PUT', headers: CONTROL, body: JSON.stringify({ draft_ms: 6_000 }) });
     const c = client();
-    submit(c);
+    await submit(c);
     approveWhenAwaiting(c);
     await drive(c.runTask('op-1'));
     const reads = requests('task_read');
@@ -115,7 +115,7 @@ describe('reference task client', () => {
   it('a lost create answer is reconciled by replaying the same create key: one task', async () => {
     provider.control.setFaults({ rules: [{ on: 'task_create', nth: 1, fault: { type: 'lose_response' } }] });
     const c = client();
-    submit(c);
+    await submit(c);
     approveWhenAwaiting(c);
     const r = await drive(c.runTask('op-1'));
     expect(r.state).toBe('applied');
@@ -136,12 +136,12 @@ describe('reference task client', () => {
         if (isApply) stop.abort(new Error('crash'));
       }
     }) as typeof fetch);
-    submit(first);
+    await submit(first);
     approveWhenAwaiting(first);
     const r1 = await drive(first.runTask('op-1', stop.signal));
     expect(r1.state).toBe('applying');
     const key = r1.apply_key;
-    first.close();
+    await first.close();
     clients.splice(clients.indexOf(first), 1);
 
     const second = client();
@@ -161,25 +161,25 @@ describe('reference task client', () => {
       }
       return provider.fetch(input, init);
     }) as typeof fetch);
-    submit(c);
+    await submit(c);
     approveWhenAwaiting(c);
     const r = await drive(c.runTask('op-1'));
     expect(r.state).toBe('applied');
     expect(r.application?.idempotency_key).toBe('other-submitter-key-0001');
     expect(requests('apply').map((e) => e.code ?? e.effect)).toEqual(['applied', 'already_applied']);
-    expect(c.records()[0]!.history.at(-1)!.cause).toContain('already applied');
+    expect((await c.records())[0]!.history.at(-1)!.cause).toContain('already applied');
     expect(provider.tasks.objects.get('acme', 'inv-1')!.version).toBe(2);
   });
 
   it('rejected and apply_failed are final states of the task op', async () => {
     const c = client();
-    submit(c);
-    const tick = () => {
-      const id = c.records()[0]?.row.task_id;
+    await submit(c);
+    const tick = async () => {
+      const id = (await c.records())[0]?.row.task_id;
       if (id && provider.tasks.tasks.get(id)?.state === 'awaiting_review') void review(id, 'reject');
-      else clock.setTimeout(tick, 250);
+      else clock.setTimeout(() => void tick(), 250);
     };
-    clock.setTimeout(tick, 250);
+    clock.setTimeout(() => void tick(), 250);
     expect((await drive(c.runTask('op-1'))).state).toBe('rejected');
     expect(requests('apply')).toEqual([]);
   });
@@ -187,17 +187,17 @@ describe('reference task client', () => {
   it('apply behaviour fail → apply_failed; draft failure → failed', async () => {
     await provider.fetch(`${IN_PROCESS_BASE}/_control/task-behavior`, { method: 'PUT', headers: CONTROL, body: JSON.stringify({ apply: 'fail' }) });
     const c = client();
-    submit(c);
+    await submit(c);
     approveWhenAwaiting(c);
     expect((await drive(c.runTask('op-1'))).state).toBe('apply_failed');
     await provider.fetch(`${IN_PROCESS_BASE}/_control/task-behavior`, { method: 'PUT', headers: CONTROL, body: JSON.stringify({ outcome: 'failed' }) });
-    c.submitTask({ task_op_id: 'op-2', object_ref: 'inv-1', object_version: 1, input: { changes: { x: 1 } } });
+    await c.submitTask({ task_op_id: 'op-2', object_ref: 'inv-1', object_version: 1, input: { changes: { x: 1 } } });
     expect((await drive(c.runTask('op-2'))).state).toBe('failed');
   });
 
   it('a stale object version at create needs a person; the history is append-only', async () => {
     const c = client();
-    c.submitTask({ task_op_id: 'op-s', object_ref: 'inv-1', object_version: 7, input: { changes: {} } });
+    await c.submitTask({ task_op_id: 'op-s', object_ref: 'inv-1', object_version: 7, input: { changes: {} } });
     const r = await drive(c.runTask('op-s'));
     expect(r.state).toBe('needs_attention');
     expect(r.reason).toContain('stale_object_version');
@@ -209,8 +209,8 @@ describe('reference task client', () => {
 
   it('runs on the virtual clock only: a 45 s review wait passes in virtual time', async () => {
     const c = client();
-    submit(c);
-    clock.setTimeout(() => void review(c.records()[0]!.row.task_id!), 45_000);
+    await submit(c);
+    clock.setTimeout(() => void c.records().then((r) => review(r[0]!.row.task_id!)), 45_000);
     // No wall-clock assertion (speed is for benchmarks): the test's own timeout (far below 45 s) is the bound.
     const r = await drive(c.runTask('op-1'));
     expect(r.state).toBe('applied');

@@ -40,15 +40,15 @@ const MUTANTS = {
     // on its own schedule (half a lease apart), whatever the record says is due.
     const mine = new Map();
     const stepped = new Map();
-    p.renew = function (lease, now, leaseMs) {
-      renew.call(this, lease, now, leaseMs);
+    p.renew = async function (lease, now, leaseMs) {
+      await renew.call(this, lease, now, leaseMs);
       return true;
     };
-    p.claimDue = function (owner, now, leaseMs, limit, held) {
-      const real = claimDue.call(this, owner, now, leaseMs, limit, held);
+    p.claimDue = async function (owner, now, leaseMs, limit, held) {
+      const real = await claimDue.call(this, owner, now, leaseMs, limit, held);
       for (const l of real) mine.set(l.operation_id, l.token);
       for (const [id, token] of mine) {
-        const row = this.get(id);
+        const row = await this.get(id);
         if (!row || real.some((l) => l.operation_id === id) || row.lease_owner === owner) continue;
         if (!FINAL.includes(row.state) && now - (stepped.get(id) ?? -Infinity) >= leaseMs / 2) {
           stepped.set(id, now);
@@ -57,12 +57,12 @@ const MUTANTS = {
       }
       return real;
     };
-    p.commit = function (lease, change) {
-      const out = commit.call(this, lease, change);
+    p.commit = async function (lease, change) {
+      const out = await commit.call(this, lease, change);
       if (out !== 'lease_lost') return out;
-      const cur = this.get(lease.operation_id);
+      const cur = await this.get(lease.operation_id);
       try {
-        if (cur?.lease_owner) commit.call(this, { ...lease, owner: cur.lease_owner, token: cur.fencing_token }, change);
+        if (cur?.lease_owner) await commit.call(this, { ...lease, owner: cur.lease_owner, token: cur.fencing_token }, change);
       } catch {
         // The worker believes it wrote.
       }

@@ -1,0 +1,120 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PgTaskStore } from '../../../src/reference-client/tasks/pg-store.js';
+import { SqliteTaskStore, type TaskStore } from '../../../src/reference-client/tasks/store.js';
+import type { TaskOpRow } from '../../../src/reference-client/tasks/types.js';
+import { dropSchema, pgUrl, uniqueSchema } from '../../helpers/pg.js';
+
+const url = pgUrl();
+const row = (id: string, over: Partial<TaskOpRow> = {}): TaskOpRow => ({
+  task_op_id: id,
+  state: 'create_pending',
+  type: 'propose_update',
+  object_ref: 'inv-1',
+  object_version: 1,
+  input: {},
+  create_key: `tcreate_${id}`,
+  apply_key: null,
+  trace_id: `tr_${id}`,
+  task_id: null,
+  initiator: null,
+  proposal_version: null,
+  approval: null,
+  application: null,
+  reason: null,
+  create_attempts: 0,
+  apply_attempts: 0,
+  read_failures: 0,
+  submitted_at: 0,
+  deadline_at: 1000,
+  updated_at: 0,
+  ...over,
+});
+const h = (to: TaskOpRow['state'], cause = 'c') => ({ at: '2026-01-01T00:00:00.000Z', to, cause });
+
+interface Backend {
+  open(): Promise<{ s: TaskStore; raw(sql: string): Promise<unknown>; cleanup(): Promise<void> }>;
+}
+
+const backends: [string, Backend | null][] = [
+  [
+    'SQLite',
+    {
+      async open() {
+        const dir = mkdtempSync(join(tmpdir(), 'jp-ts-'));
+        const s = SqliteTaskStore.open(dir);
+        const raw = new Database(join(dir, 'tasks.db'));
+        return {
+          s,
+          raw: async (sql) => raw.prepare(sql).run(),
+          cleanup: async () => {
+            raw.close();
+            rmSync(dir, { recursive: true, force: true });
+          },
+        };
+      },
+    },
+  ],
+  [
+    'PostgreSQL',
+    url === null
+      ? null
+      : {
+          async open() {
+            const schema = uniqueSchema('tasks');
+            const s = new PgTaskStore(url, schema);
+            await s.list();
+            return { s, raw: (sql) => s.pool.query(sql), cleanup: () => dropSchema(url, schema) };
+          },
+        },
+  ],
+];
+
+/** The task store's contract, unchanged on both backends. */
+for (const [name, backend] of backends) {
+  describe.skipIf(!backend)(`TaskStore contract: ${name}`, () => {
+    let s: TaskStore;
+    let raw: (sql: string) => Promise<unknown>;
+    let cleanup: () => Promise<void>;
+    beforeEach(async () => {
+      ({ s, raw, cleanup } = await backend!.open());
+    });
+    afterEach(async () => {
+      await s.close();
+      await cleanup();
+    });
+
+    it('inserts once, lists in order, keeps history with from-states', async () => {
+      expect(await s.insert(row('a'), h('create_pending', 'submit'))).toBe('inserted');
+      expect(await s.insert(row('a', { object_ref: 'other' }), h('create_pending'))).toBe('exists');
+      await s.insert(row('b'), h('create_pending', 'submit'));
+      await s.change('a', { task_id: 't1' }, h('waiting', 'created'));
+      expect((await s.list()).map((r) => [r.task_op_id, r.state, r.task_id])).toEqual([
+        ['a', 'waiting', 't1'],
+        ['b', 'create_pending', null],
+      ]);
+      expect((await s.history('a')).map((x) => [x.seq, x.from, x.to])).toEqual([
+        [1, null, 'create_pending'],
+        [2, 'create_pending', 'waiting'],
+      ]);
+    });
+
+    it('never replaces an apply key, never changes a final operation', async () => {
+      await s.insert(row('a'), h('create_pending'));
+      await s.change('a', { apply_key: 'tapply_1' }, h('applying'));
+      expect((await s.change('a', { apply_key: 'tapply_2' })).apply_key).toBe('tapply_1');
+      await s.change('a', {}, h('applied'));
+      await expect(s.change('a', { reason: 'x' })).rejects.toThrow(/final/);
+      await expect(s.change('nope', {})).rejects.toThrow(/unknown/);
+    });
+
+    it('keeps history append-only in the database', async () => {
+      await s.insert(row('a'), h('create_pending'));
+      await expect(raw("UPDATE task_history SET cause = 'x'")).rejects.toThrow(/append-only/);
+      await expect(raw('DELETE FROM task_history')).rejects.toThrow(/append-only/);
+    });
+  });
+}
