@@ -46,7 +46,10 @@ export interface HttpSection {
   /** Per round, per target, per workload. */
   rounds: Record<string, Partial<Record<Workload, LoadResult>>>[];
   /** Medians over rounds. */
-  median: Record<string, Partial<Record<Workload, { rps: number; p50Ms: number; p99Ms: number; non2xx: number; errors: number; cpuUs?: number }>>>;
+  median: Record<
+    string,
+    Partial<Record<Workload, { rps: number; p50Ms: number; p99Ms: number; non2xx: number; errors: number; cpuUs?: number }>>
+  >;
   /** jobproof status reads ÷ the other target's, taken within each round, median over rounds. */
   statusRatio: Record<string, number>;
   createRatio: Record<string, number>;
@@ -82,9 +85,19 @@ export async function httpBench(cfg: HttpConfig): Promise<HttpSection> {
   const provider = await startProvider(join(dir, 'provider.db'));
   const targets: HttpTarget[] = [provider];
   const { ids, stub } = await seedJobs(provider.url, 100);
-  log(`http: provider at ${provider.url} (pid ${provider.pid}), 100 jobs seeded; status body ${stub.status.body.length} B, create body ${stub.create.body.length} B`);
+  log(
+    `http: provider at ${provider.url} (pid ${provider.pid}), 100 jobs seeded; status body ${stub.status.body.length} B, create body ${stub.create.body.length} B`,
+  );
   const section: HttpSection = {
-    config: cfg, java, notMeasured, rounds: [], median: {}, statusRatio: {}, createRatio: {}, rssAfterRoundsMb: {}, soak: [],
+    config: cfg,
+    java,
+    notMeasured,
+    rounds: [],
+    median: {},
+    statusRatio: {},
+    createRatio: {},
+    rssAfterRoundsMb: {},
+    soak: [],
     loadavg: { before, after: [] },
   };
   try {
@@ -190,7 +203,13 @@ async function soak(name: string, cfg: HttpConfig, ids: readonly string[], stub:
   try {
     // The provider's store needs jobs to read: fresh process, fresh store, same 100 jobs' worth of reads.
     const readIds = isProvider ? (await seedJobs(t.url, 100)).ids : ids;
-    await load({ url: t.url, workload: 'status', ids: readIds, connections: cfg.connections, duration: name.startsWith('wiremock') ? cfg.jitWarmS : cfg.warmS });
+    await load({
+      url: t.url,
+      workload: 'status',
+      ids: readIds,
+      connections: cfg.connections,
+      duration: name.startsWith('wiremock') ? cfg.jitWarmS : cfg.warmS,
+    });
     await waitIdle(t.pid);
     await sleep(500);
     const start = t.rss();
@@ -207,10 +226,22 @@ async function soak(name: string, cfg: HttpConfig, ids: readonly string[], stub:
       errors += r.errors;
       series.push({ requests: done, rssMb: mb(t.rss()), ...(isProvider ? { heapAfterGcMb: heapAfterGc(t.tail?.()) } : {}) });
       const last = series.at(-1)!;
-      log(`soak: ${name} ${done.toLocaleString('en')} requests, RSS ${last.rssMb} MB${isProvider ? `, heap after last full GC ${last.heapAfterGcMb ?? '—'} MB` : ''}`);
+      log(
+        `soak: ${name} ${done.toLocaleString('en')} requests, RSS ${last.rssMb} MB${isProvider ? `, heap after last full GC ${last.heapAfterGcMb ?? '—'} MB` : ''}`,
+      );
     }
     const rps = done / ((Date.now() - t0) / 1000);
-    result = { target: name, requests: done, rssStartMb: mb(start), rssMidMb: series[4]!.rssMb, rssEndMb: series[9]!.rssMb, series, rps: Math.round(rps), non2xx, errors };
+    result = {
+      target: name,
+      requests: done,
+      rssStartMb: mb(start),
+      rssMidMb: series[4]!.rssMb,
+      rssEndMb: series[9]!.rssMb,
+      series,
+      rps: Math.round(rps),
+      non2xx,
+      errors,
+    };
   } finally {
     await t.stop();
   }

@@ -54,12 +54,20 @@ function stubFile(stub: Stub): string {
 
 /** The ceiling: bare Hono on @hono/node-server answering the fixed body. */
 export async function startBareHono(stub: Stub): Promise<HttpTarget> {
-  const { child, match } = await spawnUntil(process.execPath, [join(ROOT, 'dist-bench/bench/src/targets/hono-target.js'), stubFile(stub)], /listening on (http:\/\/\S+)/);
+  const { child, match } = await spawnUntil(
+    process.execPath,
+    [join(ROOT, 'dist-bench/bench/src/targets/hono-target.js'), stubFile(stub)],
+    /listening on (http:\/\/\S+)/,
+  );
   return wrap('bare-hono', match[1]!, child);
 }
 
 export async function startMockttp(stub: Stub): Promise<HttpTarget> {
-  const { child, match } = await spawnUntil(process.execPath, [join(ROOT, 'dist-bench/bench/src/targets/mockttp-target.js'), stubFile(stub)], /listening on (http:\/\/\S+)/);
+  const { child, match } = await spawnUntil(
+    process.execPath,
+    [join(ROOT, 'dist-bench/bench/src/targets/mockttp-target.js'), stubFile(stub)],
+    /listening on (http:\/\/\S+)/,
+  );
   return wrap('mockttp', match[1]!, child);
 }
 
@@ -89,16 +97,37 @@ export async function startWireMock(stub: Stub, journal: boolean): Promise<HttpT
   const root = join(TMP, `wiremock-${journal ? 'journal' : 'nojournal'}`);
   rmSync(root, { recursive: true, force: true });
   mkdirSync(join(root, 'mappings'), { recursive: true });
-  const args = ['-jar', wiremockJar(), '--port', '0', '--bind-address', '127.0.0.1', '--root-dir', root, '--disable-banner', '--disable-request-logging'];
+  const args = [
+    '-jar',
+    wiremockJar(),
+    '--port',
+    '0',
+    '--bind-address',
+    '127.0.0.1',
+    '--root-dir',
+    root,
+    '--disable-banner',
+    '--disable-request-logging',
+  ];
   if (!journal) args.push('--no-request-journal');
   const { child, match } = await spawnUntil('java', args, /^port:\s+(\d+)/, { timeoutMs: 120_000 });
   const url = `http://127.0.0.1:${match[1]}`;
   const mappings = [
-    { request: { method: 'GET', urlPathPattern: '/v1/jobs/[^/]+' }, response: { status: stub.status.status, body: stub.status.body, headers: { 'Content-Type': 'application/json' } } },
-    { request: { method: 'POST', urlPath: '/v1/jobs' }, response: { status: stub.create.status, body: stub.create.body, headers: { 'Content-Type': 'application/json' } } },
+    {
+      request: { method: 'GET', urlPathPattern: '/v1/jobs/[^/]+' },
+      response: { status: stub.status.status, body: stub.status.body, headers: { 'Content-Type': 'application/json' } },
+    },
+    {
+      request: { method: 'POST', urlPath: '/v1/jobs' },
+      response: { status: stub.create.status, body: stub.create.body, headers: { 'Content-Type': 'application/json' } },
+    },
   ];
   for (const m of mappings) {
-    const res = await fetch(`${url}/__admin/mappings`, { method: 'POST', body: JSON.stringify(m), headers: { 'content-type': 'application/json' } });
+    const res = await fetch(`${url}/__admin/mappings`, {
+      method: 'POST',
+      body: JSON.stringify(m),
+      headers: { 'content-type': 'application/json' },
+    });
     if (!res.ok) throw new Error(`WireMock refused a mapping: ${res.status} ${await res.text()}`);
   }
   return wrap(journal ? 'wiremock-journal' : 'wiremock-nojournal', url, child);
@@ -111,7 +140,11 @@ export async function seedJobs(url: string, n: number): Promise<{ ids: string[];
   for (let i = 0; i < n; i++) {
     const res = await fetch(`${url}/v1/jobs`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'idempotency-key': `seed-${process.pid}-${Date.now()}-${i}`, 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        'idempotency-key': `seed-${process.pid}-${Date.now()}-${i}`,
+        'content-type': 'application/json',
+      },
       body: JSON.stringify({ kind: 'report', input: {} }),
     });
     const body = await res.text();

@@ -85,7 +85,8 @@ function seed(n: number, db: string): string[] {
   const behavior = behaviorFor(core.behaviors.get(), 'report');
   const ids: string[] = [];
   core.db.transaction(() => {
-    for (let i = 0; i < n; i++) ids.push(core.engine.create(principal, { kind: 'report', input: { i } }, behavior, { key: `seed-${i}`, trace_id: null }).job_id);
+    for (let i = 0; i < n; i++)
+      ids.push(core.engine.create(principal, { kind: 'report', input: { i } }, behavior, { key: `seed-${i}`, trace_id: null }).job_id);
   })();
   // An hour later: every job has run to its end, each transition journalled, as in a long-lived store.
   offset = 0;
@@ -117,7 +118,16 @@ export async function providerScale(cfg: ProviderScaleConfig): Promise<ProviderS
     const s0 = Date.now();
     const ids = await seedInChild(n, db);
     const seedS = (Date.now() - s0) / 1000;
-    const dbMb = mb(statSync(db).size + (() => { try { return statSync(`${db}-wal`).size; } catch { return 0; } })());
+    const dbMb = mb(
+      statSync(db).size +
+        (() => {
+          try {
+            return statSync(`${db}-wal`).size;
+          } catch {
+            return 0;
+          }
+        })(),
+    );
     const t0 = Date.now();
     const p = await startProvider(db, `provider-${n}`);
     const startS = (Date.now() - t0) / 1000;
@@ -133,25 +143,40 @@ export async function providerScale(cfg: ProviderScaleConfig): Promise<ProviderS
       for (let r = 0; r < cfg.reps; r++) {
         runs.push(await load({ url: p.url, workload: 'status', ids, connections: cfg.connections, duration: cfg.durationS, pid: p.pid }));
         await waitIdle(p.pid);
-        creates.push(await load({ url: p.url, workload: 'create', ids, connections: cfg.connections, duration: cfg.durationS, pid: p.pid }));
+        creates.push(
+          await load({ url: p.url, workload: 'create', ids, connections: cfg.connections, duration: cfg.durationS, pid: p.pid }),
+        );
         await waitIdle(p.pid);
       }
       const rssAfter = p.rss();
       await p.stop();
       const journal = journalStats(db);
       const point: ProviderScalePoint = {
-        jobs: n, seedS, startS, dbMb, rssIdleMb: mb(rssIdle), rssAfterMb: mb(rssAfter),
-        rps: Math.round(median(runs.map((x) => x.rps))), p50Ms: median(runs.map((x) => x.p50Ms)), p99Ms: median(runs.map((x) => x.p99Ms)),
+        jobs: n,
+        seedS,
+        startS,
+        dbMb,
+        rssIdleMb: mb(rssIdle),
+        rssAfterMb: mb(rssAfter),
+        rps: Math.round(median(runs.map((x) => x.rps))),
+        p50Ms: median(runs.map((x) => x.p50Ms)),
+        p99Ms: median(runs.map((x) => x.p99Ms)),
         non2xx: runs.reduce((a, x) => a + x.non2xx, 0),
         cpuUs: median(runs.map((x) => x.cpuUs ?? NaN)),
         create: {
-          rps: Math.round(median(creates.map((x) => x.rps))), p50Ms: median(creates.map((x) => x.p50Ms)), p99Ms: median(creates.map((x) => x.p99Ms)),
-          cpuUs: median(creates.map((x) => x.cpuUs ?? NaN)), non2xx: creates.reduce((a, x) => a + x.non2xx, 0),
+          rps: Math.round(median(creates.map((x) => x.rps))),
+          p50Ms: median(creates.map((x) => x.p50Ms)),
+          p99Ms: median(creates.map((x) => x.p99Ms)),
+          cpuUs: median(creates.map((x) => x.cpuUs ?? NaN)),
+          non2xx: creates.reduce((a, x) => a + x.non2xx, 0),
         },
-        journalEntries: journal.entries, journalBytesPerEntry: journal.bytesPerEntry,
+        journalEntries: journal.entries,
+        journalBytesPerEntry: journal.bytesPerEntry,
       };
       points.push(point);
-      log(`provider: ${n.toLocaleString('en')} jobs, ${journal.entries.toLocaleString('en')} journal entries (${journal.bytesPerEntry} B each; seeded in ${seedS.toFixed(1)} s, db ${dbMb} MB, started in ${startS.toFixed(1)} s): ${point.rps} reads/s, p50 ${point.p50Ms} ms, ${point.cpuUs} µs CPU; ${point.create.rps} creates/s, p50 ${point.create.p50Ms} ms, ${point.create.cpuUs} µs CPU; RSS idle ${point.rssIdleMb} MB, after ${point.rssAfterMb} MB`);
+      log(
+        `provider: ${n.toLocaleString('en')} jobs, ${journal.entries.toLocaleString('en')} journal entries (${journal.bytesPerEntry} B each; seeded in ${seedS.toFixed(1)} s, db ${dbMb} MB, started in ${startS.toFixed(1)} s): ${point.rps} reads/s, p50 ${point.p50Ms} ms, ${point.cpuUs} µs CPU; ${point.create.rps} creates/s, p50 ${point.create.p50Ms} ms, ${point.create.cpuUs} µs CPU; RSS idle ${point.rssIdleMb} MB, after ${point.rssAfterMb} MB`,
+      );
     } finally {
       await p.stop();
     }
@@ -161,7 +186,8 @@ export async function providerScale(cfg: ProviderScaleConfig): Promise<ProviderS
   const at100k = points.find((x) => x.jobs === 100_000);
   const r2 = (x: number) => Math.round(x * 100) / 100;
   return {
-    config: cfg, points,
+    config: cfg,
+    points,
     latencyGrowth: r2(last.p50Ms / first.p50Ms),
     latencyGrowth100k: at100k && first.jobs === 1000 ? r2(at100k.p50Ms / first.p50Ms) : null,
     readCpuGrowth: r2(last.cpuUs / first.cpuUs),

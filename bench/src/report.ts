@@ -19,6 +19,8 @@ export interface Meta {
   argv: string[];
   /** Set when a stopped run was finished with --resume: when, on what load and code, the remaining sections ran. */
   resumedAt?: { date: string; loadavg: number[]; git: { commit: string; dirtyFiles: number } };
+  /** Set when the HTTP rounds of section 1 were measured again (`--only http`) and put beside the other sections. */
+  httpRoundsRerun?: { date: string; loadavg: { start: number[]; end: number[] }; git: { commit: string; dirtyFiles: number } };
 }
 
 export interface Results {
@@ -61,7 +63,8 @@ function soakGrowth(s: SoakResult): number {
 export function evaluate(r: Omit<Results, 'targets'>): TargetRow[] {
   const rows: TargetRow[] = [];
   const h = r.http;
-  const notRun = (target: string, must: string, aim: string, why = 'not run (--only)') => rows.push({ target, measured: why, must, met: null, aim, metAim: null });
+  const notRun = (target: string, must: string, aim: string, why = 'not run (--only)') =>
+    rows.push({ target, measured: why, must, met: null, aim, metAim: null });
   const ratio = (name: string, target: string, must: number, aim: number, show: (x: number) => string) => {
     const mustS = `≥ ${show(must)}`;
     const aimS = `≥ ${show(aim)}`;
@@ -72,7 +75,11 @@ export function evaluate(r: Omit<Results, 'targets'>): TargetRow[] {
     const jp = h.median.jobproof?.status;
     const other = h.median[name]?.status;
     rows.push({
-      target, must: mustS, aim: aimS, met: x >= must, metAim: x >= aim,
+      target,
+      must: mustS,
+      aim: aimS,
+      met: x >= must,
+      metAim: x >= aim,
       measured: `${show(x)} (${num(jp?.rps ?? NaN)} vs ${num(other?.rps ?? NaN)} reads/s, medians; server CPU ${jp?.cpuUs ?? '?'} vs ${other?.cpuUs ?? '?'} µs/read)`,
     });
   };
@@ -85,7 +92,11 @@ export function evaluate(r: Omit<Results, 'targets'>): TargetRow[] {
     const c = h.median.jobproof?.create;
     const w = h.median['wiremock-journal']?.create;
     rows.push({
-      target: createsT, must: '≥ 1.0×', aim: '≥ 5,000/s and ≥ 1.0×', met: x >= 1, metAim: x >= 1 && (c?.rps ?? 0) >= 5000,
+      target: createsT,
+      must: '≥ 1.0×',
+      aim: '≥ 5,000/s and ≥ 1.0×',
+      met: x >= 1,
+      metAim: x >= 1 && (c?.rps ?? 0) >= 5000,
       measured: `${times(x)} (${num(c?.rps ?? NaN)} vs ${num(w?.rps ?? NaN)} creates/s, medians; jobproof p50 ${c?.p50Ms} ms, p99 ${c?.p99Ms} ms; server CPU ${c?.cpuUs ?? '?'} vs ${w?.cpuUs ?? '?'} µs/create)`,
     });
   } else notRun(createsT, '≥ 1.0×', '≥ 5,000/s and ≥ 1.0×', h ? 'not measured' : undefined);
@@ -100,7 +111,9 @@ export function evaluate(r: Omit<Results, 'targets'>): TargetRow[] {
     const wm = h?.soak.find((x) => x.target === 'wiremock-journal');
     const heap = (x: SoakResult) => x.series.map((p) => p.heapAfterGcMb).filter((v): v is number => typeof v === 'number');
     rows.push({
-      target: rssT, must: rssMust, aim: rssAim,
+      target: rssT,
+      must: rssMust,
+      aim: rssAim,
       met: full ? growth.every((g) => g <= FLAT_MUST) : null,
       metAim: full ? growth.every((g) => g <= FLAT_AIM) : null,
       measured: `${soaks.map((x, i) => `${x.target === 'jobproof' ? 'file' : ':memory:'}: ${x.series[0]!.rssMb} MB after the first tenth → peak ${Math.max(...x.series.map((p) => p.rssMb))} MB, ${x.rssEndMb} MB at the end of ${num(x.requests)} (+${pct(growth[i]!)}); V8 heap after full GCs ${Math.min(...heap(x))}–${Math.max(...heap(x))} MB`).join('; ')}${wm ? `; WireMock, journal on: ${wm.series[0]!.rssMb} → ${wm.rssEndMb} MB` : ''}`,
@@ -115,7 +128,11 @@ export function evaluate(r: Omit<Results, 'targets'>): TargetRow[] {
     const b = fileSoak.journal.bytesPerEntry;
     const bounded = !!memSoak && soakGrowth(memSoak) <= FLAT_MUST;
     rows.push({
-      target: diskT, must: '≤ 200 bytes per entry, or a retention bound', aim: 'compact + bounded', met: b <= 200 || bounded, metAim: b <= 200 && bounded,
+      target: diskT,
+      must: '≤ 200 bytes per entry, or a retention bound',
+      aim: 'compact + bounded',
+      met: b <= 200 || bounded,
+      metAim: b <= 200 && bounded,
       measured: `${b} bytes per entry (${num(fileSoak.journal.entries)} entries, ${mb(fileSoak.journal.bytes)} MB of journal pages after the file soak); bound: \`serve --journal-max N\`${memSoak ? ` (soaked on \`:memory:\` with N = ${num(SOAK_JOURNAL_MAX)})` : ''}`,
     });
   } else notRun(diskT, '≤ 200 bytes per entry, or a retention bound', 'compact + bounded', h ? 'not run (--soak)' : undefined);
@@ -124,15 +141,22 @@ export function evaluate(r: Omit<Results, 'targets'>): TargetRow[] {
   const schedT = 'in-process fault schedules per second (reference client)';
   if (c) {
     rows.push({
-      target: schedT, must: '≥ 50/s', aim: '≥ 100/s', met: c.schedulesPerSecond >= 50, metAim: c.schedulesPerSecond >= 100,
+      target: schedT,
+      must: '≥ 50/s',
+      aim: '≥ 100/s',
+      met: c.schedulesPerSecond >= 50,
+      metAim: c.schedulesPerSecond >= 100,
       measured: `${c.schedulesPerSecond}/s (median of ${c.property.length} property runs${c.property.some((p) => p.escaped || p.crashed) ? '; some runs had errors escaping, see section 2' : ''})`,
     });
     const full = c.config.scenarios === 'all';
     const allPassed = c.catalog.every((x) => x.exitCode === 0);
     rows.push({
-      target: 'whole catalog through processes (reference client)', must: '< 30 s', aim: '< 20 s',
+      target: 'whole catalog through processes (reference client)',
+      must: '< 30 s',
+      aim: '< 20 s',
       measured: `${c.catalogWallS.toFixed(1)} s (median of ${c.catalog.length}; ${c.scenarios} scenarios${allPassed ? ', all passed' : ', NOT all passed'})`,
-      met: full ? c.catalogWallS < 30 : null, metAim: full ? c.catalogWallS < 20 : null,
+      met: full ? c.catalogWallS < 30 : null,
+      metAim: full ? c.catalogWallS < 20 : null,
       note: full ? undefined : 'subset of the catalog (quick pass); not evaluated',
     });
   } else {
@@ -146,13 +170,18 @@ export function evaluate(r: Omit<Results, 'targets'>): TargetRow[] {
     const b = p.points.find((x) => x.jobs === 100_000);
     const g = p.latencyGrowth100k;
     rows.push({
-      target: latT, must: `flat within ${Math.round((LATENCY_MUST - 1) * 100)} %`, aim: 'flat', met: g === null ? null : g <= LATENCY_MUST, metAim: g === null ? null : g <= LATENCY_AIM,
+      target: latT,
+      must: `flat within ${Math.round((LATENCY_MUST - 1) * 100)} %`,
+      aim: 'flat',
+      met: g === null ? null : g <= LATENCY_MUST,
+      metAim: g === null ? null : g <= LATENCY_AIM,
       measured: b ? `p50 ${a.p50Ms} → ${b.p50Ms} ms (${g}×), server CPU ${a.cpuUs} → ${b.cpuUs} µs/read` : 'no 100,000-job point',
     });
     const last = p.points.at(-1)!;
     rows.push({
       target: `cost curve: reads and creates from ${num(a.jobs)} to ${num(last.jobs)} jobs (${num(a.journalEntries)} → ${num(last.journalEntries)} journal entries)`,
-      must: 'flat', met: null,
+      must: 'flat',
+      met: null,
       measured: `server CPU per read ${a.cpuUs} → ${last.cpuUs} µs (${p.readCpuGrowth}×), per create ${a.create.cpuUs} → ${last.create.cpuUs} µs (${p.createCpuGrowth}×); p50 read ${a.p50Ms} → ${last.p50Ms} ms, create ${a.create.p50Ms} → ${last.create.p50Ms} ms`,
       note: 'not a target of its own: see section 4',
     });
@@ -162,7 +191,8 @@ export function evaluate(r: Omit<Results, 'targets'>): TargetRow[] {
     const a = cl.points[0]!;
     const b = cl.points.at(-1)!;
     rows.push({
-      target: 'reference client per-poll cost from 1,000 to 100,000 open operations (issue 7)', must: `within ${FLAT_CLIENT}×`,
+      target: 'reference client per-poll cost from 1,000 to 100,000 open operations (issue 7)',
+      must: `within ${FLAT_CLIENT}×`,
       measured: `${a.decisionCpuUs} → ${b.decisionCpuUs} µs CPU per decision (${cl.growth}×)`,
       met: b.open >= 100_000 ? cl.growth <= FLAT_CLIENT : null,
     });
@@ -176,46 +206,121 @@ function markdown(r: Results): string {
   const m = r.meta;
   const L: string[] = [];
   L.push('# Benchmarks', '');
-  L.push('Written by `npm run bench` (`dist-bench/bench/src/run.js`; sources in `bench/src/`); the raw figures are in `bench/results.json`. Do not edit by hand: the next full run rewrites this file.', '');
+  L.push(
+    'Written by `npm run bench` (`dist-bench/bench/src/run.js`; sources in `bench/src/`); the raw figures are in `bench/results.json`. Do not edit by hand: the next full run rewrites this file.',
+    '',
+  );
   L.push(`- Date: ${m.date}${m.quick ? ' (**quick pass**, not the full run)' : ''}`);
-  L.push(`- Machine: ${m.machine.cores} cores (${m.machine.cpu}), ${m.machine.memGb} GiB, ${m.machine.platform}, Node ${m.machine.node}${m.java ? `, ${m.java}` : ''}`);
-  L.push(`- Load average (1/5/15 min) at start: ${m.loadavg.start.join(' / ')}; at end: ${m.loadavg.end.join(' / ')} — a shared machine: other engineers' test runs were on it, so absolute figures drift; compare ratios.`);
-  L.push(`- Code: ${m.git.commit.slice(0, 12)}${m.git.dirtyFiles ? ` with ${m.git.dirtyFiles} uncommitted files in the work tree` : ''}; tools: ${Object.entries(m.versions).map(([k, v]) => `${k} ${v}`).join(', ')}`);
-  if (m.resumedAt) L.push(`- Resumed: the run stopped after section 2 (a bench bug, since fixed); sections 3 and 4 ran at ${m.resumedAt.date} (load average ${m.resumedAt.loadavg.join(' / ')}, code ${m.resumedAt.git.commit.slice(0, 12)}${m.resumedAt.git.dirtyFiles ? ` with ${m.resumedAt.git.dirtyFiles} uncommitted files` : ''})`);
+  L.push(
+    `- Machine: ${m.machine.cores} cores (${m.machine.cpu}), ${m.machine.memGb} GiB, ${m.machine.platform}, Node ${m.machine.node}${m.java ? `, ${m.java}` : ''}`,
+  );
+  L.push(
+    `- Load average (1/5/15 min) at start: ${m.loadavg.start.join(' / ')}; at end: ${m.loadavg.end.join(' / ')} — a shared machine: other engineers' test runs were on it, so absolute figures drift; compare ratios.`,
+  );
+  L.push(
+    `- Code: ${m.git.commit.slice(0, 12)}${m.git.dirtyFiles ? ` with ${m.git.dirtyFiles} uncommitted files in the work tree` : ''}; tools: ${Object.entries(
+      m.versions,
+    )
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
+  if (m.resumedAt)
+    L.push(
+      `- Resumed: the run stopped after section 2 (a bench bug, since fixed); sections 3 and 4 ran at ${m.resumedAt.date} (load average ${m.resumedAt.loadavg.join(' / ')}, code ${m.resumedAt.git.commit.slice(0, 12)}${m.resumedAt.git.dirtyFiles ? ` with ${m.resumedAt.git.dirtyFiles} uncommitted files` : ''})`,
+    );
+  if (m.httpRoundsRerun) {
+    const r = m.httpRoundsRerun;
+    L.push(
+      `- Section 1's rounds (the side-by-side table) were measured again at ${r.date} with \`--only http\` (load average ${r.loadavg.start.join(' / ')} → ${r.loadavg.end.join(' / ')}, code ${r.git.commit.slice(0, 12)}): the first run's rounds coincided with another engineer's benchmark (load average 30+). The long memory runs, sections 2 and 4 are from the full run.`,
+    );
+  }
   L.push(`- Whole run: ${(m.wallS / 60).toFixed(1)} min of measuring`, '');
-  L.push('Each figure is the median of several runs; every ratio is taken between runs of the same round (one after the other, same machine state), then the median over rounds is reported.', '');
+  L.push(
+    'Each figure is the median of several runs; every ratio is taken between runs of the same round (one after the other, same machine state), then the median over rounds is reported.',
+    '',
+  );
 
-  L.push('## Targets (issue 13)', '', '| target | measured (this run) | goal (must) | met? | goal (aim) | met? |', '| --- | --- | --- | --- | --- | --- |');
-  for (const t of r.targets) L.push(`| ${t.target} | ${t.measured}${t.note ? ` — ${t.note}` : ''} | ${t.must ?? ''} | ${yes(t.met)} | ${t.aim ?? ''} | ${t.aim ? yes(t.metAim ?? null) : ''} |`);
+  L.push(
+    '## Targets (issue 13)',
+    '',
+    '| target | measured (this run) | goal (must) | met? | goal (aim) | met? |',
+    '| --- | --- | --- | --- | --- | --- |',
+  );
+  for (const t of r.targets)
+    L.push(
+      `| ${t.target} | ${t.measured}${t.note ? ` — ${t.note}` : ''} | ${t.must ?? ''} | ${yes(t.met)} | ${t.aim ?? ''} | ${t.aim ? yes(t.metAim ?? null) : ''} |`,
+    );
   L.push('');
 
   const h = r.http;
   if (h) {
     L.push('## 1. Provider over HTTP (loopback, autocannon)', '');
-    L.push(`${h.config.connections} keep-alive connections, no pipelining, ${h.config.durationS} s per run, ${h.config.rounds} rounds (target order rotated each round), after a ${h.config.warmS} s warm-up per target (WireMock: ${h.config.jitWarmS} s, for its JIT). Status reads rotate through 100 job ids; every create carries a fresh Idempotency-Key. Each server runs in its own process; RSS is its VmRSS. The comparison targets serve the body the provider returned for the same request (captured at start), so response sizes match.`, '');
-    L.push('| target | status reads/s | p50 / p99 ms | server CPU µs/read | creates/s | p50 / p99 ms | server CPU µs/create | RSS after rounds | jobproof ÷ target (reads) | jobproof ÷ target (creates) |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    L.push(
+      `${h.config.connections} keep-alive connections, no pipelining, ${h.config.durationS} s per run, ${h.config.rounds} rounds (target order rotated each round), after a ${h.config.warmS} s warm-up per target (WireMock: ${h.config.jitWarmS} s, for its JIT). Status reads rotate through 100 job ids; every create carries a fresh Idempotency-Key. Each server runs in its own process; RSS is its VmRSS. The comparison targets serve the body the provider returned for the same request (captured at start), so response sizes match.`,
+      '',
+    );
+    L.push(
+      '| target | status reads/s | p50 / p99 ms | server CPU µs/read | creates/s | p50 / p99 ms | server CPU µs/create | RSS after rounds | jobproof ÷ target (reads) | jobproof ÷ target (creates) |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    );
     for (const [name, med] of Object.entries(h.median)) {
       const s = med.status;
       const c = med.create;
-      const bad = (x?: { non2xx: number; errors: number }) => (x && (x.non2xx || x.errors) ? ` (${x.non2xx} non-2xx, ${x.errors} errors)` : '');
-      L.push(`| ${name} | ${num(s?.rps ?? NaN)}${bad(s)} | ${s?.p50Ms ?? '—'} / ${s?.p99Ms ?? '—'} | ${s?.cpuUs ?? '—'} | ${num(c?.rps ?? NaN)}${bad(c)} | ${c?.p50Ms ?? '—'} / ${c?.p99Ms ?? '—'} | ${c?.cpuUs ?? '—'} | ${h.rssAfterRoundsMb[name]} MB | ${name === 'jobproof' ? '—' : `${h.statusRatio[name]?.toFixed(2)}×`} | ${name === 'jobproof' ? '—' : `${h.createRatio[name]?.toFixed(2)}×`} |`);
+      const bad = (x?: { non2xx: number; errors: number }) =>
+        x && (x.non2xx || x.errors) ? ` (${x.non2xx} non-2xx, ${x.errors} errors)` : '';
+      L.push(
+        `| ${name} | ${num(s?.rps ?? NaN)}${bad(s)} | ${s?.p50Ms ?? '—'} / ${s?.p99Ms ?? '—'} | ${s?.cpuUs ?? '—'} | ${num(c?.rps ?? NaN)}${bad(c)} | ${c?.p50Ms ?? '—'} / ${c?.p99Ms ?? '—'} | ${c?.cpuUs ?? '—'} | ${h.rssAfterRoundsMb[name]} MB | ${name === 'jobproof' ? '—' : `${h.statusRatio[name]?.toFixed(2)}×`} | ${name === 'jobproof' ? '—' : `${h.createRatio[name]?.toFixed(2)}×`} |`,
+      );
     }
     for (const [name, why] of Object.entries(h.notMeasured)) L.push(`| ${name} | not measured: ${why} | | | | | | | | |`);
     L.push('');
-    L.push('Per round (status reads/s):', '', `| round | ${Object.keys(h.median).join(' | ')} |`, `| --- | ${Object.keys(h.median).map(() => '---').join(' | ')} |`);
-    h.rounds.forEach((rd, i) => void L.push(`| ${i + 1} | ${Object.keys(h.median).map((n) => num(rd[n]?.status?.rps ?? NaN)).join(' | ')} |`));
+    L.push(
+      'Per round (status reads/s):',
+      '',
+      `| round | ${Object.keys(h.median).join(' | ')} |`,
+      `| --- | ${Object.keys(h.median)
+        .map(() => '---')
+        .join(' | ')} |`,
+    );
+    h.rounds.forEach(
+      (rd, i) =>
+        void L.push(
+          `| ${i + 1} | ${Object.keys(h.median)
+            .map((n) => num(rd[n]?.status?.rps ?? NaN))
+            .join(' | ')} |`,
+        ),
+    );
     L.push('');
     if (h.soak.length) {
-      L.push('### Memory over a long run', '', `A fresh process per target, warmed, then ${num(h.config.soakRequests)} status reads (50 connections) in ten slices; RSS after each slice.`, '');
-      L.push('| target | requests | RSS start | midway | end | reads/s over the run | non-2xx / errors |', '| --- | --- | --- | --- | --- | --- | --- |');
-      for (const s of h.soak) L.push(`| ${s.target} | ${num(s.requests)} | ${s.rssStartMb} MB | ${s.rssMidMb} MB | ${s.rssEndMb} MB | ${num(s.rps)} | ${s.non2xx} / ${s.errors} |`);
-      L.push('', `\`jobproof\` serves a file store; \`jobproof-memory\` serves \`:memory:\` with \`--journal-max ${num(SOAK_JOURNAL_MAX)}\`. Both run with \`--trace-gc\`: the V8 heap left after each full GC shows what is retained, as against garbage not yet collected.`, '', 'RSS after each tenth (MB):', '');
+      L.push(
+        '### Memory over a long run',
+        '',
+        `A fresh process per target, warmed, then ${num(h.config.soakRequests)} status reads (50 connections) in ten slices; RSS after each slice.`,
+        '',
+      );
+      L.push(
+        '| target | requests | RSS start | midway | end | reads/s over the run | non-2xx / errors |',
+        '| --- | --- | --- | --- | --- | --- | --- |',
+      );
+      for (const s of h.soak)
+        L.push(
+          `| ${s.target} | ${num(s.requests)} | ${s.rssStartMb} MB | ${s.rssMidMb} MB | ${s.rssEndMb} MB | ${num(s.rps)} | ${s.non2xx} / ${s.errors} |`,
+        );
+      L.push(
+        '',
+        `\`jobproof\` serves a file store; \`jobproof-memory\` serves \`:memory:\` with \`--journal-max ${num(SOAK_JOURNAL_MAX)}\`. Both run with \`--trace-gc\`: the V8 heap left after each full GC shows what is retained, as against garbage not yet collected.`,
+        '',
+        'RSS after each tenth (MB):',
+        '',
+      );
       for (const s of h.soak) L.push(`- ${s.target}: ${s.series.map((x) => x.rssMb).join(', ')}`);
       for (const s of h.soak.filter((x) => x.series.some((p) => p.heapAfterGcMb !== undefined))) {
         L.push(`- ${s.target}, V8 heap after the last full GC: ${s.series.map((x) => x.heapAfterGcMb ?? '—').join(', ')}`);
       }
       for (const s of h.soak.filter((x) => x.journal)) {
-        L.push(`- ${s.target}: journal at the end ${num(s.journal!.entries)} entries, ${mb(s.journal!.bytes)} MB of pages, ${s.journal!.bytesPerEntry} bytes per entry`);
+        L.push(
+          `- ${s.target}: journal at the end ${num(s.journal!.entries)} entries, ${mb(s.journal!.bytes)} MB of pages, ${s.journal!.bytesPerEntry} bytes per entry`,
+        );
       }
       L.push('');
     }
@@ -223,10 +328,22 @@ function markdown(r: Results): string {
   const c = r.conformance;
   if (c) {
     L.push('## 2. In-process conformance and the catalog', '');
-    L.push(`Property run of the reference client on the virtual clock (\`propertyRun\`, in-process), ${c.config.runs} schedules per seed; the catalog through the process runner is \`jobproof certify --webhooks --scenarios ${c.config.scenarios}\` (parallel = cores), timed from spawn to exit.`, '');
-    L.push('| property run seed | schedules | wall | schedules/s | failed? | errors escaping the run |', '| --- | --- | --- | --- | --- | --- |');
-    for (const p of c.property) L.push(`| ${p.seed} | ${p.schedules} | ${(p.wallMs / 1000).toFixed(1)} s | ${p.crashed ? `crashed: ${p.crashed}` : p.perSecond} | ${p.failed ? 'yes (shrinking included)' : 'no'} | ${p.escaped ? `${p.escaped}: \`${(p.firstEscaped ?? '').replace(/\|/g, '/')}\`` : 'none'} |`);
-    L.push('', 'Each property run is its own process. An error escaping the project\'s code (an unhandled rejection or uncaught exception) would otherwise end the process, as it ends `jobproof certify --in-process`; the child counts such errors and carries on, and they are listed above.');
+    L.push(
+      `Property run of the reference client on the virtual clock (\`propertyRun\`, in-process), ${c.config.runs} schedules per seed; the catalog through the process runner is \`jobproof certify --webhooks --scenarios ${c.config.scenarios}\` (parallel = cores), timed from spawn to exit.`,
+      '',
+    );
+    L.push(
+      '| property run seed | schedules | wall | schedules/s | failed? | errors escaping the run |',
+      '| --- | --- | --- | --- | --- | --- |',
+    );
+    for (const p of c.property)
+      L.push(
+        `| ${p.seed} | ${p.schedules} | ${(p.wallMs / 1000).toFixed(1)} s | ${p.crashed ? `crashed: ${p.crashed}` : p.perSecond} | ${p.failed ? 'yes (shrinking included)' : 'no'} | ${p.escaped ? `${p.escaped}: \`${(p.firstEscaped ?? '').replace(/\|/g, '/')}\`` : 'none'} |`,
+      );
+    L.push(
+      '',
+      "Each property run is its own process. An error escaping the project's code (an unhandled rejection or uncaught exception) would otherwise end the process, as it ends `jobproof certify --in-process`; the child counts such errors and carries on, and they are listed above.",
+    );
     L.push('', '| catalog run | wall | exit | summary |', '| --- | --- | --- | --- |');
     c.catalog.forEach((x, i) => void L.push(`| ${i + 1} | ${(x.wallMs / 1000).toFixed(1)} s | ${x.exitCode} | ${x.summary} |`));
     L.push('', `Load average during this section: ${c.loadavg.before.join(' / ')} → ${c.loadavg.after.join(' / ')}.`, '');
@@ -234,9 +351,18 @@ function markdown(r: Results): string {
   const cl = r.client;
   if (cl) {
     L.push('## 3. Reference client at scale', '');
-    L.push(`\`SqliteOperationStore\` (the worker's store: WAL, synchronous=FULL) holding N open operations, ${cl.config.decisions * 16} of them due; the rest open but not due. A decision is what \`Worker.run\` does per loop: \`countOpen()\` + \`claimDue(owner, now, 10 s, 16)\`, plus \`nextWakeAt()\` (which the worker calls when nothing was claimed). ${cl.config.decisions} decisions × ${cl.config.reps} repetitions per size; each claimed operation is then committed (one fenced \`commit\`, a BEGIN IMMEDIATE transaction). CPU time is the process's user+system time around the calls; each size runs in its own process (RSS = that process).`, '');
-    L.push('| open operations | CPU µs / decision | countOpen | claimDue(16) | nextWakeAt | wall µs / decision | claim tx/s | commit tx/s | RSS | store on disk |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
-    for (const p of cl.points) L.push(`| ${num(p.open)} | ${p.decisionCpuUs} | ${p.parts.countOpenCpuUs} | ${p.parts.claimDueCpuUs} | ${p.parts.nextWakeAtCpuUs} | ${p.decisionWallUs} | ${num(p.claimTxPerS)} | ${num(p.commitTxPerS)} | ${p.rssMb} MB | ${p.dbMb} MB |`);
+    L.push(
+      `\`SqliteOperationStore\` (the worker's store: WAL, synchronous=FULL) holding N open operations, ${cl.config.decisions * 16} of them due; the rest open but not due. A decision is what \`Worker.run\` does per loop: \`countOpen()\` + \`claimDue(owner, now, 10 s, 16)\`, plus \`nextWakeAt()\` (which the worker calls when nothing was claimed). ${cl.config.decisions} decisions × ${cl.config.reps} repetitions per size; each claimed operation is then committed (one fenced \`commit\`, a BEGIN IMMEDIATE transaction). CPU time is the process's user+system time around the calls; each size runs in its own process (RSS = that process).`,
+      '',
+    );
+    L.push(
+      '| open operations | CPU µs / decision | countOpen | claimDue(16) | nextWakeAt | wall µs / decision | claim tx/s | commit tx/s | RSS | store on disk |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    );
+    for (const p of cl.points)
+      L.push(
+        `| ${num(p.open)} | ${p.decisionCpuUs} | ${p.parts.countOpenCpuUs} | ${p.parts.claimDueCpuUs} | ${p.parts.nextWakeAtCpuUs} | ${p.decisionWallUs} | ${num(p.claimTxPerS)} | ${num(p.commitTxPerS)} | ${p.rssMb} MB | ${p.dbMb} MB |`,
+      );
     const last = cl.points.at(-1)!;
     L.push('', 'Query plans (SQLite `EXPLAIN QUERY PLAN`):', '');
     for (const [q, plan] of Object.entries(last.plans)) L.push(`- ${q}: ${plan.map((x) => `\`${x}\``).join('; ')}`);
@@ -245,11 +371,22 @@ function markdown(r: Results): string {
   const p = r.provider;
   if (p) {
     L.push('## 4. Provider at scale', '');
-    L.push(`A store seeded with N jobs (created an hour earlier, each run to its end with its journal entries), served by \`jobproof serve\`; status reads over 1,000 ids spread across the store, ${p.config.connections} connections, ${p.config.reps} × ${p.config.durationS} s after a ${p.config.warmS} s warm-up.`, '');
-    L.push('Reads and creates alternate within each repetition (the cost curve: does a read or a create cost more as the store grows?).', '');
-    L.push('| jobs | journal entries | B/entry | reads/s | p50 / p99 ms | CPU µs/read | creates/s | p50 / p99 ms | CPU µs/create | RSS idle | RSS after | store on disk | start-up |', '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    L.push(
+      `A store seeded with N jobs (created an hour earlier, each run to its end with its journal entries), served by \`jobproof serve\`; status reads over 1,000 ids spread across the store, ${p.config.connections} connections, ${p.config.reps} × ${p.config.durationS} s after a ${p.config.warmS} s warm-up.`,
+      '',
+    );
+    L.push(
+      'Reads and creates alternate within each repetition (the cost curve: does a read or a create cost more as the store grows?).',
+      '',
+    );
+    L.push(
+      '| jobs | journal entries | B/entry | reads/s | p50 / p99 ms | CPU µs/read | creates/s | p50 / p99 ms | CPU µs/create | RSS idle | RSS after | store on disk | start-up |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    );
     for (const x of p.points) {
-      L.push(`| ${num(x.jobs)} | ${num(x.journalEntries)} | ${x.journalBytesPerEntry} | ${num(x.rps)}${x.non2xx ? ` (${x.non2xx} non-2xx)` : ''} | ${x.p50Ms} / ${x.p99Ms} | ${x.cpuUs} | ${num(x.create.rps)}${x.create.non2xx ? ` (${x.create.non2xx} non-2xx)` : ''} | ${x.create.p50Ms} / ${x.create.p99Ms} | ${x.create.cpuUs} | ${x.rssIdleMb} MB | ${x.rssAfterMb} MB | ${x.dbMb} MB | ${x.startS.toFixed(1)} s |`);
+      L.push(
+        `| ${num(x.jobs)} | ${num(x.journalEntries)} | ${x.journalBytesPerEntry} | ${num(x.rps)}${x.non2xx ? ` (${x.non2xx} non-2xx)` : ''} | ${x.p50Ms} / ${x.p99Ms} | ${x.cpuUs} | ${num(x.create.rps)}${x.create.non2xx ? ` (${x.create.non2xx} non-2xx)` : ''} | ${x.create.p50Ms} / ${x.create.p99Ms} | ${x.create.cpuUs} | ${x.rssIdleMb} MB | ${x.rssAfterMb} MB | ${x.dbMb} MB | ${x.startS.toFixed(1)} s |`,
+      );
     }
     L.push('');
   }
@@ -260,10 +397,18 @@ function markdown(r: Results): string {
   const notes = join(ROOT, 'bench', 'notes.md');
   if (existsSync(notes)) L.push(readFileSync(notes, 'utf8').trim(), '');
   L.push('## Method notes', '');
-  L.push(`- "Flat" (issue 13): provider memory — every tenth of the long run, and its end, within +${FLAT_MUST * 100} % (aim +${FLAT_AIM * 100} %) of RSS after its first tenth; provider latency — p50 at 100,000 jobs within ${LATENCY_MUST}× (aim ${LATENCY_AIM}×) of 1,000; client per-poll cost — CPU per decision at the largest size within ${FLAT_CLIENT}× of the smallest.`);
-  L.push('- Server CPU µs per request is the server process\'s user+system time over the run divided by the requests answered (/proc): it depends far less on the machine\'s load than requests per second, so it is the figure to compare across runs.');
-  L.push('- Load generator and servers share the same cores (2 on the reference machine): throughput figures are those of a server with one core left to it, and every target pays the same tax.');
-  L.push('- The jobproof provider journals every request into SQLite (WAL) and brings due jobs up to date before answering; the comparison targets only match a path and return a fixed body.');
+  L.push(
+    `- "Flat" (issue 13): provider memory — every tenth of the long run, and its end, within +${FLAT_MUST * 100} % (aim +${FLAT_AIM * 100} %) of RSS after its first tenth; provider latency — p50 at 100,000 jobs within ${LATENCY_MUST}× (aim ${LATENCY_AIM}×) of 1,000; client per-poll cost — CPU per decision at the largest size within ${FLAT_CLIENT}× of the smallest.`,
+  );
+  L.push(
+    "- Server CPU µs per request is the server process's user+system time over the run divided by the requests answered (/proc): it depends far less on the machine's load than requests per second, so it is the figure to compare across runs.",
+  );
+  L.push(
+    '- Load generator and servers share the same cores (2 on the reference machine): throughput figures are those of a server with one core left to it, and every target pays the same tax.',
+  );
+  L.push(
+    '- The jobproof provider journals every request into SQLite (WAL) and brings due jobs up to date before answering; the comparison targets only match a path and return a fixed body.',
+  );
   L.push('- `npm run bench -- --quick` (or `npm run bench:quick`) is a smoke pass; it writes to `bench/tmp/` and leaves this file alone.');
   L.push('');
   return L.join('\n');

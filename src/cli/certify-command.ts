@@ -14,6 +14,8 @@ import { parseShard, shardItems, type Shard } from '../conformance/shard.js';
 import { catalog, getScenario, parseScenario, scaleScenarioTime, type Scenario } from '../scenarios/index.js';
 import { runTaskCatalog, type TaskClientSpec } from './certify-tasks.js';
 import { CliError, readJsonFile } from '../lib/read-json-file.js';
+import { CLIENT_DIALECTS, type ClientDialect } from '../conformance/dialect/batch-input.js';
+import { notApplicableIn } from '../conformance/dialect/applicability.js';
 
 interface CertifyFlags {
   client?: string;
@@ -29,6 +31,7 @@ interface CertifyFlags {
   minimalOut?: string;
   timeScale?: string;
   tasks?: boolean;
+  dialect: string;
   shard?: string;
 }
 
@@ -102,6 +105,11 @@ export function registerCertify(program: Command, version: string): void {
       'stretch every scenario time by this factor (default: calibrated from the client start-up under the current load)',
     )
     .option(
+      '--dialect <d>',
+      "the wire API the client speaks: native, openai (OpenAI Batch) or anthropic (Message Batches); sets JOBPROOF_DIALECT and gives each operation a batch as input",
+      'native',
+    )
+    .option(
       '--tasks',
       "also run the task scenarios (approval, redraft, lost apply, crash mid-apply) through the client's task verbs (client-protocol.md) as processes; the reference task client by default, in-process with --in-process",
     )
@@ -119,6 +127,7 @@ Examples:
   npx jobproof certify --client "python3 examples/python-client/client.py" --report junit=reports/jobproof.xml,md=reports/certificate.md
   npx jobproof certify --in-process --runs 1000 --seed 42
   npx jobproof certify --tasks --scenarios none --client "python3 examples/python-client/client.py"
+  npx jobproof certify --dialect openai --client "node examples/sdk-clients/durable-openai.mjs"
 `,
     )
     .action(async (flags: CertifyFlags) => {
@@ -140,6 +149,13 @@ Examples:
         if (!(flagFactor >= 0.1 && flagFactor <= 20))
           throw new CliError(`--time-scale must be between 0.1 and 20, got '${flags.timeScale}'`);
       }
+      if (!(CLIENT_DIALECTS as readonly string[]).includes(flags.dialect))
+        throw new CliError(`--dialect must be one of ${CLIENT_DIALECTS.join(', ')}, got '${flags.dialect}'`);
+      const dialect = flags.dialect as ClientDialect;
+      if (dialect !== 'native' && flags.inProcess) throw new CliError('--dialect runs client processes; it does not take --in-process');
+      if (dialect !== 'native' && flags.webhooks)
+        throw new CliError('--webhooks is not supported with --dialect yet: dialect clients are certified on polling (webhook scenarios run without webhooks)');
+      if (dialect !== 'native' && flags.tasks) throw new CliError('--tasks certifies the native tasks API; run it without --dialect');
       let shard: Shard | undefined;
       if (flags.shard !== undefined) {
         try {
@@ -164,7 +180,7 @@ Examples:
       const command = flags.client ?? referenceCommand();
       const label = inProcess ? 'jobproof reference client (in-process)' : (flags.client ?? 'jobproof reference client');
       const out = (s: string) => process.stdout.write(s + '\n');
-      out(`jobproof ${version} certify — ${label}`);
+      out(`jobproof ${version} certify — ${label}${dialect !== 'native' ? ` (dialect ${dialect})` : ''}`);
       const started = Date.now();
 
       let timeScale: TimeScale;
@@ -187,7 +203,7 @@ Examples:
         const { createReferenceClient } = await import('../reference-client/index.js');
         client = { kind: 'in-process', factory: createReferenceClient };
       } else {
-        client = { kind: 'process', command, timeScale: factor };
+        client = { kind: 'process', command, timeScale: factor, dialect };
       }
       const prepare = (s: Scenario): Scenario => {
         const w = forWebhooks(s, webhooks);
@@ -198,19 +214,22 @@ Examples:
       const toRun: Array<{ at: number; scenario: Scenario }> = [];
       chosen.forEach((s, at) => {
         const w = forWebhooks(s, webhooks);
-        if ('skip' in w) cases[at] = skippedCase(s.name, w.skip);
+        const na = notApplicableIn(dialect, s);
+        if (na) cases[at] = skippedCase(s.name, `${dialect}: ${na}`, 'not_applicable');
+        else if ('skip' in w) cases[at] = skippedCase(s.name, w.skip);
         else toRun.push({ at, scenario: scaleScenarioTime(w.run, factor) });
       });
-      const skipped = chosen.length - toRun.length;
+      const skipped = cases.filter((c) => c?.verdict === 'skipped').length;
+      const notApplicable = cases.filter((c) => c?.verdict === 'not_applicable').length;
       out(
-        `runner: ${client.kind}; scenarios: ${toRun.length}${skipped ? ` (+${skipped} skipped: ${NO_WEBHOOKS})` : ''}; random schedules: ${runs}; seed: ${seed}; webhooks: ${webhooks ? 'on' : 'off (polling only)'}${client.kind === 'process' ? `; parallel: ${parallel}` : ''}`,
+        `runner: ${client.kind}; scenarios: ${toRun.length}${skipped ? ` (+${skipped} skipped: ${NO_WEBHOOKS})` : ''}${notApplicable ? ` (+${notApplicable} not applicable in ${dialect})` : ''}; random schedules: ${runs}; seed: ${seed}; webhooks: ${webhooks ? 'on' : 'off (polling only)'}${client.kind === 'process' ? `; parallel: ${parallel}` : ''}`,
       );
       if (shard) {
         out(`shard ${shard.index}/${shard.count}: catalog positions ${picked.map((x) => x.position + 1).join(', ') || 'none'}; random schedules ${shard.index}, ${shard.index + shard.count}, ${shard.index + 2 * shard.count}, … of the seeded sequence`);
       }
       let shown = 0;
       chosen.forEach((s, i) => {
-        if (cases[i]) out(`${head(++shown, chosen.length, s.name)} skipped: ${cases[i]!.reason}`);
+        if (cases[i]) out(`${head(++shown, chosen.length, s.name)} ${cases[i]!.verdict.replace('_', ' ')}: ${cases[i]!.reason}`);
       });
       const results = await runCatalog(
         client,
@@ -275,6 +294,7 @@ Examples:
           wallMs: Date.now() - started,
           timeScale,
           webhooks,
+          dialect,
         },
         cases,
       );

@@ -1,10 +1,18 @@
 import type { InProcessClientFactory } from '../contract/client-protocol.js';
 import type { Scenario } from '../scenarios/index.js';
+import type { ClientDialect } from './dialect/batch-input.js';
 import { runScenarioInProcess, runScenarioProcess, type ScenarioRun } from './runner/run-scenario.js';
 
 /** Who is under test: a command (process runner) or a TypeScript factory (in-process runner). */
 export type ClientUnderTest =
-  | { kind: 'process'; command: string; /** The calibrated (or given) time scale the scenarios were stretched by. */ timeScale?: number }
+  | {
+      kind: 'process';
+      command: string;
+      /** The calibrated (or given) time scale the scenarios were stretched by. */
+      timeScale?: number;
+      /** The wire dialect the client speaks (JOBPROOF_DIALECT); default native. */
+      dialect?: ClientDialect;
+    }
   | { kind: 'in-process'; factory: InProcessClientFactory };
 
 export interface CatalogRunOptions {
@@ -16,7 +24,7 @@ export interface CatalogRunOptions {
 }
 
 export function runOne(client: ClientUnderTest, s: Scenario, seed?: number): Promise<ScenarioRun> {
-  return client.kind === 'process' ? runScenarioProcess(s, client.command, { timeScale: client.timeScale }) : runScenarioInProcess(s, client.factory, { seed });
+  return client.kind === 'process' ? runScenarioProcess(s, client.command, { timeScale: client.timeScale, dialect: client.dialect }) : runScenarioInProcess(s, client.factory, { seed });
 }
 
 /** Run scenarios, a few at a time, reporting each as it ends; results come back in the catalog's order. */

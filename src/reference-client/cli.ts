@@ -26,6 +26,14 @@ function env(name: string, required = false): string | undefined {
 }
 
 function openClient(): ReferenceClient {
+  // client-protocol.md: JOBPROOF_DIALECT picks the wire API. The reference client speaks the native one; in a
+  // dialect it refuses up front rather than send native requests a dialect server would not understand.
+  const dialect = env('JOBPROOF_DIALECT') ?? 'native';
+  if (dialect !== 'native') {
+    throw new Refusal(
+      `JOBPROOF_DIALECT=${dialect}: the reference client speaks the native API only; for OpenAI Batch and Anthropic Message Batches use examples/sdk-clients/durable-openai.mjs or durable-anthropic.mjs`,
+    );
+  }
   const db = env('JOBPROOF_CLIENT_DB');
   if (db && !isPostgresUrl(db)) throw new Refusal('JOBPROOF_CLIENT_DB (--db) must be a postgres:// or postgresql:// URL; leave it unset for SQLite in JOBPROOF_STATE');
   const leaseMs = Number(env('JOBPROOF_LEASE_MS') ?? 10_000);

@@ -2,12 +2,15 @@ import type { InvariantId } from '../../contract/invariants.js';
 import type { CheckOptions, ProviderJob, RunEvidence } from './evidence.js';
 import { indexJournal, type JobFacts, type JournalIndex } from './journal-index.js';
 import { linkOperations, type OperationView } from './link.js';
+import { linkDialectOperations } from './link-dialect.js';
 import { delivered, ms } from './helpers.js';
 import type { Failure } from './verdict.js';
 
 /** What every invariant module gets: the evidence, indexed and linked once. */
 export interface CheckContext {
   evidence: RunEvidence;
+  /** The wire dialect of the run: `native`, or a real API whose batches are linked by custom_id. */
+  dialect: RunEvidence['dialect'];
   options: CheckOptions;
   journal: JournalIndex;
   operations: OperationView[];
@@ -36,9 +39,10 @@ export function buildContext(evidence: RunEvidence): CheckContext {
   for (const h of evidence.harness) if (h.worker_id) workerIds.add(h.worker_id);
   return {
     evidence,
+    dialect: evidence.dialect,
     options: evidence.options,
     journal,
-    operations: linkOperations(evidence, journal.requests),
+    operations: evidence.dialect === 'native' ? linkOperations(evidence, journal.requests) : linkDialectOperations(evidence, journal.requests),
     providerJob: (id) => jobs.get(id),
     jobFacts: (id) => journal.jobs.get(id),
     workerIds,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JournalEntrySchema } from '../../contract/journal.js';
+import { DialectSchema, JournalEntrySchema } from '../../contract/journal.js';
 import { JobStateSchema } from '../../contract/jobs.js';
 import { CancelInputSchema, OperationRecordSchema, SubmitInputSchema } from '../../contract/client-protocol.js';
 
@@ -69,6 +69,11 @@ export const CheckOptionsSchema = z
 
 export const RunEvidenceSchema = z.object({
   scenario: z.string().optional(),
+  /**
+   * The wire dialect the client spoke (spec/dialects.md). In a dialect, operations are linked to batches by the
+   * `custom_id`s of their submitted input, and invariants the dialect cannot express are not applicable.
+   */
+  dialect: DialectSchema.default('native'),
   /** Tenant and subject of the client's token: only the client's own journal entries are judged. */
   principal: z.object({ tenant: z.string(), subject: z.string() }),
   journal: z.array(JournalEntrySchema),

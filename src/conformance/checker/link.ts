@@ -36,7 +36,23 @@ export function requestBody(s: Submission): string {
   return canonicalJson(rest);
 }
 
+/** Which creates (and, in a dialect, which other requests such as OpenAI uploads) belong to an operation. */
+export interface OperationMatcher {
+  creates(id: string, key: string | null, trace: string | null, submission: Submission | undefined): RequestEntry[];
+  /** Requests linked besides creates, their jobs' requests and trace-id matches. */
+  extra?(id: string, submission: Submission | undefined): RequestEntry[];
+}
+
 export function linkOperations(evidence: RunEvidence, requests: readonly RequestEntry[]): OperationView[] {
+  return linkOperationsBy(evidence, requests, {
+    creates: (id, key, trace) =>
+      requests.filter(
+        (r) => r.route === 'create' && ((key !== null && normKey(r.idempotency_key) === key) || r.client_ref === id || (trace !== null && r.trace_id === trace)),
+      ),
+  });
+}
+
+export function linkOperationsBy(evidence: RunEvidence, requests: readonly RequestEntry[], match: OperationMatcher): OperationView[] {
   const ids = [...new Set([...evidence.submissions.map((s) => s.operation_id), ...evidence.records.map((r) => r.operation_id)])];
   return ids.map((id) => {
     const subs = evidence.submissions.filter((s) => s.operation_id === id);
@@ -46,15 +62,13 @@ export function linkOperations(evidence: RunEvidence, requests: readonly Request
     const record = snapshots.at(-1);
     const key = normKey(record?.idempotency_key);
     const trace = record?.trace_id ?? null;
-    const creates = requests.filter(
-      (r) => r.route === 'create' && ((key !== null && normKey(r.idempotency_key) === key) || r.client_ref === id || (trace !== null && r.trace_id === trace)),
-    );
+    const creates = match.creates(id, key, trace, submission);
     const jobIds = unique(creates.filter((c) => c.effect === 'created').map((c) => c.job_id));
     const foreignJobIds = unique(creates.filter((c) => c.effect === 'foreign_replay').map((c) => c.job_id));
     const known = new Set([...jobIds, ...foreignJobIds]);
-    const createSeqs = new Set(creates.map((c) => c.seq));
+    const createSeqs = new Set([...creates, ...(match.extra?.(id, submission) ?? [])].map((c) => c.seq));
     const linked = requests.filter(
-      (r) => createSeqs.has(r.seq) || (r.route !== 'create' && r.job_id !== null && known.has(r.job_id)) || (trace !== null && r.trace_id === trace),
+      (r) => createSeqs.has(r.seq) || (r.route !== 'create' && r.job_id !== null && known.has(r.job_id)) || (trace !== null && trace !== '' && r.trace_id === trace),
     );
     return {
       id,

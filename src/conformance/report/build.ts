@@ -130,6 +130,7 @@ export interface ReportHead {
   wallMs: number;
   timeScale: TimeScale;
   webhooks: boolean;
+  dialect?: 'native' | 'openai' | 'anthropic';
 }
 
 const INVARIANT_NAMES: Array<{ id: string; name: string }> = [
@@ -159,6 +160,7 @@ export function buildReport(head: ReportHead, cases: ReportCase[]): Certificatio
     wall_ms: head.wallMs,
     time_scale: head.timeScale,
     webhooks: head.webhooks,
+    dialect: head.dialect ?? 'native',
     counts,
     invariants,
     cases,

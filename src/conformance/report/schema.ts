@@ -75,6 +75,8 @@ export const CertificationReportSchema = z.object({
   time_scale: TimeScaleSchema,
   /** Whether the client declared it listens for webhooks (--webhooks); without, webhook-only scenarios are skipped. */
   webhooks: z.boolean(),
+  /** The wire API the client spoke (`certify --dialect`, JOBPROOF_DIALECT); reports written before it are native. */
+  dialect: z.enum(['native', 'openai', 'anthropic']).default('native'),
   counts: z.object(
     Object.fromEntries(CaseVerdictSchema.options.map((v) => [v, z.number().int()])) as Record<
       z.infer<typeof CaseVerdictSchema>,

@@ -53,6 +53,7 @@ async function collectEvidence(run: RunState): Promise<RunEvidenceInput> {
   }
   return {
     scenario: run.s.name,
+    dialect: opts.dialect ?? 'native',
     principal: d.principal,
     journal: d.journalSince(0),
     records,

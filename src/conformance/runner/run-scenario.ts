@@ -43,7 +43,7 @@ export async function runScenarioProcess(s: Scenario, command: string, opts: Exe
   // grace for lateness too: lateness is judged against what the client could do under this load.
   const f = Math.max(1, opts.timeScale ?? 1);
   const tolerances = { deadline_grace_ms: Math.round(2500 * f), retry_after_tolerance_ms: 250, clock_tolerance_ms: Math.round(100 * f), ...opts.tolerances };
-  return runWith(s, await ProcessDriver.start({ command, scenario: s, token: opts.token }), { ...opts, tolerances });
+  return runWith(s, await ProcessDriver.start({ command, scenario: s, token: opts.token, dialect: opts.dialect }), { ...opts, tolerances });
 }
 
 /** One scenario against a TypeScript client object, in-process on a virtual clock. */

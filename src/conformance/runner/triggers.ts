@@ -11,10 +11,18 @@ export class EventTracker {
   private readonly seen = new Map<string, number>();
   private readonly actionsDone = new Map<string, number>();
   private readonly pending: JournalEntry[] = [];
+  private readonly customIds = new Map<string, string>();
 
   setKey(operationId: string, key: string): void {
     this.keys.set(operationId, key);
     // Entries that arrived before the key was known are matched again.
+    const backlog = this.pending.splice(0);
+    for (const e of backlog) this.ingest(e);
+  }
+
+  /** A dialect operation's batch custom_ids: its creates are recognised by them (no key in the real APIs). */
+  setCustomIds(operationId: string, ids: readonly string[]): void {
+    for (const c of ids) this.customIds.set(c, operationId);
     const backlog = this.pending.splice(0);
     for (const e of backlog) this.ingest(e);
   }
@@ -26,6 +34,10 @@ export class EventTracker {
   private opOf(e: Extract<JournalEntry, { type: 'request' }>): string | undefined {
     for (const [op, key] of this.keys) if (e.idempotency_key === key) return op;
     if (e.client_ref && this.keys.has(e.client_ref)) return e.client_ref;
+    for (const c of e.custom_ids ?? []) {
+      const op = this.customIds.get(c);
+      if (op) return op;
+    }
     return undefined;
   }
 

@@ -10,9 +10,14 @@ export const i01AtMostOnce: InvariantCheck = {
       .filter((op) => op.jobIds.length > 1)
       .map((op) => {
         const creators = op.creates.filter((c) => c.effect === 'created');
+        // The real batch APIs keep no key: the advice there is to stop the SDK's retries and list before re-creating.
+        const advice =
+          ctx.dialect === 'native'
+            ? 'retry a create only with the same Idempotency-Key, and after an ambiguous answer reconcile (GET /v1/jobs?idempotency_key=) before creating again'
+            : `the ${ctx.dialect} API de-duplicates nothing: turn the SDK's create retries off (maxRetries: 0) and, after an ambiguous answer, list the batches to find the one the lost create made before creating again`;
         return failure(
           op.id,
-          `${op.id} caused ${op.jobIds.length} jobs (${op.jobIds.join(', ')}): creates ${creators.map((c) => `#${c.seq} key=${c.idempotency_key}`).join(' and ')} each created one; retry a create only with the same Idempotency-Key, and after an ambiguous answer reconcile (GET /v1/jobs?idempotency_key=) before creating again`,
+          `${op.id} caused ${op.jobIds.length} ${ctx.dialect === 'native' ? 'jobs' : 'batches'} (${op.jobIds.join(', ')}): creates ${creators.map((c) => (ctx.dialect === 'native' ? `#${c.seq} key=${c.idempotency_key}` : `#${c.seq}`)).join(' and ')} each created one; ${advice}`,
           creators.map((c) => c.seq),
           op.record?.history ?? [],
         );

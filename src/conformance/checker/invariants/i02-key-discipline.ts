@@ -1,4 +1,4 @@
-import type { InvariantCheck } from '../context.js';
+import type { CheckContext, InvariantCheck, Judgement } from '../context.js';
 import { failure, normKey } from '../helpers.js';
 import { requestBody } from '../link.js';
 import type { Failure } from '../verdict.js';
@@ -10,6 +10,7 @@ import type { Failure } from '../verdict.js';
 export const i02KeyDiscipline: InvariantCheck = {
   id: 'I2',
   judge(ctx) {
+    if (ctx.dialect !== 'native') return refusedChanges(ctx);
     const failures: Failure[] = [];
     const ops = ctx.operations.filter((op) => op.creates.length > 0 || op.changedSubmissions.length > 0);
     for (const op of ops) {
@@ -27,11 +28,7 @@ export const i02KeyDiscipline: InvariantCheck = {
           failure(op.id, `${op.id} sent different create bodies under one key (${prints.size} fingerprints${reused.length ? `, 422 idempotency_key_reused at #${reused.map((c) => c.seq).join(', #')}` : ''}); persist the exact body with the key and resend it byte for byte`, op.creates.map((c) => c.seq)),
         );
       }
-      for (const s of op.changedSubmissions.filter((s) => s.exit_code !== 3)) {
-        failures.push(
-          failure(op.id, `submit of ${op.id} with a changed request exited ${s.exit_code ?? 'unknown'} instead of 3; a changed request is a new operation with a new id and key`, [], op.record?.history ?? []),
-        );
-      }
+      failures.push(...changedNotRefused(op));
     }
     // Operations with different requests sharing a key: reported once, on the later operation.
     const seen = new Map<string, (typeof ctx.operations)[number]>();
@@ -53,3 +50,20 @@ export const i02KeyDiscipline: InvariantCheck = {
     return { applicable: ops.length > 0, failures };
   },
 };
+
+function changedNotRefused(op: CheckContext['operations'][number]): Failure[] {
+  return op.changedSubmissions
+    .filter((s) => s.exit_code !== 3)
+    .map((s) =>
+      failure(op.id, `submit of ${op.id} with a changed request exited ${s.exit_code ?? 'unknown'} instead of 3; a changed request is a new operation with a new id and key`, [], op.record?.history ?? []),
+    );
+}
+
+/**
+ * In a wire dialect there is no key to keep (neither API takes one; the dialect journals and ignores the header):
+ * what is left of I2 is the protocol's half, a changed request for an existing operation refused with exit 3.
+ */
+function refusedChanges(ctx: CheckContext): Judgement {
+  const ops = ctx.operations.filter((op) => op.changedSubmissions.length > 0);
+  return { applicable: ops.length > 0, failures: ops.flatMap(changedNotRefused) };
+}

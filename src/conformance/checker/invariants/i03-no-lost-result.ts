@@ -1,4 +1,5 @@
-import { heldOffUntil, mainJob, type InvariantCheck } from '../context.js';
+import { heldOffUntil, mainJob, type CheckContext, type InvariantCheck } from '../context.js';
+import type { OperationView } from '../link.js';
 import { delivered, failure, finalEntry, iso, ms, sentAt } from '../helpers.js';
 import type { Failure } from '../verdict.js';
 import { firstRunningAtOrAfter } from '../worker-presence.js';
@@ -12,6 +13,19 @@ import { firstRunningAtOrAfter } from '../worker-presence.js';
  * whose end the client could not read in time because a Retry-After held it off past the grace, and
  * `result_unavailable` when no results fetch of the job ever got through (every attempt refused, failed or lost).
  */
+/**
+ * The digest a succeeded record must carry: the native job's `result.sha256`; in a dialect (whose APIs send no
+ * digest) the SHA-256 of a results body the provider actually handed the client (`served_sha256`; OpenAI: the output
+ * or the error file).
+ */
+function expectedDigests(ctx: CheckContext, op: OperationView, job: string): string[] {
+  if (ctx.dialect === 'native') {
+    const d = ctx.providerJob(job)?.result?.sha256;
+    return d === undefined ? [] : [d];
+  }
+  return op.requests.filter((r) => r.job_id === job && r.effect === 'results_served' && r.served_sha256 && delivered(r)).map((r) => r.served_sha256!);
+}
+
 export const i03NoLostResult: InvariantCheck = {
   id: 'I3',
   judge(ctx) {
@@ -37,7 +51,8 @@ export const i03NoLostResult: InvariantCheck = {
         const blind = reads.length > 0 && !reads.some((r) => delivered(r) && r.status === 200);
         // No worker ran (all killed or paused) from the job's end until too close to the deadline: nobody could collect.
         if (firstRunningAtOrAfter(ctx.evidence.harness, finalAt) > deadline - ctx.options.deadline_grace_ms) return false;
-        return !b?.corrupt_digest && !b?.error_row && !resultsLost && !blind;
+        const unverifiable = ctx.dialect === 'native' && (b?.corrupt_digest || b?.error_row);
+        return !unverifiable && !resultsLost && !blind;
       });
       if (collectable.length === 0) continue;
       applicable = true;
@@ -58,11 +73,11 @@ export const i03NoLostResult: InvariantCheck = {
         );
         continue;
       }
-      const want = ctx.providerJob(job)?.result?.sha256;
+      const want = expectedDigests(ctx, op, job)[0];
       const got = op.record?.result?.sha256;
-      const digests = collectable.map((j) => ctx.providerJob(j)?.result?.sha256);
-      if (want !== undefined && !digests.includes(got)) {
-        failures.push(failure(op.id, `${op.id} succeeded with result.sha256 ${got ?? 'missing'} but the provider's job ${job} has ${want}; record the digest of the verified body`, seqs, history));
+      const digests = collectable.flatMap((j) => expectedDigests(ctx, op, j));
+      if (want !== undefined && !digests.includes(got ?? '')) {
+        failures.push(failure(op.id, `${op.id} succeeded with result.sha256 ${got ?? 'missing'} but the provider's job ${job} has ${want}${ctx.dialect === 'native' ? '' : ' (the SHA-256 of the results body it served)'}; record the digest of the verified body`, seqs, history));
       }
     }
     return { applicable, failures };

@@ -15,7 +15,7 @@ function unbacked(ctx: CheckContext, op: OperationView, at: number): { why: stri
 
   const unknown = jobs.filter((j) => (jobKnownAt(ctx, op, j) ?? Infinity) > at + tol);
   if (unknown.length && state !== 'needs_attention') {
-    return { why: `ended ${state} while job ${unknown.join(', ')} existed at the provider unknown to it (create answer lost, never reconciled); find the job (GET /v1/jobs?idempotency_key=) before any final state`, seqs: op.creates.map((c) => c.seq) };
+    return { why: `ended ${state} while job ${unknown.join(', ')} existed at the provider unknown to it (create answer lost, never reconciled); find the job (${ctx.dialect === 'native' ? 'GET /v1/jobs?idempotency_key=' : 'list the batches'}) before any final state`, seqs: op.creates.map((c) => c.seq) };
   }
   const named = op.record!.remote_job_id;
   if (named && jobs.length && !jobs.includes(named) && state !== 'needs_attention') {

@@ -11,6 +11,8 @@ import type { Failure } from '../verdict.js';
 export const i10ContractViolation: InvariantCheck = {
   id: 'I10',
   judge(ctx) {
+    // Neither dialect replays a create (no key), so a replay cannot answer with a foreign id: nothing to judge.
+    if (ctx.dialect !== 'native') return { applicable: false, failures: [] };
     const failures: Failure[] = [];
     const isForeign = (r: (typeof ctx.operations)[number]['requests'][number]) => r.effect === 'foreign_replay' && delivered(r);
     const ops = ctx.operations.filter((op) => op.creates.some(isForeign) || op.requests.some(isForeign));

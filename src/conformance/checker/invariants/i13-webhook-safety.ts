@@ -13,6 +13,8 @@ const AFTER_JOB_END = new Set(['result_collecting', 'succeeded', 'failed', 'canc
 export const i13WebhookSafety: InvariantCheck = {
   id: 'I13',
   judge(ctx) {
+    // The Anthropic Message Batches API sends no webhooks, so neither does its dialect.
+    if (ctx.dialect === 'anthropic') return { applicable: false, failures: [] };
     const failures: Failure[] = [];
     let applicable = false;
     const tol = ctx.options.clock_tolerance_ms;

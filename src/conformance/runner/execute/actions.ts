@@ -1,10 +1,16 @@
 import { isoTime } from '../../../lib/clock.js';
 import type { SubmitInput } from '../../../contract/client-protocol.js';
+import { customIdsOf, dialectSubmission, DEFAULT_BATCH_REQUESTS } from '../../dialect/batch-input.js';
+import type { Scenario } from '../../../scenarios/index.js';
 import { stripAt, type PendingAction, type RunState } from './run-state.js';
 
 /** `CMD submit` one operation and note it; an event trigger that names the operation learns its key. */
-export async function submitOperation(run: RunState, op: SubmitInput): Promise<number> {
+export async function submitOperation(run: RunState, given: SubmitInput): Promise<number> {
   const { d } = run;
+  const dialect = run.opts.dialect ?? 'native';
+  const op = dialectSubmission(dialect, given, batchRequests(run.s));
+  // In a dialect the judge and the triggers link batches to the operation by its custom_ids, not by a key.
+  if (dialect !== 'native') run.tracker.setCustomIds(op.operation_id, customIdsOf(op.input));
   const at = d.now();
   const exit = await d.submit(op);
   // The client records the operation somewhere inside the call; how long the call took is how uncertain its
@@ -14,7 +20,7 @@ export async function submitOperation(run: RunState, op: SubmitInput): Promise<n
   if (exit !== 0) return exit;
   if (!run.operations.includes(op.operation_id)) run.operations.push(op.operation_id);
   // Only event triggers need the operation's key; a `show` costs a process start in process runs.
-  if (run.needsKey.has(op.operation_id)) {
+  if (dialect === 'native' && run.needsKey.has(op.operation_id)) {
     const rec = await d.show(op.operation_id);
     if (rec) run.tracker.setKey(op.operation_id, rec.idempotency_key);
   }
@@ -65,4 +71,9 @@ export async function fireAction(run: RunState, p: PendingAction): Promise<void>
     }
   }
   if (a.id) run.tracker.actionDone(a.id, d.now());
+}
+
+/** A batch gets as many requests as the scenario's jobs have items (a partial batch fails the last few of them). */
+function batchRequests(s: Scenario): number {
+  return Math.min(100, s.behavior.default?.items ?? DEFAULT_BATCH_REQUESTS);
 }

@@ -4,6 +4,7 @@ import type { HarnessAction, Scenario } from '../../../scenarios/index.js';
 import type { CancelIntent, HarnessEvent, Submission } from '../../checker/evidence.js';
 import type { RunDriver } from '../driver.js';
 import { EventTracker } from '../triggers.js';
+import type { ClientDialect } from '../../dialect/batch-input.js';
 
 export interface ExecuteOptions {
   /** Extra run time past the latest deadline before the run is cut off and judged as it stands. */
@@ -14,6 +15,11 @@ export interface ExecuteOptions {
   tolerances?: { deadline_grace_ms?: number; retry_after_tolerance_ms?: number; clock_tolerance_ms?: number };
   /** Called on notable steps (progress lines for people). */
   log?: (line: string) => void;
+  /**
+   * The wire dialect the client speaks (spec/dialects.md): each operation's `input` is turned into a batch with
+   * custom_ids unique across operations before `submit`. Default `native`.
+   */
+  dialect?: ClientDialect;
 }
 
 export interface PendingAction {

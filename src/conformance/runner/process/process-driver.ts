@@ -10,6 +10,7 @@ import type { Scenario } from '../../../scenarios/index.js';
 import type { ProviderJob } from '../../checker/evidence.js';
 import type { RunDriver } from '../driver.js';
 import { freePort } from './free-port.js';
+import type { ClientDialect } from '../../dialect/batch-input.js';
 import { callClient, spawnClient } from './spawn-client.js';
 
 export interface ProcessDriverOptions {
@@ -18,6 +19,8 @@ export interface ProcessDriverOptions {
   token?: string;
   /** Real-time step of the executor loop. */
   tickMs?: number;
+  /** JOBPROOF_DIALECT of every client process (spec/dialects.md); default native. */
+  dialect?: ClientDialect;
 }
 
 interface Worker {
@@ -72,6 +75,7 @@ export class ProcessDriver implements RunDriver {
       JOBPROOF_STATE: this.stateDir,
       JOBPROOF_WORKER_ID: workerId,
       JOBPROOF_LEASE_MS: String(this.o.scenario.lease_ms),
+      JOBPROOF_DIALECT: this.o.dialect ?? 'native',
     };
     delete env.JOBPROOF_WEBHOOK_PORT;
     if (webhookPort !== undefined) {
