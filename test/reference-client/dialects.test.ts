@@ -44,7 +44,7 @@ describe('the reference client in every dialect (JOBPROOF_DIALECT)', () => {
     const created = req(lost).filter((e) => e.type === 'request' && e.route === 'create' && e.effect === 'created');
     expect(created).toHaveLength(1);
     expect(created[0]).toMatchObject({ dialect });
-    expect(req(lost).some((e) => e.type === 'request' && e.route === 'find')).toBe(true);
+    expect(req(lost).some((e) => e.type === 'request' && e.route === 'list')).toBe(true);
     // Every request was a dialect request: nothing native leaked out of the adapter.
     expect(req(lost).every((e) => e.type === 'request' && e.dialect === dialect)).toBe(true);
 
