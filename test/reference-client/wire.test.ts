@@ -96,7 +96,7 @@ describe('recovery of a lost create by listing', () => {
   it("anthropic follows results_url only on the provider's own origin", async () => {
     const w = anthropicWire('http://127.0.0.1:4010');
     const lines = '{"custom_id":"a-1","result":{"type":"succeeded"}}\n{"custom_id":"a-2","result":{"type":"errored"}}\n';
-    const results = (): CallOutcome => ({ ...answer(null), body: new TextEncoder().encode(lines) });
+    const results = (): CallOutcome => ({ kind: 'answer', status: 200, headers: new Headers(), body: new TextEncoder().encode(lines), json: null, requestId: null, retryAfterMs: null });
     for (const [url, path] of [
       ['http://127.0.0.1:4010/anthropic/v1/messages/batches/m1/results?x=1', '/anthropic/v1/messages/batches/m1/results?x=1'],
       ['https://evil.example/steal', '/anthropic/v1/messages/batches/m1/results'],
