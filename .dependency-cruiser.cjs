@@ -1,5 +1,5 @@
 /**
- * jobproof's dependency direction (docs/decisions/NNN-contract-module.md). Check with `npx depcruise src`.
+ * jobproof's dependency direction (docs/decisions/009-contract-module.md). Check with `npx depcruise src`.
  *
  *   contract  ← zod only (+ pure src/lib helpers): the wire schemas, journal, client protocol, invariant ids
  *   lib       ← nothing of ours: clock, ids, canonical JSON, small CLI/report helpers

@@ -55,7 +55,7 @@ const lines = [
   'The **naive** clients are the code a team writes first with the SDK\'s defaults (`maxRetries` 2, no idempotency',
   'key): create, poll until done, download. The **durable** ones keep a small SQLite record before every create,',
   'turn SDK retries off, recover a lost create by listing (OpenAI: `metadata`; Anthropic: creation window and size,',
-  'confirmed by the results\' `custom_id`s — docs/decisions/NNN-dclient-lost-create-recovery.md), respect',
+  'confirmed by the results\' `custom_id`s — docs/decisions/013-dialect-lost-create-recovery.md), respect',
   '`Retry-After`, confirm a cancel by the batch\'s own status and verify results line by line. Both SDKs are used',
   'unmodified. `openai` is pinned to 6.x (6.49.0) because 7.x declares `engines: node >= 22` and jobproof runs on',
   'Node 20; the behaviour that matters here (retries without a key) is the same in both majors.',

@@ -1,7 +1,7 @@
 /**
  * jobproof's root export: the handful of names most users need. Everything else is under a subpath —
  * `jobproof/provider`, `jobproof/client`, `jobproof/conformance`, `jobproof/scenarios`, `jobproof/verify-provider`,
- * `jobproof/msw`, `jobproof/contract` (docs/decisions/NNN-contract-module.md).
+ * `jobproof/msw`, `jobproof/contract` (docs/decisions/009-contract-module.md).
  */
 export {
   createProvider,

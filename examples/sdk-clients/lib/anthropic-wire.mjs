@@ -1,7 +1,7 @@
 // The Anthropic Message Batches API through @anthropic-ai/sdk (retries off: the durable loop decides). The API
 // has no metadata and no key, so a lost create is recovered by listing: the one batch created since the first
 // attempt with as many requests as ours that no other operation owns; its results' custom_ids confirm it
-// (docs/decisions/NNN-dclient-lost-create-recovery.md).
+// (docs/decisions/013-dialect-lost-create-recovery.md).
 import { parseJsonl, sha256, verifyLines } from './durable.mjs';
 
 const CLOCK_SKEW_MS = 2000;

@@ -1,5 +1,5 @@
 // The OpenAI Batch API through openai-node (retries off: the durable loop decides). A lost create is recovered by
-// listing batches and matching the `metadata` the create carried (docs/decisions/NNN-dclient-lost-create-recovery.md).
+// listing batches and matching the `metadata` the create carried (docs/decisions/013-dialect-lost-create-recovery.md).
 import { toFile } from 'openai';
 import { parseJsonl, sha256, verifyLines } from './durable.mjs';
 

@@ -1,7 +1,7 @@
 import type { Db } from './database.js';
 
 /**
- * One SQLite transaction per event-loop turn (docs/decisions/NNN-perf-group-commit.md).
+ * One SQLite transaction per event-loop turn (docs/decisions/014-group-commit.md).
  *
  * A write path calls `join()` before it writes: the first caller of a turn opens a transaction (BEGIN), later ones
  * share it (their own `db.transaction()` calls become savepoints, atomic as before), and it commits at the end of

@@ -15,7 +15,7 @@ export interface JournalOptions {
 const BATCH_LIMIT = 512;
 
 /**
- * The append-only ground truth, group-committed (store/group-commit.ts, docs/decisions/NNN-perf-group-commit.md).
+ * The append-only ground truth, group-committed (store/group-commit.ts, docs/decisions/014-group-commit.md).
  *
  * `append` numbers an entry at once. Inside a transaction (the turn's, or a job change's own) the entry is written
  * in it, with the change it describes; outside one it is queued and written with the next group commit (end of the

@@ -52,7 +52,7 @@ export function serve(provider: Provider, opts: ServeOptions = {}): Promise<Runn
           const env = bindings as HttpBindings;
           const res = await provider.app.fetch(req, env);
           // Group commit: the answer leaves only once its writes and journal entry are committed, so a crash cannot
-          // lose anything a client saw (store/group-commit.ts, docs/decisions/NNN-perf-group-commit.md).
+          // lose anything a client saw (store/group-commit.ts, docs/decisions/014-group-commit.md).
           await provider.journal.committed();
           const loss = res.headers.get(LOSS_HEADER);
           if (!loss) {

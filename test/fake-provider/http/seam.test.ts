@@ -12,7 +12,7 @@ import { settle, VirtualClock } from '../../../src/lib/clock.js';
 
 /**
  * A route the provider does not have, in a dialect mount of its own: it gets every request fault, the journal and
- * its own error shape from the seam alone (docs/decisions/NNN-seam-fault-seam.md). The handlers do no fault work.
+ * its own error shape from the seam alone (docs/decisions/010-fault-seam.md). The handlers do no fault work.
  */
 const openaiLike: ErrorRenderer = (e) => ({
   body: { error: { message: e.detail, type: e.status === 429 ? 'rate_limit_error' : 'api_error', param: null, code: e.code } },

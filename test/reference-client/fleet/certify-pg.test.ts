@@ -9,7 +9,7 @@ import { pgUrl } from '../../helpers/pg.js';
 /**
  * `certify` (process runner) with the reference client's store in PostgreSQL: JOBPROOF_CLIENT_DB reaches every
  * `client` process the harness starts, each scenario's state directory gets its own schema. A subset of the
- * catalog here (the whole catalog was run by hand: see docs/decisions/NNN-pg-postgresql-store.md and the issue's
+ * catalog here (the whole catalog was run by hand: see docs/decisions/015-postgresql-store.md and the issue's
  * closing note).
  */
 const url = pgUrl();

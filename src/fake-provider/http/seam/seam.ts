@@ -36,7 +36,7 @@ export function unexecuted(res: Response): Response {
 /**
  * The fault seam: one middleware around a route, keyed by its route name. Authenticates, describes the request for
  * the journal, decides the fault, refuses or delays before the handler and enacts after it; the journal middleware
- * writes the entry. See docs/decisions/NNN-seam-fault-seam.md.
+ * writes the entry. See docs/decisions/010-fault-seam.md.
  */
 export function seam<I = undefined>(core: ProviderCore, route: RequestRoute, opts?: SeamOptions<I>): MiddlewareHandler<Env>;
 /** A route outside the fault plan (`faults: false`): journalled under its own name, never faulted. */
