@@ -6,7 +6,7 @@ import { customIdsOf, parseJsonl, verifyLines } from './result-lines.js';
 /**
  * The Anthropic Message Batches wire (docs/spec/dialects.md). No metadata and no key: after a lost create the client
  * lists the batches made since the operation was submitted and adopts the only unclaimed one with as many requests
- * as ours; the custom_ids of its results confirm it (docs/decisions/NNN-dclient-lost-create-recovery.md).
+ * as ours; the custom_ids of its results confirm it (docs/decisions/013-dialect-lost-create-recovery.md).
  */
 const BASE = '/anthropic/v1/messages/batches';
 const HEADERS = { 'anthropic-version': '2023-06-01' };

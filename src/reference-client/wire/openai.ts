@@ -6,7 +6,7 @@ import { customIdsOf, parseJsonl, verifyLines } from './result-lines.js';
 /**
  * The OpenAI Batch wire (docs/spec/dialects.md): upload the JSONL file, create the batch with
  * `metadata.client_operation_id`, and after a lost create list the batches and adopt the one whose metadata names
- * the operation (docs/decisions/NNN-dclient-lost-create-recovery.md).
+ * the operation (docs/decisions/013-dialect-lost-create-recovery.md).
  */
 const BASE = '/openai/v1';
 export const METADATA_KEY = 'client_operation_id';
