@@ -28,9 +28,12 @@ export async function cancelStep(s: OpStep): Promise<void> {
   if (s.now() >= intent.deadline_at) return pollOnce(s, rules);
   const r = s.rec;
   await s.commit({ patch: { cancel_sends: r.cancel_sends + 1, cancel_attempt: 'in_flight', next_poll_at: s.now() + s.env.leaseMs } });
-  const o = await s.send({ route: 'cancel', method: 'POST', path: `/v1/jobs/${encodeURIComponent(r.remote_job_id!)}/cancel`, body: { reason: intent.reason } });
+  const o = s.env.wire
+    ? await s.env.wire.cancel(s)
+    : await s.send({ route: 'cancel', method: 'POST', path: `/v1/jobs/${encodeURIComponent(r.remote_job_id!)}/cancel`, body: { reason: intent.reason } });
   const now = s.now();
-  if (o.kind === 'answer' && o.status === 202) {
+  // A dialect accepts a cancel with 200 and the batch; a refusal (the batch already ended) is read again below.
+  if (o.kind === 'answer' && (o.status === 202 || (s.env.wire && o.status === 200))) {
     const job = jobOf(o.json);
     const next = Math.min(s.after(nextDelay(POLL_POLICY, 0, r.operation_id, o.retryAfterMs)), intent.deadline_at);
     await s.commit({
@@ -66,8 +69,9 @@ export async function cancelStep(s: OpStep): Promise<void> {
  */
 async function previousCancelLanded(s: OpStep, rules: PollRules): Promise<boolean> {
   const r = s.rec;
-  const o = await s.send({ route: 'status', method: 'GET', path: `/v1/jobs/${encodeURIComponent(r.remote_job_id!)}` });
-  const job = o.kind === 'answer' && o.status === 200 ? jobOf(o.json) : null;
+  const read = s.env.wire ? await s.env.wire.read(s) : null;
+  const o = read ? read.call : await s.send({ route: 'status', method: 'GET', path: `/v1/jobs/${encodeURIComponent(r.remote_job_id!)}` });
+  const job = read ? (read.kind === 'job' ? read.job : null) : o.kind === 'answer' && o.status === 200 ? jobOf(o.json) : null;
   if (!job) {
     // Could not tell. Try again later rather than risk a second cancel.
     const now = s.now();

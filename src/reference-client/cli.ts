@@ -8,6 +8,7 @@ import { verifyAudit } from './index.js';
 import { isPostgresUrl } from './store/pg-pool.js';
 import { listenWebhooks } from './webhook-receiver.js';
 import { registerTaskCommands } from './tasks/cli.js';
+import { DIALECTS, type Dialect } from './wire/index.js';
 
 /**
  * The process face of client-protocol.md: `client submit|cancel|work|show|audit verify`. Configuration comes from
@@ -26,14 +27,9 @@ function env(name: string, required = false): string | undefined {
 }
 
 function openClient(): ReferenceClient {
-  // client-protocol.md: JOBPROOF_DIALECT picks the wire API. The reference client speaks the native one; in a
-  // dialect it refuses up front rather than send native requests a dialect server would not understand.
+  // client-protocol.md: JOBPROOF_DIALECT picks the wire API (docs/spec/dialects.md); the durable machinery is the same.
   const dialect = env('JOBPROOF_DIALECT') ?? 'native';
-  if (dialect !== 'native') {
-    throw new Refusal(
-      `JOBPROOF_DIALECT=${dialect}: the reference client speaks the native API only; for OpenAI Batch and Anthropic Message Batches use examples/sdk-clients/durable-openai.mjs or durable-anthropic.mjs`,
-    );
-  }
+  if (!(DIALECTS as readonly string[]).includes(dialect)) throw new Refusal(`JOBPROOF_DIALECT must be one of ${DIALECTS.join(', ')}; got ${dialect}`);
   const db = env('JOBPROOF_CLIENT_DB');
   if (db && !isPostgresUrl(db)) throw new Refusal('JOBPROOF_CLIENT_DB (--db) must be a postgres:// or postgresql:// URL; leave it unset for SQLite in JOBPROOF_STATE');
   const leaseMs = Number(env('JOBPROOF_LEASE_MS') ?? 10_000);
@@ -47,6 +43,7 @@ function openClient(): ReferenceClient {
     token: env('JOBPROOF_TOKEN') ?? '',
     workerId: env('JOBPROOF_WORKER_ID') ?? `worker-${process.pid}`,
     leaseMs,
+    dialect: dialect as Dialect,
     state: env('JOBPROOF_STATE', true)!,
     webhook: port && secret ? { url: `http://127.0.0.1:${port}/`, secret } : undefined,
   });
@@ -113,6 +110,7 @@ Environment:
                            the schema the state lives in (one schema per state directory)
   JOBPROOF_CLIENT_DB       postgres://user@host:port/db to keep operations and tasks in PostgreSQL (a fleet
                            of workers on many machines); unset: SQLite files in JOBPROOF_STATE
+  JOBPROOF_DIALECT         the wire API: native (default), openai (Batch) or anthropic (Message Batches)
   JOBPROOF_WORKER_ID       this worker's identity, sent as X-Worker-ID
   JOBPROOF_LEASE_MS        lease length per operation (default 10000)
   JOBPROOF_WEBHOOK_PORT    listen for webhooks on 127.0.0.1:PORT (work only)

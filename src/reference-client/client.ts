@@ -18,6 +18,10 @@ import { openOperationStore } from './store/open-store.js';
 import type { OperationRow } from './types.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 import { Worker } from './worker.js';
+import { wireFor, type Dialect } from './wire/index.js';
+
+/** The in-process options, plus the wire API to speak (client-protocol.md `JOBPROOF_DIALECT`; native by default). */
+export type ReferenceClientOptions = InProcessClientOptions & { dialect?: Dialect };
 
 
 export class ReferenceClient implements InProcessClient {
@@ -25,7 +29,7 @@ export class ReferenceClient implements InProcessClient {
   private worker: Worker | null = null;
   private readonly receiver: WebhookReceiver | null;
 
-  constructor(private readonly opts: InProcessClientOptions, store?: OperationStore) {
+  constructor(private readonly opts: ReferenceClientOptions, store?: OperationStore) {
     this.store = store ?? openOperationStore(opts.state, process.env.JOBPROOF_CLIENT_DB, { leaseMs: opts.leaseMs });
     this.receiver = opts.webhook
       ? new WebhookReceiver(opts.webhook.secret, {
@@ -82,9 +86,11 @@ export class ReferenceClient implements InProcessClient {
 
   async work({ signal }: { signal: AbortSignal }): Promise<void> {
     const o = this.opts;
+    const dialect = o.dialect ?? 'native';
     this.worker = new Worker({
       store: this.store, clock: o.clock, workerId: o.workerId, leaseMs: o.leaseMs, webhookUrl: o.webhook?.url ?? null,
-      http: { fetch: o.fetch, clock: o.clock, providerUrl: o.providerUrl, token: o.token, workerId: o.workerId, timeoutMs: MAX_REQUEST_MS },
+      http: { fetch: o.fetch, clock: o.clock, providerUrl: o.providerUrl, token: o.token, workerId: o.workerId, timeoutMs: MAX_REQUEST_MS, ...(dialect === 'anthropic' ? { auth: 'x-api-key' as const } : {}) },
+      wire: wireFor(dialect, o.providerUrl),
     });
     try {
       await this.worker.run(signal);
@@ -100,7 +106,8 @@ export class ReferenceClient implements InProcessClient {
       if (!r) throw new UnknownOperationError(`unknown operation ${operationId}`);
       const rec = await toRecord(r, this.store);
       const again = await this.store.get(operationId);
-      if (i >= 20 || JSON.stringify(again) === JSON.stringify(r)) return rec;
+      // A dialect takes no key: the stored one (unique per operation) is never sent, so the record shows none.
+      if (i >= 20 || JSON.stringify(again) === JSON.stringify(r)) return (this.opts.dialect ?? 'native') === 'native' ? rec : { ...rec, idempotency_key: '' };
     }
   }
 

@@ -1,8 +1,10 @@
 import { nextDelay, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
 import { problemCode } from './http.js';
 import { describe, isBackOff } from './job-answer.js';
+import type { CallOutcome } from './http.js';
 import type { OpStep } from './op-step.js';
-import { verifyResults } from './verify-results.js';
+import type { ExpectedResult } from './types.js';
+import { verifyResults, type Verification } from './verify-results.js';
 
 /** Ambiguous fetch failures are retried at least this many times, even past the result deadline. */
 export const MIN_COLLECT_ATTEMPTS = 5;
@@ -18,13 +20,12 @@ export async function collectStep(s: OpStep): Promise<void> {
     await s.commit({ moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'no result description to verify against' }] });
     return;
   }
-  // Only ever follow a path on the provider we trust with our token, never an absolute URL elsewhere.
-  const path = expected.url.startsWith('/') && !expected.url.startsWith('//') ? expected.url : `/v1/jobs/${encodeURIComponent(r.remote_job_id!)}/results`;
-  const o = await s.send({ route: 'results', method: 'GET', path });
+  const fetched = s.env.wire ? await s.env.wire.results(s) : await fetchNative(s, expected);
+  const { call: o, location: path } = fetched;
   const now = s.now();
   const attempts = r.collect_attempts + 1;
-  if (o.kind === 'answer' && o.status === 200) {
-    const v = verifyResults(o.body, o.headers, expected);
+  if (o.kind === 'answer' && o.status === 200 && fetched.verification) {
+    const v = fetched.verification;
     if (v.ok) {
       await s.commit({
         moves: [{ to: 'succeeded', evidence: 'results_verified', cause: 'results fetched and verified', call: o, jobId: r.remote_job_id }],
@@ -45,6 +46,14 @@ export async function collectStep(s: OpStep): Promise<void> {
     });
     return;
   }
+  if (s.env.wire && o.kind === 'answer' && o.status === 404) {
+    // A dialect's results file or URL that is gone is gone: there is nothing left to fetch.
+    await s.commit({
+      moves: [{ to: 'result_unavailable', evidence: 'results_gone', cause: `the results are gone (${describe(o)})`, call: o }],
+      patch: { collect_attempts: attempts, result_location: path, reason: 'results_gone' },
+    });
+    return;
+  }
   if (o.kind === 'answer' && (o.status === 404 || (o.status === 409 && problemCode(o) === 'job_not_succeeded'))) {
     await s.commit({
       moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: `a succeeded job's results answered ${describe(o)}`, call: o }],
@@ -62,4 +71,11 @@ export async function collectStep(s: OpStep): Promise<void> {
   const notBefore = isBackOff(o) ? now + o.retryAfterMs! + RETRY_AFTER_MARGIN_MS : r.not_before;
   const delay = nextDelay(RETRY_POLICY, r.attempt, r.operation_id, o.kind === 'answer' ? o.retryAfterMs : null);
   await s.commit({ patch: { collect_attempts: attempts, attempt: r.attempt + 1, not_before: notBefore, next_poll_at: Math.max(now + delay, notBefore) } });
+}
+
+/** The native results: only ever a path on the provider we trust with our token, never an absolute URL elsewhere. */
+async function fetchNative(s: OpStep, expected: ExpectedResult): Promise<{ call: CallOutcome; location: string; verification: Verification | null }> {
+  const path = expected.url.startsWith('/') && !expected.url.startsWith('//') ? expected.url : `/v1/jobs/${encodeURIComponent(s.rec.remote_job_id!)}/results`;
+  const o = await s.send({ route: 'results', method: 'GET', path });
+  return { call: o, location: path, verification: o.kind === 'answer' && o.status === 200 ? verifyResults(o.body, o.headers, expected) : null };
 }

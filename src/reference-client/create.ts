@@ -32,14 +32,17 @@ export function createBy(r: Pick<OperationRow, 'create_deadline_at' | 'result_de
 /** Send (or replay) the create. `knownJobId` is what a lookup showed for our key: a different answer is a conflict. */
 export async function sendCreate(s: OpStep, knownJobId: string | null, preMoves: Move[]): Promise<void> {
   const r = s.rec;
-  const webhookUrl = r.webhook_url ?? s.env.webhookUrl;
+  // A dialect takes no webhook URL per batch (OpenAI's are configured per project; Anthropic has none).
+  const webhookUrl = s.env.wire ? null : (r.webhook_url ?? s.env.webhookUrl);
   await s.commit({
     moves: preMoves,
     patch: { create_attempts: r.create_attempts + 1, last_create_at: s.now(), webhook_url: webhookUrl, next_poll_at: s.now() + requestTimeout(r, 'create', s.now()) + s.env.leaseMs },
     requireNoCancel: true,
     audit: [{ at: s.now(), actor: s.env.workerId, kind: 'intent', operation_id: r.operation_id, detail: { action: 'create', attempt: r.create_attempts + 1, idempotency_key: r.idempotency_key } }],
   });
-  const o = await s.send({ route: 'create', method: 'POST', path: '/v1/jobs', body: createBody(r, webhookUrl), idempotencyKey: r.idempotency_key });
+  const o = s.env.wire
+    ? await s.env.wire.create(s)
+    : await s.send({ route: 'create', method: 'POST', path: '/v1/jobs', body: createBody(r, webhookUrl), idempotencyKey: r.idempotency_key });
   await handleCreateAnswer(s, o, knownJobId);
 }
 
@@ -89,7 +92,7 @@ async function handleCreateAnswer(s: OpStep, o: CallOutcome, knownJobId: string 
     return;
   }
   const code = problemCode(o);
-  if (o.status === 429 || (o.status === 409 && code === 'idempotency_request_in_progress')) {
+  if (o.status === 429 || (o.status === 409 && code === 'idempotency_request_in_progress') || s.env.wire?.createNotDone(o)) {
     // Not executed (429) or still executing (409): the same key again, after the provider's wait.
     const wait = o.retryAfterMs ?? 1000;
     const notBefore = now + wait + RETRY_AFTER_MARGIN_MS;

@@ -18,6 +18,10 @@ export interface RequestSpec {
   leaseToken?: number;
   /** Overrides the default timeout for this request. */
   timeoutMs?: number;
+  /** A multipart body (a dialect's file upload) instead of JSON. */
+  form?: FormData;
+  /** Headers a dialect needs besides the common ones (e.g. `anthropic-version`). */
+  headers?: Record<string, string>;
 }
 
 /** A jobs API request, named by its route (deadlines and the audit trail go by it). */
@@ -49,6 +53,8 @@ export interface HttpOptions {
   token: string;
   workerId: string;
   timeoutMs: number;
+  /** How the token travels: `Authorization: Bearer` (native, OpenAI) or `x-api-key` (Anthropic). */
+  auth?: 'bearer' | 'x-api-key';
 }
 
 export async function call(opts: HttpOptions, spec: RequestSpec, signal?: AbortSignal): Promise<CallOutcome> {
@@ -68,15 +74,17 @@ export async function call(opts: HttpOptions, spec: RequestSpec, signal?: AbortS
   aborted.catch(() => undefined);
   try {
     const headers: Record<string, string> = {
-      authorization: `Bearer ${opts.token}`,
+      ...spec.headers,
+      ...(opts.auth === 'x-api-key' ? { 'x-api-key': opts.token } : { authorization: `Bearer ${opts.token}` }),
       'x-trace-id': spec.traceId,
       'x-worker-id': opts.workerId,
       accept: 'application/json, application/x-ndjson, application/problem+json',
     };
     if (spec.idempotencyKey) headers['idempotency-key'] = spec.idempotencyKey;
     if (spec.leaseToken !== undefined) headers['x-lease-token'] = String(spec.leaseToken);
-    let body: string | undefined;
-    if (spec.body !== undefined) {
+    let body: string | FormData | undefined;
+    if (spec.form) body = spec.form;
+    else if (spec.body !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(spec.body);
     }

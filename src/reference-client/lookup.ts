@@ -29,6 +29,7 @@ function judge(jobs: Job[], call: CallOutcome): Lookup | null {
 }
 
 export async function lookupJob(s: OpStep): Promise<Lookup> {
+  if (s.env.wire) return s.env.wire.find(s, Math.min(s.rec.create_deadline_at, s.rec.result_deadline_at));
   const byKey = await listJobs(s, `idempotency_key=${encodeURIComponent(s.rec.idempotency_key)}`);
   if (!byKey.jobs) return { kind: 'unclear', call: byKey.call };
   const k = judge(byKey.jobs, byKey.call);

@@ -7,6 +7,7 @@ import { call, summarize, type CallOutcome, type CallSpec, type HttpOptions } fr
 import { transition, type EvidenceKind } from './state-machine.js';
 import { CancelRecordedError, LeaseLostError, type Lease, type OperationStore } from './store/operation-store.js';
 import type { AuditInput, EvidenceSummary, OperationPatch, OperationRow } from './types.js';
+import type { WireAdapter } from './wire/adapter.js';
 
 export interface StepEnv {
   store: OperationStore;
@@ -16,6 +17,8 @@ export interface StepEnv {
   leaseMs: number;
   signal: AbortSignal;
   webhookUrl: string | null;
+  /** A dialect's wire; absent or null: the native API, spoken by the steps themselves. */
+  wire?: WireAdapter | null;
 }
 
 export interface Move {

@@ -14,6 +14,7 @@ export type JobRead = { kind: 'job'; job: Job; call: CallOutcome } | { kind: 'go
 
 export async function readJob(s: OpStep, viaList: boolean): Promise<JobRead> {
   const r = s.rec;
+  if (s.env.wire) return s.env.wire.read(s);
   if (viaList) {
     const l = await listJobs(s, `client_ref=${encodeURIComponent(r.operation_id)}`);
     const job = l.jobs?.find((j) => j.job_id === r.remote_job_id);

@@ -3,6 +3,7 @@ import type { Clock, TimerHandle } from '../lib/clock.js';
 import type { HttpOptions } from './http.js';
 import { OpStep, type StepEnv } from './op-step.js';
 import { runStep } from './step.js';
+import type { WireAdapter } from './wire/adapter.js';
 import { CancelRecordedError, LeaseLostError, type Lease, type OperationStore } from './store/operation-store.js';
 import { isTransientPgError } from './store/pg-errors.js';
 
@@ -13,6 +14,8 @@ export interface WorkerOptions {
   workerId: string;
   leaseMs: number;
   webhookUrl: string | null;
+  /** A dialect's wire adapter; absent: native. */
+  wire?: WireAdapter | null;
   /** Operations stepped at once by this worker. */
   concurrency?: number;
   /** Longest sleep before looking at the store again (other processes submit, cancel and finish work). */
@@ -51,7 +54,7 @@ export class Worker {
     const { store, clock, workerId, leaseMs } = this.o;
     const concurrency = this.o.concurrency ?? 16;
     const idlePollMs = this.o.idlePollMs ?? 1000;
-    const env: StepEnv = { store, clock, http: this.o.http, workerId, leaseMs, signal, webhookUrl: this.o.webhookUrl };
+    const env: StepEnv = { store, clock, http: this.o.http, workerId, leaseMs, signal, webhookUrl: this.o.webhookUrl, wire: this.o.wire ?? null };
     // Each in-flight request listens on the stop signal; up to `concurrency` of them at once is expected.
     setMaxListeners(concurrency + 8, signal);
     const onAbort = () => this.wake();
