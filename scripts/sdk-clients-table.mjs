@@ -27,7 +27,11 @@ function certify(dialect, file) {
   const client = `'${process.execPath}' '${join(root, 'examples/sdk-clients', file)}'`;
   process.stderr.write(`certify --dialect ${dialect} ${file}…\n`);
   try {
-    execFileSync(process.execPath, [cli, 'certify', '--dialect', dialect, '--client', client, '--parallel', parallel, '--report', `json=${report}`], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(
+      process.execPath,
+      [cli, 'certify', '--dialect', dialect, '--client', client, '--parallel', parallel, '--report', `json=${report}`],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
   } catch (e) {
     if (e.status !== 1) throw e; // 1: not certified (expected of the naive clients)
   }
@@ -35,7 +39,10 @@ function certify(dialect, file) {
 }
 
 const cell = (s) => String(s).replaceAll('|', '\\|').replaceAll('\n', ' ');
-const brokenOf = (c) => Object.entries(c.invariants).filter(([, v]) => v === 'broken').map(([k]) => k);
+const brokenOf = (c) =>
+  Object.entries(c.invariants)
+    .filter(([, v]) => v === 'broken')
+    .map(([k]) => k);
 function did(c) {
   if (c.verdict === 'pass') return 'held every invariant';
   if (c.verdict !== 'fail') return c.reason ?? c.verdict;
@@ -52,11 +59,11 @@ const lines = [
   '--dialect openai|anthropic` of each example client in [`examples/sdk-clients/`](../examples/sdk-clients/) over the',
   'whole catalog, as real processes against the fake provider. Do not edit by hand; run the script again.',
   '',
-  'The **naive** clients are the code a team writes first with the SDK\'s defaults (`maxRetries` 2, no idempotency',
+  "The **naive** clients are the code a team writes first with the SDK's defaults (`maxRetries` 2, no idempotency",
   'key): create, poll until done, download. The **durable** ones keep a small SQLite record before every create,',
   'turn SDK retries off, recover a lost create by listing (OpenAI: `metadata`; Anthropic: creation window and size,',
-  'confirmed by the results\' `custom_id`s — docs/decisions/013-dialect-lost-create-recovery.md), respect',
-  '`Retry-After`, confirm a cancel by the batch\'s own status and verify results line by line. Both SDKs are used',
+  "confirmed by the results' `custom_id`s — docs/decisions/013-dialect-lost-create-recovery.md), respect",
+  "`Retry-After`, confirm a cancel by the batch's own status and verify results line by line. Both SDKs are used",
   'unmodified. `openai` is pinned to 6.x (6.49.0) because 7.x declares `engines: node >= 22` and jobproof runs on',
   'Node 20; the behaviour that matters here (retries without a key) is the same in both majors.',
   '',
@@ -68,11 +75,16 @@ for (const s of SDKS) {
   const naive = certify(s.dialect, s.naive);
   const durable = certify(s.dialect, s.durable);
   lines.push(`## ${s.sdk} (\`--dialect ${s.dialect}\`)`, '');
-  lines.push(`Naive: ${naive.counts.pass} pass, ${naive.counts.fail} fail; durable: ${durable.counts.pass} pass, ${durable.counts.fail} fail (time scale ${naive.time_scale.factor}× / ${durable.time_scale.factor}×, run ${naive.started_at.slice(0, 10)}).`, '');
+  lines.push(
+    `Naive: ${naive.counts.pass} pass, ${naive.counts.fail} fail; durable: ${durable.counts.pass} pass, ${durable.counts.fail} fail (time scale ${naive.time_scale.factor}× / ${durable.time_scale.factor}×, run ${naive.started_at.slice(0, 10)}).`,
+    '',
+  );
   lines.push('| scenario | naive: verdict | caught by | what the naive client did | durable |', '| --- | --- | --- | --- | --- |');
   for (const c of naive.cases) {
     const d = durable.cases.find((x) => x.name === c.name);
-    lines.push(`| ${c.name} | ${c.verdict.replace('_', ' ')} | ${brokenOf(c).join(' ') || '—'} | ${cell(did(c))} | ${d ? d.verdict.replace('_', ' ') : '—'} |`);
+    lines.push(
+      `| ${c.name} | ${c.verdict.replace('_', ' ')} | ${brokenOf(c).join(' ') || '—'} | ${cell(did(c))} | ${d ? d.verdict.replace('_', ' ') : '—'} |`,
+    );
   }
   lines.push('');
 }

@@ -54,13 +54,41 @@ const FAR = 10 * 365 * 86_400_000;
 
 function row(i: number, nextPollAt: number, now: number): OperationRow {
   return {
-    operation_id: `op-${i}`, state: 'observing', remote_state: 'running', kind: 'report', input: { account: `acct_${i}` },
-    request_fingerprint: `fp-${i}`, idempotency_key: `key-${i}`, trace_id: `trace-${i}`, submitted_at: now - 60_000,
-    create_deadline_at: now + 3_600_000, result_deadline_at: now + 86_400_000, cancel: null, remote_job_id: `job_${i}`,
-    webhook_url: null, conflicting_job_id: null, next_poll_at: nextPollAt, not_before: 0, attempt: 1, poll_count: 1,
-    create_attempts: 1, last_create_at: now - 60_000, cancel_sends: 0, cancel_attempt: null, collect_attempts: 0,
-    expected_result: null, result_sha256: null, result_location: null, items_total: null, items_failed: null,
-    remote_progress: null, reason: null, lease_owner: null, lease_expires_at: null, fencing_token: 0, read_failures: 0,
+    operation_id: `op-${i}`,
+    state: 'observing',
+    remote_state: 'running',
+    kind: 'report',
+    input: { account: `acct_${i}` },
+    request_fingerprint: `fp-${i}`,
+    idempotency_key: `key-${i}`,
+    trace_id: `trace-${i}`,
+    submitted_at: now - 60_000,
+    create_deadline_at: now + 3_600_000,
+    result_deadline_at: now + 86_400_000,
+    cancel: null,
+    remote_job_id: `job_${i}`,
+    webhook_url: null,
+    conflicting_job_id: null,
+    next_poll_at: nextPollAt,
+    not_before: 0,
+    attempt: 1,
+    poll_count: 1,
+    create_attempts: 1,
+    last_create_at: now - 60_000,
+    cancel_sends: 0,
+    cancel_attempt: null,
+    collect_attempts: 0,
+    expected_result: null,
+    result_sha256: null,
+    result_location: null,
+    items_total: null,
+    items_failed: null,
+    remote_progress: null,
+    reason: null,
+    lease_owner: null,
+    lease_expires_at: null,
+    fencing_token: 0,
+    read_failures: 0,
   } as OperationRow;
 }
 
@@ -85,7 +113,9 @@ async function measure(n: number, cfg: ClientScaleConfig, file: string): Promise
   // Only the columns this row sets: a column added to the schema later takes its default instead of a NULL.
   const cols = COLUMNS.filter((c) => c in row(0, 0, t0));
   const insert = db.prepare(`INSERT INTO operations (${cols.join(', ')}, is_open) VALUES (${cols.map((c) => `@${c}`).join(', ')}, 1)`);
-  const hist = db.prepare(`INSERT INTO history (operation_id, seq, at, actor, from_state, to_state, cause, evidence, remote_state) VALUES (?, 1, ?, 'bench', NULL, 'create_pending', 'submitted', '{"kind":"submit"}', NULL)`);
+  const hist = db.prepare(
+    `INSERT INTO history (operation_id, seq, at, actor, from_state, to_state, cause, evidence, remote_state) VALUES (?, 1, ?, 'bench', NULL, 'create_pending', 'submitted', '{"kind":"submit"}', NULL)`,
+  );
   db.transaction(() => {
     for (let i = 0; i < n; i++) {
       // The due pool first; every other operation is open but not due during the measurement.
@@ -99,7 +129,8 @@ async function measure(n: number, cfg: ClientScaleConfig, file: string): Promise
   db.pragma('wal_checkpoint(TRUNCATE)');
   const insertS = (Date.now() - t0) / 1000;
 
-  const plan = (sql: string, ...p: unknown[]) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...p) as { detail: string }[]).map((r) => r.detail);
+  const plan = (sql: string, ...p: unknown[]) =>
+    (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...p) as { detail: string }[]).map((r) => r.detail);
   const plans = {
     countOpen: plan('SELECT EXISTS(SELECT 1 FROM operations WHERE is_open = 1) AS x'),
     claimDue: plan(
@@ -163,12 +194,23 @@ async function measure(n: number, cfg: ClientScaleConfig, file: string): Promise
     }
   }
   return {
-    open: n, duePool: pool, insertS,
-    decisionCpuUs: Math.round(median(cpu)), decisionWallUs: Math.round(median(wall)),
-    parts: { countOpenCpuUs: Math.round(median(parts.countOpen)), claimDueCpuUs: Math.round(median(parts.claimDue)), nextWakeAtCpuUs: Math.round(median(parts.nextWakeAt)) },
+    open: n,
+    duePool: pool,
+    insertS,
+    decisionCpuUs: Math.round(median(cpu)),
+    decisionWallUs: Math.round(median(wall)),
+    parts: {
+      countOpenCpuUs: Math.round(median(parts.countOpen)),
+      claimDueCpuUs: Math.round(median(parts.claimDue)),
+      nextWakeAtCpuUs: Math.round(median(parts.nextWakeAt)),
+    },
     claimedPerDecision: Math.round((claimed / decisions) * 10) / 10,
-    commitTxPerS: Math.round(median(commitRates)), claimTxPerS: Math.round(median(claimRates)),
-    rssMb: mb(rss), rssBeforeStoreMb: mb(rssBefore), dbMb: mb(dbBytes), plans,
+    commitTxPerS: Math.round(median(commitRates)),
+    claimTxPerS: Math.round(median(claimRates)),
+    rssMb: mb(rss),
+    rssBeforeStoreMb: mb(rssBefore),
+    dbMb: mb(dbBytes),
+    plans,
   };
 }
 
@@ -180,14 +222,18 @@ export async function clientScale(cfg: ClientScaleConfig): Promise<ClientScaleSe
   const points: ClientScalePoint[] = [];
   for (const n of cfg.sizes) {
     const p = await new Promise<ClientScalePoint>((resolve, reject) => {
-      const child = fork(SELF, ['child', String(n), JSON.stringify(cfg), join(dir, `client-${n}.db`)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+      const child = fork(SELF, ['child', String(n), JSON.stringify(cfg), join(dir, `client-${n}.db`)], {
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      });
       let got: ClientScalePoint | undefined;
       child.on('message', (m) => (got = m as ClientScalePoint));
       child.once('error', reject);
       child.once('exit', (code) => (got ? resolve(got) : reject(new Error(`client-scale child for ${n} exited ${code}`))));
     });
     points.push(p);
-    log(`client: ${n.toLocaleString('en')} open: ${p.decisionCpuUs} µs CPU/decision (countOpen ${p.parts.countOpenCpuUs}, claimDue ${p.parts.claimDueCpuUs}, nextWakeAt ${p.parts.nextWakeAtCpuUs}), ${p.decisionWallUs} µs wall; ${p.commitTxPerS} commits/s, ${p.claimTxPerS} claims/s; RSS ${p.rssMb} MB; db ${p.dbMb} MB`);
+    log(
+      `client: ${n.toLocaleString('en')} open: ${p.decisionCpuUs} µs CPU/decision (countOpen ${p.parts.countOpenCpuUs}, claimDue ${p.parts.claimDueCpuUs}, nextWakeAt ${p.parts.nextWakeAtCpuUs}), ${p.decisionWallUs} µs wall; ${p.commitTxPerS} commits/s, ${p.claimTxPerS} claims/s; RSS ${p.rssMb} MB; db ${p.dbMb} MB`,
+    );
   }
   const first = points[0]!;
   const last = points.at(-1)!;

@@ -47,13 +47,21 @@ export const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10
  * Start a child and wait for a line of its stdout (or stderr) to match `ready`; the rest of its output is drained
  * and kept (last 50 lines) for error messages.
  */
-export function spawnUntil(cmd: string, args: string[], ready: RegExp, opts: { timeoutMs?: number; cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<{ child: ChildProcess; match: RegExpExecArray; tail: () => string }> {
+export function spawnUntil(
+  cmd: string,
+  args: string[],
+  ready: RegExp,
+  opts: { timeoutMs?: number; cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ child: ChildProcess; match: RegExpExecArray; tail: () => string }> {
   return new Promise((resolveP, reject) => {
     const child = spawn(cmd, args, { cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     const lines: string[] = [];
     let buf = '';
     let done = false;
-    const timer = setTimeout(() => finish(new Error(`timed out waiting for ${ready} from ${cmd} ${args.join(' ')}\n${lines.join('\n')}`)), opts.timeoutMs ?? 60_000);
+    const timer = setTimeout(
+      () => finish(new Error(`timed out waiting for ${ready} from ${cmd} ${args.join(' ')}\n${lines.join('\n')}`)),
+      opts.timeoutMs ?? 60_000,
+    );
     const finish = (err: Error | null, match?: RegExpExecArray) => {
       if (done) return;
       done = true;

@@ -54,7 +54,14 @@ async function propertySpeed(runs: number, seed: number): Promise<PropertySample
   const t0 = performance.now();
   const r = await propertyRun({ kind: 'in-process', factory: createReferenceClient }, { runs, seed, onRun: () => n++ });
   const wallMs = performance.now() - t0;
-  return { seed, schedules: n, wallMs: Math.round(wallMs), perSecond: Math.round((n / (wallMs / 1000)) * 10) / 10, failed: r.failed, escaped: 0 };
+  return {
+    seed,
+    schedules: n,
+    wallMs: Math.round(wallMs),
+    perSecond: Math.round((n / (wallMs / 1000)) * 10) / 10,
+    failed: r.failed,
+    escaped: 0,
+  };
 }
 
 const SELF = fileURLToPath(import.meta.url);
@@ -71,7 +78,17 @@ function propertyInChild(runs: number, seed: number): Promise<PropertySample> {
     const timer = setTimeout(() => child.kill('SIGKILL'), 600_000);
     child.once('exit', () => clearTimeout(timer));
     child.once('exit', (code, sig) =>
-      resolve(got ?? { seed, schedules: 0, wallMs: 0, perSecond: NaN, failed: true, escaped: 0, crashed: `exit ${code ?? sig}: ${err.trim().split('\n').slice(-3).join(' | ')}` }),
+      resolve(
+        got ?? {
+          seed,
+          schedules: 0,
+          wallMs: 0,
+          perSecond: NaN,
+          failed: true,
+          escaped: 0,
+          crashed: `exit ${code ?? sig}: ${err.trim().split('\n').slice(-3).join(' | ')}`,
+        },
+      ),
     );
   });
 }
@@ -93,13 +110,23 @@ if (process.argv[1] === SELF && process.argv[2] === 'property') {
 function catalogThroughProcessRunner(scenarios: string): Promise<CatalogSample> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [CLI, 'certify', '--webhooks', '--scenarios', scenarios], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, 'certify', '--webhooks', '--scenarios', scenarios], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     child.once('error', reject);
     child.once('exit', (code) => {
-      const summary = out.trim().split('\n').filter((l) => /^(PASSED|FAILED)/.test(l)).at(-1) ?? out.trim().split('\n').at(-1) ?? '';
+      const summary =
+        out
+          .trim()
+          .split('\n')
+          .filter((l) => /^(PASSED|FAILED)/.test(l))
+          .at(-1) ??
+        out.trim().split('\n').at(-1) ??
+        '';
       resolve({ wallMs: Math.round(performance.now() - t0), exitCode: code, summary });
     });
   });
@@ -111,13 +138,17 @@ export async function conformanceSpeed(cfg: ConformanceConfig): Promise<Conforma
   for (const seed of cfg.seeds) {
     const s = await propertyInChild(cfg.runs, seed);
     property.push(s);
-    log(`conformance: property run seed ${seed}: ${s.crashed ? `CRASHED ${s.crashed}` : `${s.schedules} schedules in ${(s.wallMs / 1000).toFixed(1)} s = ${s.perSecond}/s`}${s.failed ? ' (failed: shrinking included)' : ''}${s.escaped ? ` (${s.escaped} errors escaped: ${s.firstEscaped})` : ''}`);
+    log(
+      `conformance: property run seed ${seed}: ${s.crashed ? `CRASHED ${s.crashed}` : `${s.schedules} schedules in ${(s.wallMs / 1000).toFixed(1)} s = ${s.perSecond}/s`}${s.failed ? ' (failed: shrinking included)' : ''}${s.escaped ? ` (${s.escaped} errors escaped: ${s.firstEscaped})` : ''}`,
+    );
   }
   const catalogSamples: CatalogSample[] = [];
   for (let i = 0; i < cfg.catalogRuns; i++) {
     const c = await catalogThroughProcessRunner(cfg.scenarios);
     catalogSamples.push(c);
-    log(`conformance: catalog via process runner ${i + 1}/${cfg.catalogRuns}: ${(c.wallMs / 1000).toFixed(1)} s wall, exit ${c.exitCode}: ${c.summary}`);
+    log(
+      `conformance: catalog via process runner ${i + 1}/${cfg.catalogRuns}: ${(c.wallMs / 1000).toFixed(1)} s wall, exit ${c.exitCode}: ${c.summary}`,
+    );
   }
   return {
     config: cfg,

@@ -74,9 +74,14 @@ async function main(): Promise<void> {
     return;
   }
   const only = (flag('only') ?? SECTIONS.join(',')).split(',').map((s) => s.trim());
-  for (const s of only) if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`--only: unknown section '${s}' (known: ${SECTIONS.join(', ')})`);
-  const soakTargets = (flag('soak') ?? 'jobproof,jobproof-memory,wiremock-journal').split(',').map((s) => s.trim()).filter(Boolean);
-  for (const s of soakTargets) if (!(SOAK_NAMES as readonly string[]).includes(s)) throw new Error(`--soak: unknown target '${s}' (known: ${SOAK_NAMES.join(', ')})`);
+  for (const s of only)
+    if (!(SECTIONS as readonly string[]).includes(s)) throw new Error(`--only: unknown section '${s}' (known: ${SECTIONS.join(', ')})`);
+  const soakTargets = (flag('soak') ?? 'jobproof,jobproof-memory,wiremock-journal')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const s of soakTargets)
+    if (!(SOAK_NAMES as readonly string[]).includes(s)) throw new Error(`--soak: unknown target '${s}' (known: ${SOAK_NAMES.join(', ')})`);
   const started = Date.now();
   const m = machine();
   const start = loadAverage();
@@ -88,11 +93,20 @@ async function main(): Promise<void> {
   }
   log(`${quick ? 'quick pass' : 'full run'}: ${only.join(', ')}; ${m.cores} cores, Node ${m.node}; load average ${start.join(' ')}`);
   // --resume: keep the sections bench/tmp/partial.json already has (from a run that stopped) and measure the rest.
-  const resumed = process.argv.includes('--resume') ? (JSON.parse(readFileSync(join(TMP, 'partial.json'), 'utf8')) as Omit<Results, 'targets'>) : undefined;
+  const resumed = process.argv.includes('--resume')
+    ? (JSON.parse(readFileSync(join(TMP, 'partial.json'), 'utf8')) as Omit<Results, 'targets'>)
+    : undefined;
   const partial: Omit<Results, 'targets'> = resumed ?? {
     meta: {
-      date: new Date().toISOString(), quick, machine: { ...m, memGb: Math.round(totalmem() / 2 ** 30) }, java, versions: versions(), git: git(),
-      loadavg: { start, end: [] }, wallS: 0, argv: process.argv.slice(2),
+      date: new Date().toISOString(),
+      quick,
+      machine: { ...m, memGb: Math.round(totalmem() / 2 ** 30) },
+      java,
+      versions: versions(),
+      git: git(),
+      loadavg: { start, end: [] },
+      wallS: 0,
+      argv: process.argv.slice(2),
     },
   };
   if (only.includes('http') && !partial.http) {
@@ -114,20 +128,36 @@ async function main(): Promise<void> {
   if (only.includes('conformance') && !partial.conformance) {
     partial.conformance = await conformanceSpeed(
       quick
-        ? { runs: 5, seeds: [1], catalogRuns: 1, scenarios: catalog.slice(0, 2).map((s) => s.name).join(',') }
+        ? {
+            runs: 5,
+            seeds: [1],
+            catalogRuns: 1,
+            scenarios: catalog
+              .slice(0, 2)
+              .map((s) => s.name)
+              .join(','),
+          }
         : { runs: 50, seeds: [1, 2, 3], catalogRuns: 3, scenarios: 'all' },
     );
   }
   savePartial();
   if (only.includes('client') && !partial.client) {
-    partial.client = await clientScale(quick ? { sizes: [1000, 10_000], decisions: 20, reps: 1 } : { sizes: [1000, 10_000, 100_000], decisions: 60, reps: 3 });
+    partial.client = await clientScale(
+      quick ? { sizes: [1000, 10_000], decisions: 20, reps: 1 } : { sizes: [1000, 10_000, 100_000], decisions: 60, reps: 3 },
+    );
   }
   savePartial();
   if (only.includes('provider') && !partial.provider) {
     partial.provider = await providerScale(
       quick
         ? { sizes: [1000, 10_000], reps: 1, durationS: 2, warmS: 1, connections: 50 }
-        : { sizes: (flag('sizes') ?? '1000,10000,100000,1000000').split(',').map((x) => positiveInt(x, 'sizes', 1000)), reps: 3, durationS: 5, warmS: 2, connections: 50 },
+        : {
+            sizes: (flag('sizes') ?? '1000,10000,100000,1000000').split(',').map((x) => positiveInt(x, 'sizes', 1000)),
+            reps: 3,
+            durationS: 5,
+            warmS: 2,
+            connections: 50,
+          },
     );
   }
   partial.meta.loadavg.end = loadAverage();
@@ -136,7 +166,8 @@ async function main(): Promise<void> {
   const results: Results = { ...partial, targets: evaluate(partial) };
   const out = writeReport(results, quick);
   log(`targets:`);
-  for (const t of results.targets) log(`  ${t.met === null ? '  —' : t.met ? ' met' : 'MISS'}  ${t.target}: ${t.measured}${t.note ? ` (${t.note})` : ''}`);
+  for (const t of results.targets)
+    log(`  ${t.met === null ? '  —' : t.met ? ' met' : 'MISS'}  ${t.target}: ${t.measured}${t.note ? ` (${t.note})` : ''}`);
   log(`wrote ${out.json} and ${out.md} in ${(partial.meta.wallS / 60).toFixed(1)} min`);
 }
 

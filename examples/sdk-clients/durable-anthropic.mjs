@@ -11,5 +11,6 @@ import { anthropicWire } from './lib/anthropic-wire.mjs';
 
 await main({
   dialect: 'anthropic',
-  work: (store, env, signal) => workLoop(store, env, anthropicWire(new Anthropic({ apiKey: env.token, baseURL: `${env.root}/anthropic`, maxRetries: 0 })), signal),
+  work: (store, env, signal) =>
+    workLoop(store, env, anthropicWire(new Anthropic({ apiKey: env.token, baseURL: `${env.root}/anthropic`, maxRetries: 0 })), signal),
 });

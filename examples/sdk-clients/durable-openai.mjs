@@ -10,5 +10,6 @@ import { openaiWire } from './lib/openai-wire.mjs';
 
 await main({
   dialect: 'openai',
-  work: (store, env, signal) => workLoop(store, env, openaiWire(new OpenAI({ apiKey: env.token, baseURL: `${env.root}/openai/v1`, maxRetries: 0 })), signal),
+  work: (store, env, signal) =>
+    workLoop(store, env, openaiWire(new OpenAI({ apiKey: env.token, baseURL: `${env.root}/openai/v1`, maxRetries: 0 })), signal),
 });

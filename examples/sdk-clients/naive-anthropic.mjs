@@ -35,7 +35,11 @@ async function run(store, env, op, client) {
   // body is fetched the way results() does it (results_url, as given), then parsed.
   const body = Buffer.from(await (await client.get(b.results_url, { ...h, __binaryResponse: true })).arrayBuffer());
   const c = b.request_counts;
-  const result = { sha256: createHash('sha256').update(body).digest('hex'), items_total: c.succeeded + c.errored + c.canceled + c.expired, items_failed: c.errored + c.canceled + c.expired };
+  const result = {
+    sha256: createHash('sha256').update(body).digest('hex'),
+    items_total: c.succeeded + c.errored + c.canceled + c.expired,
+    items_failed: c.errored + c.canceled + c.expired,
+  };
   move('succeeded', 'results downloaded', { result });
 }
 
@@ -45,7 +49,10 @@ await main({
     const client = new Anthropic({ apiKey: env.token, baseURL: `${env.root}/anthropic`, defaultHeaders: { 'X-Worker-ID': env.worker } });
     const running = new Map();
     while (!signal.aborted) {
-      const open = store.db.prepare('SELECT id, state FROM ops').all().filter((r) => !isFinal(r.state));
+      const open = store.db
+        .prepare('SELECT id, state FROM ops')
+        .all()
+        .filter((r) => !isFinal(r.state));
       if (open.length === 0 && running.size === 0) return;
       for (const { id } of open) {
         if (running.has(id)) continue;

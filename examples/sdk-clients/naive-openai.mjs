@@ -39,7 +39,11 @@ async function run(store, env, op, client) {
   if (b.status !== 'completed') return move(b.status === 'cancelled' ? 'cancelled' : 'failed', `batch ${b.status}`);
   move('result_collecting', 'batch completed');
   const body = Buffer.from(await (await client.files.content(b.output_file_id, h)).arrayBuffer());
-  const result = { sha256: createHash('sha256').update(body).digest('hex'), items_total: b.request_counts.total, items_failed: b.request_counts.failed };
+  const result = {
+    sha256: createHash('sha256').update(body).digest('hex'),
+    items_total: b.request_counts.total,
+    items_failed: b.request_counts.failed,
+  };
   move('succeeded', 'results downloaded', { result });
 }
 
@@ -49,7 +53,10 @@ await main({
     const client = new OpenAI({ apiKey: env.token, baseURL: `${env.root}/openai/v1`, defaultHeaders: { 'X-Worker-ID': env.worker } });
     const running = new Map();
     while (!signal.aborted) {
-      const open = store.db.prepare('SELECT id, state FROM ops').all().filter((r) => !isFinal(r.state));
+      const open = store.db
+        .prepare('SELECT id, state FROM ops')
+        .all()
+        .filter((r) => !isFinal(r.state));
       if (open.length === 0 && running.size === 0) return;
       for (const { id } of open) {
         if (running.has(id)) continue;

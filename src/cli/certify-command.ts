@@ -98,7 +98,10 @@ export function registerCertify(program: Command, version: string): void {
     .option('--seed <s>', 'seed of the random schedules (printed on every run; reuse it to replay)')
     .option('--path <p>', 'fast-check replay path of a failure (needs --seed)')
     .option('--webhooks', 'the client listens for webhooks (JOBPROOF_WEBHOOK_PORT); without it, webhook-only scenarios are skipped')
-    .option('--report <spec>', 'write reports: junit=PATH,json=PATH,md=PATH,html=PATH (html: one self-contained certificate, a sequence diagram per failure)')
+    .option(
+      '--report <spec>',
+      'write reports: junit=PATH,json=PATH,md=PATH,html=PATH (html: one self-contained certificate, a sequence diagram per failure)',
+    )
     .option('--parallel <n>', 'scenarios run at once (default: CPU cores)')
     .option(
       '--time-scale <f>',
@@ -106,14 +109,17 @@ export function registerCertify(program: Command, version: string): void {
     )
     .option(
       '--dialect <d>',
-      "the wire API the client speaks: native, openai (OpenAI Batch) or anthropic (Message Batches); sets JOBPROOF_DIALECT and gives each operation a batch as input",
+      'the wire API the client speaks: native, openai (OpenAI Batch) or anthropic (Message Batches); sets JOBPROOF_DIALECT and gives each operation a batch as input',
       'native',
     )
     .option(
       '--tasks',
       "also run the task scenarios (approval, redraft, lost apply, crash mid-apply) through the client's task verbs (client-protocol.md) as processes; the reference task client by default, in-process with --in-process",
     )
-    .option('--shard <i/n>', 'run part i of n of the catalog and of the random schedules (CI runners side by side; same --seed and --runs everywhere); join the JSON reports with `jobproof report merge`')
+    .option(
+      '--shard <i/n>',
+      'run part i of n of the catalog and of the random schedules (CI runners side by side; same --seed and --runs everywhere); join the JSON reports with `jobproof report merge`',
+    )
     .option('--minimal-out <file>', 'where to write the minimal failing schedule', 'jobproof-minimal-failure.json')
     .addHelpText(
       'after',
@@ -154,7 +160,9 @@ Examples:
       const dialect = flags.dialect as ClientDialect;
       if (dialect !== 'native' && flags.inProcess) throw new CliError('--dialect runs client processes; it does not take --in-process');
       if (dialect !== 'native' && flags.webhooks)
-        throw new CliError('--webhooks is not supported with --dialect yet: dialect clients are certified on polling (webhook scenarios run without webhooks)');
+        throw new CliError(
+          '--webhooks is not supported with --dialect yet: dialect clients are certified on polling (webhook scenarios run without webhooks)',
+        );
       if (dialect !== 'native' && flags.tasks) throw new CliError('--tasks certifies the native tasks API; run it without --dialect');
       let shard: Shard | undefined;
       if (flags.shard !== undefined) {
@@ -225,7 +233,9 @@ Examples:
         `runner: ${client.kind}; scenarios: ${toRun.length}${skipped ? ` (+${skipped} skipped: ${NO_WEBHOOKS})` : ''}${notApplicable ? ` (+${notApplicable} not applicable in ${dialect})` : ''}; random schedules: ${runs}; seed: ${seed}; webhooks: ${webhooks ? 'on' : 'off (polling only)'}${client.kind === 'process' ? `; parallel: ${parallel}` : ''}`,
       );
       if (shard) {
-        out(`shard ${shard.index}/${shard.count}: catalog positions ${picked.map((x) => x.position + 1).join(', ') || 'none'}; random schedules ${shard.index}, ${shard.index + shard.count}, ${shard.index + 2 * shard.count}, … of the seeded sequence`);
+        out(
+          `shard ${shard.index}/${shard.count}: catalog positions ${picked.map((x) => x.position + 1).join(', ') || 'none'}; random schedules ${shard.index}, ${shard.index + shard.count}, ${shard.index + 2 * shard.count}, … of the seeded sequence`,
+        );
       }
       let shown = 0;
       chosen.forEach((s, i) => {
@@ -308,7 +318,11 @@ Examples:
         for (const d of r.diagnostics.slice(0, 5)) out(`  client: ${d}`);
       }
       const clientArgs = flags.client ? `--client ${JSON.stringify(flags.client)}` : inProcess ? '--in-process' : '';
-      writeReports(report, reports, { runs: htmlRuns, clientArgs: `${clientArgs}${webhooks && !inProcess ? ' --webhooks' : ''}`.trim(), minimalOut });
+      writeReports(report, reports, {
+        runs: htmlRuns,
+        clientArgs: `${clientArgs}${webhooks && !inProcess ? ' --webhooks' : ''}`.trim(),
+        minimalOut,
+      });
       for (const t of reports) out(`report: ${t.kind} → ${t.path}`);
       const c = report.counts;
       const also = [

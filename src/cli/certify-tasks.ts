@@ -8,10 +8,16 @@ export type TaskClientSpec = { kind: 'in-process' } | { kind: 'process'; command
  * processes (client-protocol.md), or the reference task client in-process. One line per scenario as it ends; the
  * cases go into the one certification report.
  */
-export async function runTaskCatalog(client: TaskClientSpec, opts: { timeScale: number; parallel: number }, out: (s: string) => void): Promise<ReportCase[]> {
+export async function runTaskCatalog(
+  client: TaskClientSpec,
+  opts: { timeScale: number; parallel: number },
+  out: (s: string) => void,
+): Promise<ReportCase[]> {
   const { TASK_SCENARIOS, runTaskScenario, runTaskScenarioProcess } = await import('../conformance/tasks/index.js');
   const n = TASK_SCENARIOS.length;
-  out(`\ntask scenarios: ${n} (${client.kind === 'process' ? `${client.label}, as processes: task submit/work/show; time scale ${opts.timeScale}×` : 'reference task client, in-process'})`);
+  out(
+    `\ntask scenarios: ${n} (${client.kind === 'process' ? `${client.label}, as processes: task submit/work/show; time scale ${opts.timeScale}×` : 'reference task client, in-process'})`,
+  );
   const run = async (i: number) => {
     const s = TASK_SCENARIOS[i]!;
     if (client.kind === 'process') return runTaskScenarioProcess(s, client.command, { timeScale: opts.timeScale });
@@ -29,7 +35,9 @@ export async function runTaskCatalog(client: TaskClientSpec, opts: { timeScale: 
       const k = taskCase(r, Date.now() - wall);
       cases[i] = k;
       const mark = k.verdict === 'pass' ? 'pass' : k.verdict === 'fail' ? 'FAIL' : k.verdict.replace('_', ' ');
-      out(`[${String(++done).padStart(String(n).length)}/${n}] ${k.name.padEnd(24)} ${mark}  ${(k.wall_ms / 1000).toFixed(1)} s${k.reason && k.verdict !== 'pass' ? `  — ${k.reason}` : ''}`);
+      out(
+        `[${String(++done).padStart(String(n).length)}/${n}] ${k.name.padEnd(24)} ${mark}  ${(k.wall_ms / 1000).toFixed(1)} s${k.reason && k.verdict !== 'pass' ? `  — ${k.reason}` : ''}`,
+      );
       for (const f of k.failures.slice(0, 8)) out(`    ${f}`);
       for (const d of k.diagnostics.slice(0, 3)) out(`    client: ${d}`);
     }

@@ -25,6 +25,8 @@ export function registerScenarios(program: Command): void {
       for (const s of list) {
         process.stdout.write(`${s.drill ? '*' : ' '} ${s.name.padEnd(width)}  ${s.invariants.join(' ').padEnd(12)}  ${s.title}\n`);
       }
-      process.stdout.write(`\n${list.length} scenarios; * = the drills every workflow must pass. \`jobproof scenarios NAME\` prints one.\n`);
+      process.stdout.write(
+        `\n${list.length} scenarios; * = the drills every workflow must pass. \`jobproof scenarios NAME\` prints one.\n`,
+      );
     });
 }

@@ -86,8 +86,19 @@ export function registerServe(program: Command): void {
           throw new CliError(`--openai-webhook-url must be an http(s) URL, got '${flags.openaiWebhookUrl}'`);
         }
         const openaiWebhooks = flags.openaiWebhookUrl ? { acme: flags.openaiWebhookUrl } : undefined;
-        provider = createProvider({ db: flags.db, tokens, behavior, faults, control: flags.control, scenarioLookup: lookupScenario, openaiWebhooks, journalMax,
-          dashboard: flags.dashboard && { hosts: [flags.host], scenarios: { names: listScenarios().map((s) => s.name), lookup: lookupScenario } },
+        provider = createProvider({
+          db: flags.db,
+          tokens,
+          behavior,
+          faults,
+          control: flags.control,
+          scenarioLookup: lookupScenario,
+          openaiWebhooks,
+          journalMax,
+          dashboard: flags.dashboard && {
+            hosts: [flags.host],
+            scenarios: { names: listScenarios().map((s) => s.name), lookup: lookupScenario },
+          },
         });
       } catch (err) {
         if (err instanceof z.ZodError) throw new CliError(`invalid behaviour or fault plan: ${z.prettifyError(err)}`);
@@ -119,7 +130,8 @@ export function dialectLines(url: string, openaiWebhookUrl?: string): string[] {
   ];
   const width = Math.max(...rows.map((r) => r[1].length)) + 2;
   const lines = rows.map(([name, base, snippet]) => `  ${name.padEnd(11)}${base.padEnd(width)}${snippet}`);
-  if (openaiWebhookUrl) lines.push(`  openai batch events for tenant acme → ${openaiWebhookUrl} (Standard Webhooks, the tenant's whsec_ secret)`);
+  if (openaiWebhookUrl)
+    lines.push(`  openai batch events for tenant acme → ${openaiWebhookUrl} (Standard Webhooks, the tenant's whsec_ secret)`);
   return lines;
 }
 

@@ -24,11 +24,17 @@ export interface CatalogRunOptions {
 }
 
 export function runOne(client: ClientUnderTest, s: Scenario, seed?: number): Promise<ScenarioRun> {
-  return client.kind === 'process' ? runScenarioProcess(s, client.command, { timeScale: client.timeScale, dialect: client.dialect }) : runScenarioInProcess(s, client.factory, { seed });
+  return client.kind === 'process'
+    ? runScenarioProcess(s, client.command, { timeScale: client.timeScale, dialect: client.dialect })
+    : runScenarioInProcess(s, client.factory, { seed });
 }
 
 /** Run scenarios, a few at a time, reporting each as it ends; results come back in the catalog's order. */
-export async function runCatalog(client: ClientUnderTest, scenarios: readonly Scenario[], opts: CatalogRunOptions = {}): Promise<ScenarioRun[]> {
+export async function runCatalog(
+  client: ClientUnderTest,
+  scenarios: readonly Scenario[],
+  opts: CatalogRunOptions = {},
+): Promise<ScenarioRun[]> {
   const results: ScenarioRun[] = new Array(scenarios.length);
   let next = 0;
   let done = 0;

@@ -68,11 +68,22 @@ export async function propertyRun(client: ClientUnderTest, opts: PropertyRunOpti
     return ok;
   });
   const details = await fc.check(property, { numRuns: opts.runs, seed, path: opts.path, endOnFailure: false });
-  const result: PropertyRunResult = { runs: details.numRuns, planned: opts.runs, executed: n, seed, failed: details.failed, verdicts, wallMs: Date.now() - start };
+  const result: PropertyRunResult = {
+    runs: details.numRuns,
+    planned: opts.runs,
+    executed: n,
+    seed,
+    failed: details.failed,
+    verdicts,
+    wallMs: Date.now() - start,
+  };
   if (details.failed && details.counterexample) {
     // The last failing run fast-check made is the shrunk one; run it once more to report on exactly that schedule.
-    const scenario = prepare(parseScenario({ ...details.counterexample[0], name: 'minimal-failure', title: 'Minimal failing schedule (shrunk by fast-check)' }));
-    const run = last && JSON.stringify(last.scenario.actions) === JSON.stringify(scenario.actions) ? last.run : await runOne(client, scenario, seed);
+    const scenario = prepare(
+      parseScenario({ ...details.counterexample[0], name: 'minimal-failure', title: 'Minimal failing schedule (shrunk by fast-check)' }),
+    );
+    const run =
+      last && JSON.stringify(last.scenario.actions) === JSON.stringify(scenario.actions) ? last.run : await runOne(client, scenario, seed);
     result.counterexample = { scenario, run };
     result.path = details.counterexamplePath ?? undefined;
     result.numShrinks = details.numShrinks;

@@ -31,7 +31,10 @@ export interface InProcessCertification {
  *     await expectCertified(myClientFactory, { runs: 100 });
  *   });
  */
-export async function certifyInProcess(factory: InProcessClientFactory, opts: CertifyInProcessOptions = {}): Promise<InProcessCertification> {
+export async function certifyInProcess(
+  factory: InProcessClientFactory,
+  opts: CertifyInProcessOptions = {},
+): Promise<InProcessCertification> {
   const seed = opts.seed ?? 20261129;
   const chosen: Scenario[] = opts.scenarios === undefined || opts.scenarios === 'all' ? [...catalog] : opts.scenarios.map(getScenario);
   const scenarios = chosen.map((s) => ({ ...s, webhooks: s.webhooks && (opts.webhooks ?? true) }));
@@ -48,11 +51,19 @@ export async function certifyInProcess(factory: InProcessClientFactory, opts: Ce
     lines.push(JSON.stringify(property.counterexample.scenario));
   }
   const ok = lines.length === 0;
-  return { ok, scenarios: runs, property, summary: ok ? `certified: ${runs.length} scenarios, ${property?.runs ?? 0} random schedules (seed ${seed})` : lines.join('\n') };
+  return {
+    ok,
+    scenarios: runs,
+    property,
+    summary: ok ? `certified: ${runs.length} scenarios, ${property?.runs ?? 0} random schedules (seed ${seed})` : lines.join('\n'),
+  };
 }
 
 /** Throws an Error listing every broken invariant (works with vitest, jest, node:test, mocha). */
-export async function expectCertified(factory: InProcessClientFactory, opts: CertifyInProcessOptions = {}): Promise<InProcessCertification> {
+export async function expectCertified(
+  factory: InProcessClientFactory,
+  opts: CertifyInProcessOptions = {},
+): Promise<InProcessCertification> {
   const result = await certifyInProcess(factory, opts);
   if (!result.ok) throw new Error(`jobproof: the client is not certified:\n${result.summary}`);
   return result;

@@ -4,7 +4,12 @@ import { z } from 'zod';
 export const BehaviorSchema = z
   .object({
     mode: z.enum(['async', 'sync']).default('async'),
-    duration_ms: z.number().int().min(0).max(7 * 24 * 3600 * 1000).default(2000),
+    duration_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(7 * 24 * 3600 * 1000)
+      .default(2000),
     outcome: z.enum(['succeeded', 'failed', 'expired', 'never']).default('succeeded'),
     items: z.number().int().min(0).max(100_000).default(10),
     items_failed: z.number().int().min(0).max(100_000).default(0),
@@ -14,7 +19,12 @@ export const BehaviorSchema = z
     error_row: z.boolean().default(false),
     progress_lies: z.boolean().default(false),
     cancel: z.enum(['honour', 'ignore']).default('honour'),
-    cancel_ms: z.number().int().min(0).max(24 * 3600 * 1000).default(200),
+    cancel_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(24 * 3600 * 1000)
+      .default(200),
     /** Extension: results expire this long after the job succeeded (410 `results_gone`); null keeps them. */
     results_ttl_ms: z.number().int().min(0).nullable().default(null),
   })

@@ -1,6 +1,18 @@
 import { z } from 'zod';
 
-export const REQUEST_ROUTES = ['create', 'status', 'list', 'cancel', 'results', 'upload', 'delete', 'task_create', 'task_read', 'review', 'apply'] as const;
+export const REQUEST_ROUTES = [
+  'create',
+  'status',
+  'list',
+  'cancel',
+  'results',
+  'upload',
+  'delete',
+  'task_create',
+  'task_read',
+  'review',
+  'apply',
+] as const;
 export const FAULT_ROUTES = [...REQUEST_ROUTES, 'webhook'] as const;
 export type RequestRoute = (typeof REQUEST_ROUTES)[number];
 export type FaultRoute = (typeof FAULT_ROUTES)[number];
@@ -37,7 +49,14 @@ export const FaultSchema = z.preprocess(
 );
 
 export type Fault = z.output<typeof FaultSchema>;
-export const REQUEST_FAULTS = ['lose_response', 'fail_before_commit', 'rate_limit', 'error_after_commit', 'delay', 'foreign_job_id'] as const;
+export const REQUEST_FAULTS = [
+  'lose_response',
+  'fail_before_commit',
+  'rate_limit',
+  'error_after_commit',
+  'delay',
+  'foreign_job_id',
+] as const;
 export const WEBHOOK_FAULTS = ['duplicate', 'reorder', 'drop', 'delay'] as const;
 export type RequestFault = Extract<Fault, { type: (typeof REQUEST_FAULTS)[number] }>;
 export type WebhookFault = Extract<Fault, { type: (typeof WEBHOOK_FAULTS)[number] }>;

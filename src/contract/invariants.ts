@@ -16,21 +16,86 @@ export interface InvariantInfo {
 }
 
 export const INVARIANTS: readonly InvariantInfo[] = [
-  { id: 'I1', name: 'at-most-once', description: 'every logical operation caused at most one job at the provider (counted from the journal, not from the client)' },
-  { id: 'I2', name: 'key-discipline', description: 'every create attempt of one operation carried the same Idempotency-Key; operations with different requests never share a key' },
-  { id: 'I3', name: 'no-lost-result', description: "a job that succeeded at the provider before the result deadline, with valid results, ends succeeded in the client with the provider's result.sha256" },
-  { id: 'I4', name: 'truthful-final-state', description: "the final state is backed by the journal: succeeded only after a verified results fetch was delivered; cancelled only if the provider's job is cancelled (or no create reached the provider); failed only after the provider said so; no final state while the provider's job is unknown to the client" },
-  { id: 'I5', name: 'honest-cancel', description: "after a cancel intent the client kept observing until the provider's job was final or the cancel deadline passed; a lost race is reported as what happened, an unconfirmed cancel as cancellation_unconfirmed" },
-  { id: 'I6', name: 'one-cancel', description: 'the cancel was sent by one owner, once, and again only after an ambiguous failure of the previous attempt' },
-  { id: 'I7', name: 'retry-after', description: 'after a 429, 503 or 409 that carried Retry-After, no request of that operation was sent before it elapsed (small tolerance)' },
-  { id: 'I8', name: 'bounded-polling', description: "polls per job stay within the budget of a capped exponential backoff over the job's life" },
-  { id: 'I9', name: 'single-owner', description: 'no request is sent and no history entry is written under a lease token (X-Lease-Token) older than one already used for the operation, beyond the one request a stale worker already had under way; a worker that takes the lease back with a newer token is the owner again' },
-  { id: 'I10', name: 'contract-violation', description: 'a replayed create answered with a different job id leaves the operation in needs_attention, both ids in the history, and no further calls for it' },
+  {
+    id: 'I1',
+    name: 'at-most-once',
+    description: 'every logical operation caused at most one job at the provider (counted from the journal, not from the client)',
+  },
+  {
+    id: 'I2',
+    name: 'key-discipline',
+    description:
+      'every create attempt of one operation carried the same Idempotency-Key; operations with different requests never share a key',
+  },
+  {
+    id: 'I3',
+    name: 'no-lost-result',
+    description:
+      "a job that succeeded at the provider before the result deadline, with valid results, ends succeeded in the client with the provider's result.sha256",
+  },
+  {
+    id: 'I4',
+    name: 'truthful-final-state',
+    description:
+      "the final state is backed by the journal: succeeded only after a verified results fetch was delivered; cancelled only if the provider's job is cancelled (or no create reached the provider); failed only after the provider said so; no final state while the provider's job is unknown to the client",
+  },
+  {
+    id: 'I5',
+    name: 'honest-cancel',
+    description:
+      "after a cancel intent the client kept observing until the provider's job was final or the cancel deadline passed; a lost race is reported as what happened, an unconfirmed cancel as cancellation_unconfirmed",
+  },
+  {
+    id: 'I6',
+    name: 'one-cancel',
+    description: 'the cancel was sent by one owner, once, and again only after an ambiguous failure of the previous attempt',
+  },
+  {
+    id: 'I7',
+    name: 'retry-after',
+    description:
+      'after a 429, 503 or 409 that carried Retry-After, no request of that operation was sent before it elapsed (small tolerance)',
+  },
+  {
+    id: 'I8',
+    name: 'bounded-polling',
+    description: "polls per job stay within the budget of a capped exponential backoff over the job's life",
+  },
+  {
+    id: 'I9',
+    name: 'single-owner',
+    description:
+      'no request is sent and no history entry is written under a lease token (X-Lease-Token) older than one already used for the operation, beyond the one request a stale worker already had under way; a worker that takes the lease back with a newer token is the owner again',
+  },
+  {
+    id: 'I10',
+    name: 'contract-violation',
+    description:
+      'a replayed create answered with a different job id leaves the operation in needs_attention, both ids in the history, and no further calls for it',
+  },
   { id: 'I11', name: 'verified-results', description: 'corrupted results never end succeeded; partial batches report their failed items' },
-  { id: 'I12', name: 'deadlines', description: 'a job that never finishes ends result_timed_out after the result deadline and polling stops; create gives up after the create deadline without creating a second job' },
-  { id: 'I13', name: 'webhook-safety', description: 'duplicate, late, out-of-order or missing webhooks change nothing: same final state, results fetched once, a status read before any final state' },
-  { id: 'I14', name: 'trace', description: 'one trace id per operation on every request for it; the trace id is never the idempotency key' },
-  { id: 'I15', name: 'history', description: 'the history is append-only, every step is a transition the state machine allows, times never go back' },
+  {
+    id: 'I12',
+    name: 'deadlines',
+    description:
+      'a job that never finishes ends result_timed_out after the result deadline and polling stops; create gives up after the create deadline without creating a second job',
+  },
+  {
+    id: 'I13',
+    name: 'webhook-safety',
+    description:
+      'duplicate, late, out-of-order or missing webhooks change nothing: same final state, results fetched once, a status read before any final state',
+  },
+  {
+    id: 'I14',
+    name: 'trace',
+    description: 'one trace id per operation on every request for it; the trace id is never the idempotency key',
+  },
+  {
+    id: 'I15',
+    name: 'history',
+    description: 'the history is append-only, every step is a transition the state machine allows, times never go back',
+  },
 ];
 
 /**

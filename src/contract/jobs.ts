@@ -75,7 +75,10 @@ export const FindJobsQuerySchema = z.object({
   client_ref: z.string().min(1).max(200).optional(),
   idempotency_key: z.string().min(1).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().regex(/^c[0-9]+$/, 'cursor must be a value returned as next_cursor').optional(),
+  cursor: z
+    .string()
+    .regex(/^c[0-9]+$/, 'cursor must be a value returned as next_cursor')
+    .optional(),
 });
 
 export const JobListSchema = z.object({ data: z.array(JobSchema), next_cursor: z.string().nullable() });

@@ -103,11 +103,7 @@ export const WebhookEntrySchema = z.object({
   fault: FiredFaultSchema.nullable(),
 });
 
-export const JournalEntrySchema = z.discriminatedUnion('type', [
-  RequestEntrySchema,
-  TransitionEntrySchema,
-  WebhookEntrySchema,
-]);
+export const JournalEntrySchema = z.discriminatedUnion('type', [RequestEntrySchema, TransitionEntrySchema, WebhookEntrySchema]);
 export type RequestEntry = z.infer<typeof RequestEntrySchema>;
 export type TransitionEntry = z.infer<typeof TransitionEntrySchema>;
 export type WebhookEntry = z.infer<typeof WebhookEntrySchema>;

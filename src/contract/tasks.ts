@@ -2,7 +2,17 @@ import { z } from 'zod';
 import { PrincipalSchema } from './principals.js';
 
 /** Task states of tasks-api.md. */
-export const TASK_STATES = ['queued', 'running', 'awaiting_review', 'approved', 'applying', 'applied', 'rejected', 'failed', 'apply_failed'] as const;
+export const TASK_STATES = [
+  'queued',
+  'running',
+  'awaiting_review',
+  'approved',
+  'applying',
+  'applied',
+  'rejected',
+  'failed',
+  'apply_failed',
+] as const;
 export const FINAL_TASK_STATES = ['applied', 'rejected', 'failed', 'apply_failed'] as const;
 export const TaskStateSchema = z.enum(TASK_STATES);
 export type TaskState = z.infer<typeof TaskStateSchema>;
@@ -38,7 +48,12 @@ export const ApplyBodySchema = z.object({}).strict();
 /** Task behaviour (control API `PUT /_control/task-behavior`); fields left out take these defaults. */
 export const TaskBehaviorSchema = z
   .object({
-    draft_ms: z.number().int().min(0).max(24 * 3600 * 1000).default(500),
+    draft_ms: z
+      .number()
+      .int()
+      .min(0)
+      .max(24 * 3600 * 1000)
+      .default(500),
     outcome: z.enum(['awaiting_review', 'failed']).default('awaiting_review'),
     apply: z.enum(['ok', 'fail']).default('ok'),
   })
@@ -46,9 +61,7 @@ export const TaskBehaviorSchema = z
 export type TaskBehavior = z.output<typeof TaskBehaviorSchema>;
 export type TaskBehaviorInput = z.input<typeof TaskBehaviorSchema>;
 
-export const PutObjectBodySchema = z
-  .object({ tenant: z.string().min(1).max(100), data: z.record(z.string(), z.unknown()) })
-  .strict();
+export const PutObjectBodySchema = z.object({ tenant: z.string().min(1).max(100), data: z.record(z.string(), z.unknown()) }).strict();
 
 /** `PUT /_control/principals`: tokens to set (a principal) or remove (null); `replace` drops every other token first. */
 export const PutPrincipalsBodySchema = z
@@ -115,4 +128,9 @@ export type AuditEvent = { seq: number; at: string; type: string; actor: string 
 export const TaskAuditSchema = z.object({ task_id: z.string(), events: z.array(AuditEventSchema) });
 
 /** `GET /v1/objects/{object_ref}`: the object a task proposes to change, at its current version. */
-export const ObjectViewSchema = z.object({ object_ref: z.string(), version: z.number().int(), data: z.record(z.string(), z.unknown()), updated_at: z.string() });
+export const ObjectViewSchema = z.object({
+  object_ref: z.string(),
+  version: z.number().int(),
+  data: z.record(z.string(), z.unknown()),
+  updated_at: z.string(),
+});

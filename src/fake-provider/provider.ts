@@ -68,7 +68,13 @@ export interface Provider {
    * The journal. Entries are group-committed: reads flush first; `committed()` resolves once every entry so far is
    * on disk (a transport answering over the network waits for it before it sends).
    */
-  journal: { all(): JournalEntry[]; since(seq: number, limit?: number): JournalEntry[]; lastSeq(): number; committed(): Promise<void>; flush(): void };
+  journal: {
+    all(): JournalEntry[];
+    since(seq: number, limit?: number): JournalEntry[];
+    lastSeq(): number;
+    committed(): Promise<void>;
+    flush(): void;
+  };
   control: {
     setBehavior(config: BehaviorConfigInput): void;
     behavior(): BehaviorConfig;
@@ -101,16 +107,32 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   const faults = new FaultEngine(settings);
   const tokens = resolveTokensConfig(opts.tokens);
 
-  let behaviors: BehaviorConfig = opts.behavior ? parseBehaviorConfig(opts.behavior) : (settings.get<BehaviorConfig>(BEHAVIOR) ?? parseBehaviorConfig({}));
+  let behaviors: BehaviorConfig = opts.behavior
+    ? parseBehaviorConfig(opts.behavior)
+    : (settings.get<BehaviorConfig>(BEHAVIOR) ?? parseBehaviorConfig({}));
   settings.put(BEHAVIOR, behaviors);
   if (opts.faults) faults.install(opts.faults);
 
   let closed = false;
   let webhooks!: WebhookDispatcher;
   // Virtual clocks (in-process runs) keep exact timers: their schedules are replayed to the millisecond.
-  const engine = new JobEngine({ db, jobs, journal, webhookRepo, clock, ids, webhooks: () => webhooks, group, timerQuantumMs: clock === realClock ? 5 : 0 });
+  const engine = new JobEngine({
+    db,
+    jobs,
+    journal,
+    webhookRepo,
+    clock,
+    ids,
+    webhooks: () => webhooks,
+    group,
+    timerQuantumMs: clock === realClock ? 5 : 0,
+  });
   webhooks = new WebhookDispatcher({
-    repo: webhookRepo, journal, faults, clock, ids,
+    repo: webhookRepo,
+    journal,
+    faults,
+    clock,
+    ids,
     // Never another tenant's key: a delivery for a tenant without a secret fails (journalled with the reason).
     secretFor: (tenant) => {
       const secret = tokens.webhook_secrets[tenant];
@@ -131,7 +153,17 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   persistPrincipals(tokens, settings, opts.tokens?.tokens !== undefined);
   let modules: ProviderModule[] = [];
   const core: ProviderCore = {
-    db, clock, ids, jobs, journal, settings, faults, engine, webhooks, tokens, group,
+    db,
+    clock,
+    ids,
+    jobs,
+    journal,
+    settings,
+    faults,
+    engine,
+    webhooks,
+    tokens,
+    group,
     idempotency: new IdempotencyRepo(db),
     behaviors: {
       get: () => behaviors,
@@ -140,7 +172,11 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
         settings.put(BEHAVIOR, c);
       },
     },
-    options: { idempotencyTtlMs: opts.idempotencyTtlMs ?? 24 * 3600 * 1000, pollAdviceSeconds: opts.pollAdviceSeconds ?? 1, control: opts.control ?? true },
+    options: {
+      idempotencyTtlMs: opts.idempotencyTtlMs ?? 24 * 3600 * 1000,
+      pollAdviceSeconds: opts.pollAdviceSeconds ?? 1,
+      control: opts.control ?? true,
+    },
     isClosed: () => closed,
     reset: () => {
       journal.flush();

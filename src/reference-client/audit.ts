@@ -66,8 +66,10 @@ export function verifyChain(rows: AuditRow[], head: { seq: number; hash: string 
   let expectSeq = 1;
   for (const row of rows) {
     if (row.seq !== expectSeq) return { ok: false, entries: rows.length, problem: { seq: row.seq, reason: `expected seq ${expectSeq}` } };
-    if (row.prev_hash !== prev) return { ok: false, entries: rows.length, problem: { seq: row.seq, reason: 'link to previous line broken' } };
-    if (auditHash(prev, row) !== row.hash) return { ok: false, entries: rows.length, problem: { seq: row.seq, reason: 'content does not match its hash' } };
+    if (row.prev_hash !== prev)
+      return { ok: false, entries: rows.length, problem: { seq: row.seq, reason: 'link to previous line broken' } };
+    if (auditHash(prev, row) !== row.hash)
+      return { ok: false, entries: rows.length, problem: { seq: row.seq, reason: 'content does not match its hash' } };
     prev = row.hash;
     expectSeq += 1;
   }
@@ -75,7 +77,11 @@ export function verifyChain(rows: AuditRow[], head: { seq: number; hash: string 
   const headSeq = head?.seq ?? 0;
   const headHash = head?.hash ?? GENESIS_HASH;
   if ((last?.seq ?? 0) !== headSeq || (last?.hash ?? GENESIS_HASH) !== headHash) {
-    return { ok: false, entries: rows.length, problem: { seq: last?.seq ?? null, reason: 'chain does not end at the recorded head (lines cut or added)' } };
+    return {
+      ok: false,
+      entries: rows.length,
+      problem: { seq: last?.seq ?? null, reason: 'chain does not end at the recorded head (lines cut or added)' },
+    };
   }
   return { ok: true, entries: rows.length };
 }

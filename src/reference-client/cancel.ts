@@ -15,7 +15,11 @@ export async function cancelStep(s: OpStep): Promise<void> {
   const intent = s.rec.cancel!;
   const rules: PollRules = {
     deadlineAt: intent.deadline_at,
-    onDeadline: { to: 'cancellation_unconfirmed', evidence: 'cancel_deadline', cause: 'cancel deadline passed without the provider confirming' },
+    onDeadline: {
+      to: 'cancellation_unconfirmed',
+      evidence: 'cancel_deadline',
+      cause: 'cancel deadline passed without the provider confirming',
+    },
   };
   if (s.rec.state === 'cancelling') return pollOnce(s, rules);
 
@@ -30,14 +34,28 @@ export async function cancelStep(s: OpStep): Promise<void> {
   await s.commit({ patch: { cancel_sends: r.cancel_sends + 1, cancel_attempt: 'in_flight', next_poll_at: s.now() + s.env.leaseMs } });
   const o = s.env.wire
     ? await s.env.wire.cancel(s)
-    : await s.send({ route: 'cancel', method: 'POST', path: `/v1/jobs/${encodeURIComponent(r.remote_job_id!)}/cancel`, body: { reason: intent.reason } });
+    : await s.send({
+        route: 'cancel',
+        method: 'POST',
+        path: `/v1/jobs/${encodeURIComponent(r.remote_job_id!)}/cancel`,
+        body: { reason: intent.reason },
+      });
   const now = s.now();
   // A dialect accepts a cancel with 200 and the batch; a refusal (the batch already ended) is read again below.
   if (o.kind === 'answer' && (o.status === 202 || (s.env.wire && o.status === 200))) {
     const job = jobOf(o.json);
     const next = Math.min(s.after(nextDelay(POLL_POLICY, 0, r.operation_id, o.retryAfterMs)), intent.deadline_at);
     await s.commit({
-      moves: [{ to: 'cancelling', evidence: 'cancel_answer', cause: 'provider accepted the cancel request', call: o, jobState: job?.state ?? null, jobId: r.remote_job_id }],
+      moves: [
+        {
+          to: 'cancelling',
+          evidence: 'cancel_answer',
+          cause: 'provider accepted the cancel request',
+          call: o,
+          jobState: job?.state ?? null,
+          jobId: r.remote_job_id,
+        },
+      ],
       patch: { ...(job ? remoteFacts(job) : {}), cancel_attempt: 'answered', attempt: 1, next_poll_at: next },
     });
     return;
@@ -51,15 +69,31 @@ export async function cancelStep(s: OpStep): Promise<void> {
     }
   }
   if (o.kind === 'answer' && o.status === 404) {
-    await s.commit({ moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'provider no longer knows our job', call: o }], patch: { reason: 'job_not_found on cancel' } });
+    await s.commit({
+      moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'provider no longer knows our job', call: o }],
+      patch: { reason: 'job_not_found on cancel' },
+    });
     return;
   }
   const refused = o.kind === 'answer' && o.status < 500;
   const notBefore = isBackOff(o) ? now + o.retryAfterMs! + RETRY_AFTER_MARGIN_MS : r.not_before;
   const delay = nextDelay(RETRY_POLICY, r.attempt, r.operation_id, o.kind === 'answer' ? o.retryAfterMs : null);
   await s.commit({
-    patch: { cancel_attempt: refused ? 'refused' : 'ambiguous', attempt: r.attempt + 1, not_before: notBefore, next_poll_at: retryAt(now, delay, intent.deadline_at, notBefore) },
-    audit: [{ at: now, actor: s.env.workerId, kind: 'call', operation_id: r.operation_id, detail: { note: `cancel attempt not confirmed: ${describe(o)}` } }],
+    patch: {
+      cancel_attempt: refused ? 'refused' : 'ambiguous',
+      attempt: r.attempt + 1,
+      not_before: notBefore,
+      next_poll_at: retryAt(now, delay, intent.deadline_at, notBefore),
+    },
+    audit: [
+      {
+        at: now,
+        actor: s.env.workerId,
+        kind: 'call',
+        operation_id: r.operation_id,
+        detail: { note: `cancel attempt not confirmed: ${describe(o)}` },
+      },
+    ],
   });
 }
 
@@ -81,7 +115,9 @@ async function previousCancelLanded(s: OpStep, rules: PollRules): Promise<boolea
       return true;
     }
     const delay = nextDelay(RETRY_POLICY, r.attempt, r.operation_id, o.kind === 'answer' ? o.retryAfterMs : null);
-    await s.commit({ patch: { attempt: r.attempt + 1, not_before: notBefore, next_poll_at: retryAt(now, delay, rules.deadlineAt, notBefore) } });
+    await s.commit({
+      patch: { attempt: r.attempt + 1, not_before: notBefore, next_poll_at: retryAt(now, delay, rules.deadlineAt, notBefore) },
+    });
     return true;
   }
   const t = terminalMove(job, 'status_answer', o, `job ${job.state} after cancel was asked`);
@@ -91,8 +127,21 @@ async function previousCancelLanded(s: OpStep, rules: PollRules): Promise<boolea
   }
   if (job.state === 'cancelling' || job.cancel_requested_at !== null) {
     await s.commit({
-      moves: [{ to: 'cancelling', evidence: 'status_answer', cause: 'an earlier cancel attempt reached the provider', call: o, jobState: job.state, jobId: job.job_id }],
-      patch: { ...remoteFacts(job), cancel_attempt: 'answered', next_poll_at: s.after(nextDelay(POLL_POLICY, 0, r.operation_id, o.kind === 'answer' ? o.retryAfterMs : null)) },
+      moves: [
+        {
+          to: 'cancelling',
+          evidence: 'status_answer',
+          cause: 'an earlier cancel attempt reached the provider',
+          call: o,
+          jobState: job.state,
+          jobId: job.job_id,
+        },
+      ],
+      patch: {
+        ...remoteFacts(job),
+        cancel_attempt: 'answered',
+        next_poll_at: s.after(nextDelay(POLL_POLICY, 0, r.operation_id, o.kind === 'answer' ? o.retryAfterMs : null)),
+      },
     });
     return true;
   }

@@ -15,7 +15,10 @@ import { DIALECTS, type Dialect } from './wire/index.js';
  * the JOBPROOF_* environment only; the token is read from the environment and never printed or logged.
  */
 class Refusal extends Error {
-  constructor(message: string, readonly exitCode: number = EXIT.refused) {
+  constructor(
+    message: string,
+    readonly exitCode: number = EXIT.refused,
+  ) {
     super(message);
   }
 }
@@ -29,9 +32,11 @@ function env(name: string, required = false): string | undefined {
 function openClient(): ReferenceClient {
   // client-protocol.md: JOBPROOF_DIALECT picks the wire API (docs/spec/dialects.md); the durable machinery is the same.
   const dialect = env('JOBPROOF_DIALECT') ?? 'native';
-  if (!(DIALECTS as readonly string[]).includes(dialect)) throw new Refusal(`JOBPROOF_DIALECT must be one of ${DIALECTS.join(', ')}; got ${dialect}`);
+  if (!(DIALECTS as readonly string[]).includes(dialect))
+    throw new Refusal(`JOBPROOF_DIALECT must be one of ${DIALECTS.join(', ')}; got ${dialect}`);
   const db = env('JOBPROOF_CLIENT_DB');
-  if (db && !isPostgresUrl(db)) throw new Refusal('JOBPROOF_CLIENT_DB (--db) must be a postgres:// or postgresql:// URL; leave it unset for SQLite in JOBPROOF_STATE');
+  if (db && !isPostgresUrl(db))
+    throw new Refusal('JOBPROOF_CLIENT_DB (--db) must be a postgres:// or postgresql:// URL; leave it unset for SQLite in JOBPROOF_STATE');
   const leaseMs = Number(env('JOBPROOF_LEASE_MS') ?? 10_000);
   if (!Number.isInteger(leaseMs) || leaseMs <= 0) throw new Refusal('JOBPROOF_LEASE_MS must be a positive integer');
   const port = env('JOBPROOF_WEBHOOK_PORT');
@@ -170,7 +175,7 @@ Exit codes: 0 done, 2 refused (bad input, unknown operation), 3 changed request 
     .command('audit')
     .description('audit log commands')
     .command('verify')
-    .description("verify the hash chain of the audit log in JOBPROOF_STATE; exit 0 if intact, 2 if it was edited")
+    .description('verify the hash chain of the audit log in JOBPROOF_STATE; exit 0 if intact, 2 if it was edited')
     .action(
       act(async () => {
         const verdict = await verifyAudit(env('JOBPROOF_STATE', true)!);

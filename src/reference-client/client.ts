@@ -23,13 +23,15 @@ import { wireFor, type Dialect } from './wire/index.js';
 /** The in-process options, plus the wire API to speak (client-protocol.md `JOBPROOF_DIALECT`; native by default). */
 export type ReferenceClientOptions = InProcessClientOptions & { dialect?: Dialect };
 
-
 export class ReferenceClient implements InProcessClient {
   readonly store: OperationStore;
   private worker: Worker | null = null;
   private readonly receiver: WebhookReceiver | null;
 
-  constructor(private readonly opts: ReferenceClientOptions, store?: OperationStore) {
+  constructor(
+    private readonly opts: ReferenceClientOptions,
+    store?: OperationStore,
+  ) {
     this.store = store ?? openOperationStore(opts.state, process.env.JOBPROOF_CLIENT_DB, { leaseMs: opts.leaseMs });
     this.receiver = opts.webhook
       ? new WebhookReceiver(opts.webhook.secret, {
@@ -43,22 +45,65 @@ export class ReferenceClient implements InProcessClient {
     const now = this.opts.clock.now();
     const fp = requestFingerprint(op.kind, op.input, op.operation_id);
     const row: OperationRow = {
-      operation_id: op.operation_id, state: 'create_pending', remote_state: null, kind: op.kind, input: op.input,
+      operation_id: op.operation_id,
+      state: 'create_pending',
+      remote_state: null,
+      kind: op.kind,
+      input: op.input,
       request_fingerprint: fp,
       // 128 random bits: a key must never collide with another operation's, even across clients of one tenant.
       idempotency_key: `idem_${randomBytes(16).toString('hex')}`,
       trace_id: `tr_${randomBytes(12).toString('hex')}`,
-      submitted_at: now, create_deadline_at: now + op.create_deadline_ms, result_deadline_at: now + op.result_deadline_ms,
-      cancel: null, remote_job_id: null, webhook_url: null, conflicting_job_id: null, next_poll_at: now, not_before: 0,
-      attempt: 0, poll_count: 0, read_failures: 0, create_attempts: 0, last_create_at: null, cancel_sends: 0, cancel_attempt: null,
-      collect_attempts: 0, expected_result: null, result_sha256: null, result_location: null, items_total: null,
-      items_failed: null, remote_progress: null, reason: null, lease_owner: null, lease_expires_at: null, fencing_token: 0,
+      submitted_at: now,
+      create_deadline_at: now + op.create_deadline_ms,
+      result_deadline_at: now + op.result_deadline_ms,
+      cancel: null,
+      remote_job_id: null,
+      webhook_url: null,
+      conflicting_job_id: null,
+      next_poll_at: now,
+      not_before: 0,
+      attempt: 0,
+      poll_count: 0,
+      read_failures: 0,
+      create_attempts: 0,
+      last_create_at: null,
+      cancel_sends: 0,
+      cancel_attempt: null,
+      collect_attempts: 0,
+      expected_result: null,
+      result_sha256: null,
+      result_location: null,
+      items_total: null,
+      items_failed: null,
+      remote_progress: null,
+      reason: null,
+      lease_owner: null,
+      lease_expires_at: null,
+      fencing_token: 0,
     };
     const actor = this.opts.workerId;
     const outcome = await this.store.insertOperation(
       row,
-      { at: isoTime(now), actor, from: null, to: 'create_pending', cause: 'submit', evidence: { kind: 'submit' }, remote_state: null, lease_token: null },
-      [{ at: now, actor, kind: 'intent', operation_id: op.operation_id, detail: { action: 'submit', request_fingerprint: fp, idempotency_key: row.idempotency_key, trace_id: row.trace_id } }],
+      {
+        at: isoTime(now),
+        actor,
+        from: null,
+        to: 'create_pending',
+        cause: 'submit',
+        evidence: { kind: 'submit' },
+        remote_state: null,
+        lease_token: null,
+      },
+      [
+        {
+          at: now,
+          actor,
+          kind: 'intent',
+          operation_id: op.operation_id,
+          detail: { action: 'submit', request_fingerprint: fp, idempotency_key: row.idempotency_key, trace_id: row.trace_id },
+        },
+      ],
     );
     if (outcome === 'exists') {
       const cur = (await this.store.get(op.operation_id))!;
@@ -66,7 +111,10 @@ export class ReferenceClient implements InProcessClient {
         cur.request_fingerprint === fp &&
         cur.create_deadline_at - cur.submitted_at === op.create_deadline_ms &&
         cur.result_deadline_at - cur.submitted_at === op.result_deadline_ms;
-      if (!same) throw new ChangedRequestError(`operation ${op.operation_id} exists with a different request; a changed request needs a new operation id`);
+      if (!same)
+        throw new ChangedRequestError(
+          `operation ${op.operation_id} exists with a different request; a changed request needs a new operation id`,
+        );
       return;
     }
     this.worker?.wake();
@@ -75,11 +123,15 @@ export class ReferenceClient implements InProcessClient {
   async cancel(operationId: string, intent: CancelInput): Promise<void> {
     const c = CancelInputSchema.parse(intent);
     const now = this.opts.clock.now();
-    const ok = await this.store.recordCancelIntent(
-      operationId,
-      { ...c, requested_at: now, deadline_at: now + c.cancel_deadline_ms },
-      [{ at: now, actor: c.actor, kind: 'intent', operation_id: operationId, detail: { action: 'cancel', reason: c.reason, cancel_deadline_ms: c.cancel_deadline_ms, recorded_by: this.opts.workerId } }],
-    );
+    const ok = await this.store.recordCancelIntent(operationId, { ...c, requested_at: now, deadline_at: now + c.cancel_deadline_ms }, [
+      {
+        at: now,
+        actor: c.actor,
+        kind: 'intent',
+        operation_id: operationId,
+        detail: { action: 'cancel', reason: c.reason, cancel_deadline_ms: c.cancel_deadline_ms, recorded_by: this.opts.workerId },
+      },
+    ]);
     if (!ok) throw new UnknownOperationError(`unknown operation ${operationId}`);
     this.worker?.wake();
   }
@@ -88,8 +140,20 @@ export class ReferenceClient implements InProcessClient {
     const o = this.opts;
     const dialect = o.dialect ?? 'native';
     this.worker = new Worker({
-      store: this.store, clock: o.clock, workerId: o.workerId, leaseMs: o.leaseMs, webhookUrl: o.webhook?.url ?? null,
-      http: { fetch: o.fetch, clock: o.clock, providerUrl: o.providerUrl, token: o.token, workerId: o.workerId, timeoutMs: MAX_REQUEST_MS, ...(dialect === 'anthropic' ? { auth: 'x-api-key' as const } : {}) },
+      store: this.store,
+      clock: o.clock,
+      workerId: o.workerId,
+      leaseMs: o.leaseMs,
+      webhookUrl: o.webhook?.url ?? null,
+      http: {
+        fetch: o.fetch,
+        clock: o.clock,
+        providerUrl: o.providerUrl,
+        token: o.token,
+        workerId: o.workerId,
+        timeoutMs: MAX_REQUEST_MS,
+        ...(dialect === 'anthropic' ? { auth: 'x-api-key' as const } : {}),
+      },
       wire: wireFor(dialect, o.providerUrl),
     });
     try {
@@ -107,7 +171,8 @@ export class ReferenceClient implements InProcessClient {
       const rec = await toRecord(r, this.store);
       const again = await this.store.get(operationId);
       // A dialect takes no key: the stored one (unique per operation) is never sent, so the record shows none.
-      if (i >= 20 || JSON.stringify(again) === JSON.stringify(r)) return (this.opts.dialect ?? 'native') === 'native' ? rec : { ...rec, idempotency_key: '' };
+      if (i >= 20 || JSON.stringify(again) === JSON.stringify(r))
+        return (this.opts.dialect ?? 'native') === 'native' ? rec : { ...rec, idempotency_key: '' };
     }
   }
 
@@ -123,7 +188,15 @@ export class ReferenceClient implements InProcessClient {
   private async onWebhook(jobId: string, eventId: string, type: string): Promise<void> {
     const op = await this.store.findByRemoteJobId(jobId);
     if (!op) return;
-    await this.store.appendAudit([{ at: this.opts.clock.now(), actor: this.opts.workerId, kind: 'webhook', operation_id: op.operation_id, detail: { event_id: eventId, type, job_id: jobId } }]);
+    await this.store.appendAudit([
+      {
+        at: this.opts.clock.now(),
+        actor: this.opts.workerId,
+        kind: 'webhook',
+        operation_id: op.operation_id,
+        detail: { event_id: eventId, type, job_id: jobId },
+      },
+    ]);
     if (this.worker) this.worker.poke(op.operation_id);
     else await this.store.pollSoon(op.operation_id, this.opts.clock.now());
   }
@@ -138,10 +211,20 @@ export async function toRecord(r: OperationRow, store: OperationStore): Promise<
     idempotency_key: r.idempotency_key,
     request_fingerprint: r.request_fingerprint,
     trace_id: r.trace_id,
-    result: r.state === 'succeeded' && r.result_sha256 ? { sha256: r.result_sha256, items_total: r.items_total ?? 0, items_failed: r.items_failed ?? 0, location: r.result_location } : null,
+    result:
+      r.state === 'succeeded' && r.result_sha256
+        ? { sha256: r.result_sha256, items_total: r.items_total ?? 0, items_failed: r.items_failed ?? 0, location: r.result_location }
+        : null,
     conflicting_job_id: r.conflicting_job_id,
     reason: r.reason,
-    cancel: r.cancel ? { actor: r.cancel.actor, reason: r.cancel.reason, requested_at: isoTime(r.cancel.requested_at), deadline: isoTime(r.cancel.deadline_at) } : null,
+    cancel: r.cancel
+      ? {
+          actor: r.cancel.actor,
+          reason: r.cancel.reason,
+          requested_at: isoTime(r.cancel.requested_at),
+          deadline: isoTime(r.cancel.deadline_at),
+        }
+      : null,
     create_deadline: isoTime(r.create_deadline_at),
     result_deadline: isoTime(r.result_deadline_at),
     history: await store.history(r.operation_id),

@@ -17,7 +17,9 @@ export async function collectStep(s: OpStep): Promise<void> {
   const r = s.rec;
   const expected = r.expected_result;
   if (!expected) {
-    await s.commit({ moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'no result description to verify against' }] });
+    await s.commit({
+      moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'no result description to verify against' }],
+    });
     return;
   }
   const fetched = s.env.wire ? await s.env.wire.results(s) : await fetchNative(s, expected);
@@ -29,7 +31,13 @@ export async function collectStep(s: OpStep): Promise<void> {
     if (v.ok) {
       await s.commit({
         moves: [{ to: 'succeeded', evidence: 'results_verified', cause: 'results fetched and verified', call: o, jobId: r.remote_job_id }],
-        patch: { collect_attempts: attempts, result_sha256: v.sha256, result_location: path, items_total: v.items_total, items_failed: v.items_failed },
+        patch: {
+          collect_attempts: attempts,
+          result_sha256: v.sha256,
+          result_location: path,
+          items_total: v.items_total,
+          items_failed: v.items_failed,
+        },
       });
     } else {
       await s.commit({
@@ -56,26 +64,47 @@ export async function collectStep(s: OpStep): Promise<void> {
   }
   if (o.kind === 'answer' && (o.status === 404 || (o.status === 409 && problemCode(o) === 'job_not_succeeded'))) {
     await s.commit({
-      moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: `a succeeded job's results answered ${describe(o)}`, call: o }],
+      moves: [
+        { to: 'needs_attention', evidence: 'contract_violation', cause: `a succeeded job's results answered ${describe(o)}`, call: o },
+      ],
       patch: { collect_attempts: attempts, reason: describe(o) },
     });
     return;
   }
   if (now >= r.result_deadline_at && attempts >= MIN_COLLECT_ATTEMPTS) {
     await s.commit({
-      moves: [{ to: 'result_unavailable', evidence: 'result_deadline', cause: `results could not be fetched by the deadline (last: ${describe(o)})`, call: o }],
+      moves: [
+        {
+          to: 'result_unavailable',
+          evidence: 'result_deadline',
+          cause: `results could not be fetched by the deadline (last: ${describe(o)})`,
+          call: o,
+        },
+      ],
       patch: { collect_attempts: attempts, reason: 'results not fetched before the result deadline' },
     });
     return;
   }
   const notBefore = isBackOff(o) ? now + o.retryAfterMs! + RETRY_AFTER_MARGIN_MS : r.not_before;
   const delay = nextDelay(RETRY_POLICY, r.attempt, r.operation_id, o.kind === 'answer' ? o.retryAfterMs : null);
-  await s.commit({ patch: { collect_attempts: attempts, attempt: r.attempt + 1, not_before: notBefore, next_poll_at: Math.max(now + delay, notBefore) } });
+  await s.commit({
+    patch: { collect_attempts: attempts, attempt: r.attempt + 1, not_before: notBefore, next_poll_at: Math.max(now + delay, notBefore) },
+  });
 }
 
 /** The native results: only ever a path on the provider we trust with our token, never an absolute URL elsewhere. */
-async function fetchNative(s: OpStep, expected: ExpectedResult): Promise<{ call: CallOutcome; location: string; verification: Verification | null }> {
-  const path = expected.url.startsWith('/') && !expected.url.startsWith('//') ? expected.url : `/v1/jobs/${encodeURIComponent(s.rec.remote_job_id!)}/results`;
+async function fetchNative(
+  s: OpStep,
+  expected: ExpectedResult,
+): Promise<{ call: CallOutcome; location: string; verification: Verification | null }> {
+  const path =
+    expected.url.startsWith('/') && !expected.url.startsWith('//')
+      ? expected.url
+      : `/v1/jobs/${encodeURIComponent(s.rec.remote_job_id!)}/results`;
   const o = await s.send({ route: 'results', method: 'GET', path });
-  return { call: o, location: path, verification: o.kind === 'answer' && o.status === 200 ? verifyResults(o.body, o.headers, expected) : null };
+  return {
+    call: o,
+    location: path,
+    verification: o.kind === 'answer' && o.status === 200 ? verifyResults(o.body, o.headers, expected) : null,
+  };
 }

@@ -36,13 +36,32 @@ export async function sendCreate(s: OpStep, knownJobId: string | null, preMoves:
   const webhookUrl = s.env.wire ? null : (r.webhook_url ?? s.env.webhookUrl);
   await s.commit({
     moves: preMoves,
-    patch: { create_attempts: r.create_attempts + 1, last_create_at: s.now(), webhook_url: webhookUrl, next_poll_at: s.now() + requestTimeout(r, 'create', s.now()) + s.env.leaseMs },
+    patch: {
+      create_attempts: r.create_attempts + 1,
+      last_create_at: s.now(),
+      webhook_url: webhookUrl,
+      next_poll_at: s.now() + requestTimeout(r, 'create', s.now()) + s.env.leaseMs,
+    },
     requireNoCancel: true,
-    audit: [{ at: s.now(), actor: s.env.workerId, kind: 'intent', operation_id: r.operation_id, detail: { action: 'create', attempt: r.create_attempts + 1, idempotency_key: r.idempotency_key } }],
+    audit: [
+      {
+        at: s.now(),
+        actor: s.env.workerId,
+        kind: 'intent',
+        operation_id: r.operation_id,
+        detail: { action: 'create', attempt: r.create_attempts + 1, idempotency_key: r.idempotency_key },
+      },
+    ],
   });
   const o = s.env.wire
     ? await s.env.wire.create(s)
-    : await s.send({ route: 'create', method: 'POST', path: '/v1/jobs', body: createBody(r, webhookUrl), idempotencyKey: r.idempotency_key });
+    : await s.send({
+        route: 'create',
+        method: 'POST',
+        path: '/v1/jobs',
+        body: createBody(r, webhookUrl),
+        idempotencyKey: r.idempotency_key,
+      });
   await handleCreateAnswer(s, o, knownJobId);
 }
 
@@ -54,7 +73,10 @@ async function handleCreateAnswer(s: OpStep, o: CallOutcome, knownJobId: string 
     const accepted = o.status === 202 ? CreateAcceptedSchema.safeParse(o.json) : null;
     const jobId = job?.job_id ?? (accepted?.success ? accepted.data.job_id : null);
     if (!jobId) {
-      await s.commit({ moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'create answer without a readable job', call: o }], patch: { reason: 'unreadable create answer' } });
+      await s.commit({
+        moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'create answer without a readable job', call: o }],
+        patch: { reason: 'unreadable create answer' },
+      });
       return;
     }
     let shown = knownJobId;
@@ -65,21 +87,64 @@ async function handleCreateAnswer(s: OpStep, o: CallOutcome, knownJobId: string 
     }
     if (shown && shown !== jobId) {
       await s.commit({
-        moves: [{ to: 'needs_attention', evidence: 'replay_conflict', cause: `replayed create answered job ${jobId}, but our key created ${shown}`, call: o, jobId: shown, otherJobId: jobId }],
+        moves: [
+          {
+            to: 'needs_attention',
+            evidence: 'replay_conflict',
+            cause: `replayed create answered job ${jobId}, but our key created ${shown}`,
+            call: o,
+            jobId: shown,
+            otherJobId: jobId,
+          },
+        ],
         patch: { remote_job_id: shown, conflicting_job_id: jobId, reason: 'provider answered a replayed create with a different job id' },
       });
       return;
     }
     if (job && job.state === 'succeeded' && job.result) {
       await s.commit({
-        moves: [{ to: 'result_collecting', evidence: 'create_sync_result', cause: 'create answered with a finished job', call: o, jobState: job.state, jobId }],
-        patch: { ...remoteFacts(job), remote_job_id: jobId, attempt: 0, next_poll_at: now, expected_result: { url: job.result.url, sha256: job.result.sha256, items_total: job.result.items_total, items_failed: job.result.items_failed } },
+        moves: [
+          {
+            to: 'result_collecting',
+            evidence: 'create_sync_result',
+            cause: 'create answered with a finished job',
+            call: o,
+            jobState: job.state,
+            jobId,
+          },
+        ],
+        patch: {
+          ...remoteFacts(job),
+          remote_job_id: jobId,
+          attempt: 0,
+          next_poll_at: now,
+          expected_result: {
+            url: job.result.url,
+            sha256: job.result.sha256,
+            items_total: job.result.items_total,
+            items_failed: job.result.items_failed,
+          },
+        },
       });
       return;
     }
     await s.commit({
-      moves: [{ to: 'accepted', evidence: 'create_accepted', cause: `provider accepted the create (${o.status})`, call: o, jobState: job?.state ?? 'queued', jobId }],
-      patch: { ...(job ? remoteFacts(job) : { remote_state: 'queued' as const }), remote_job_id: jobId, attempt: 0, next_poll_at: s.after(nextDelay(POLL_POLICY, 0, r.operation_id, o.retryAfterMs)) },
+      moves: [
+        {
+          to: 'accepted',
+          evidence: 'create_accepted',
+          cause: `provider accepted the create (${o.status})`,
+          call: o,
+          jobState: job?.state ?? 'queued',
+          jobId,
+        },
+      ],
+      patch: {
+        ...(job ? remoteFacts(job) : { remote_state: 'queued' as const }),
+        remote_job_id: jobId,
+        attempt: 0,
+        next_poll_at: s.after(nextDelay(POLL_POLICY, 0, r.operation_id, o.retryAfterMs)),
+      },
     });
     return;
   }
@@ -87,7 +152,11 @@ async function handleCreateAnswer(s: OpStep, o: CallOutcome, knownJobId: string 
     const notBefore = o.kind === 'answer' && o.retryAfterMs !== null ? now + o.retryAfterMs + RETRY_AFTER_MARGIN_MS : r.not_before;
     await s.commit({
       moves: [{ to: 'create_unknown', evidence: 'create_ambiguous', cause: `create outcome unknown (${describe(o)})`, call: o }],
-      patch: { attempt: r.attempt + 1, not_before: notBefore, next_poll_at: Math.max(now + nextDelay(RETRY_POLICY, 0, r.operation_id, null), notBefore) },
+      patch: {
+        attempt: r.attempt + 1,
+        not_before: notBefore,
+        next_poll_at: Math.max(now + nextDelay(RETRY_POLICY, 0, r.operation_id, null), notBefore),
+      },
     });
     return;
   }
@@ -96,7 +165,13 @@ async function handleCreateAnswer(s: OpStep, o: CallOutcome, knownJobId: string 
     // Not executed (429) or still executing (409): the same key again, after the provider's wait.
     const wait = o.retryAfterMs ?? 1000;
     const notBefore = now + wait + RETRY_AFTER_MARGIN_MS;
-    await s.commit({ patch: { attempt: r.attempt + 1, not_before: notBefore, next_poll_at: Math.max(notBefore, now + nextDelay(RETRY_POLICY, r.attempt, r.operation_id, wait)) } });
+    await s.commit({
+      patch: {
+        attempt: r.attempt + 1,
+        not_before: notBefore,
+        next_poll_at: Math.max(notBefore, now + nextDelay(RETRY_POLICY, r.attempt, r.operation_id, wait)),
+      },
+    });
     return;
   }
   await s.commit({

@@ -31,23 +31,39 @@ export function remoteFacts(job: Job): OperationPatch {
  * Where a terminal job sends the operation. Returns null for a job that is not terminal. A succeeded job without a
  * result description is a broken contract: there is nothing to verify the results against.
  */
-export function terminalMove(job: Job, evidence: EvidenceKind, call: CallOutcome, cause: string): { move: Move; patch: OperationPatch } | null {
+export function terminalMove(
+  job: Job,
+  evidence: EvidenceKind,
+  call: CallOutcome,
+  cause: string,
+): { move: Move; patch: OperationPatch } | null {
   const base = { evidence, call, jobState: job.state, jobId: job.job_id };
   switch (job.state) {
     case 'succeeded':
       if (!job.result) {
-        return { move: { ...base, evidence: 'contract_violation', to: 'needs_attention', cause: 'succeeded job without result' }, patch: { reason: 'succeeded job without result' } };
+        return {
+          move: { ...base, evidence: 'contract_violation', to: 'needs_attention', cause: 'succeeded job without result' },
+          patch: { reason: 'succeeded job without result' },
+        };
       }
       return {
         move: { ...base, to: 'result_collecting', cause },
         patch: {
-          expected_result: { url: job.result.url, sha256: job.result.sha256, items_total: job.result.items_total, items_failed: job.result.items_failed },
+          expected_result: {
+            url: job.result.url,
+            sha256: job.result.sha256,
+            items_total: job.result.items_total,
+            items_failed: job.result.items_failed,
+          },
           attempt: 0,
         },
       };
     case 'failed':
     case 'expired': {
-      const reason = job.state === 'expired' ? 'job expired' : `job failed: ${job.error?.code ?? 'unknown'}${job.error?.message ? ` (${job.error.message})` : ''}`;
+      const reason =
+        job.state === 'expired'
+          ? 'job expired'
+          : `job failed: ${job.error?.code ?? 'unknown'}${job.error?.message ? ` (${job.error.message})` : ''}`;
       return { move: { ...base, to: 'failed', cause, detail: reason }, patch: { reason } };
     }
     case 'cancelled':

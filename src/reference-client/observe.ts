@@ -5,7 +5,12 @@ import { pollOnce } from './poll.js';
 /** Observing a job: a cancel intent hands over to the cancel step; otherwise one status read under the result deadline. */
 export async function observeStep(s: OpStep): Promise<void> {
   if (s.rec.cancel) {
-    await s.commit({ moves: [{ to: 'cancel_requested', evidence: 'cancel_intent', cause: `cancel asked by ${s.rec.cancel.actor}: ${s.rec.cancel.reason}` }], patch: { attempt: 0 } });
+    await s.commit({
+      moves: [
+        { to: 'cancel_requested', evidence: 'cancel_intent', cause: `cancel asked by ${s.rec.cancel.actor}: ${s.rec.cancel.reason}` },
+      ],
+      patch: { attempt: 0 },
+    });
     return cancelStep(s);
   }
   await pollOnce(s, {

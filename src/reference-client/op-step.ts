@@ -55,7 +55,11 @@ export class OpStep {
     if (!(await this.env.store.renew(this.lease, this.now(), this.env.leaseMs))) throw new LeaseLostError(this.rec.operation_id);
     const sentAt = this.now();
     const timeoutMs = requestTimeout(this.rec, spec.route, sentAt);
-    const outcome = await call(this.env.http, { ...spec, traceId: this.rec.trace_id, leaseToken: this.lease.token, timeoutMs }, this.env.signal);
+    const outcome = await call(
+      this.env.http,
+      { ...spec, traceId: this.rec.trace_id, leaseToken: this.lease.token, timeoutMs },
+      this.env.signal,
+    );
     this.calls.push({
       at: this.now(),
       actor: this.env.workerId,
@@ -84,7 +88,15 @@ export class OpStep {
         other_job_id: m.otherJobId ?? null,
         detail: m.detail ?? s.detail,
       };
-      return { at: isoTime(at), actor: this.env.workerId, to: m.to, cause: m.cause, evidence, remote_state: change.patch?.remote_state ?? this.rec.remote_state, lease_token: this.lease.token };
+      return {
+        at: isoTime(at),
+        actor: this.env.workerId,
+        to: m.to,
+        cause: m.cause,
+        evidence,
+        remote_state: change.patch?.remote_state ?? this.rec.remote_state,
+        lease_token: this.lease.token,
+      };
     });
     const patch: OperationPatch = { ...change.patch };
     if (moves.length) patch.state = from;

@@ -10,7 +10,10 @@ import { listJobs } from './lookup.js';
  * the normal one: the provider's journal records the job state of a status answer, not of a list answer, so a judge
  * can only see what a status read showed.
  */
-export type JobRead = { kind: 'job'; job: Job; call: CallOutcome } | { kind: 'gone'; call: CallOutcome } | { kind: 'unclear'; call: CallOutcome };
+export type JobRead =
+  | { kind: 'job'; job: Job; call: CallOutcome }
+  | { kind: 'gone'; call: CallOutcome }
+  | { kind: 'unclear'; call: CallOutcome };
 
 export async function readJob(s: OpStep, viaList: boolean): Promise<JobRead> {
   const r = s.rec;

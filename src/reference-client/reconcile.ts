@@ -20,12 +20,27 @@ export async function reconcileStep(s: OpStep): Promise<void> {
     if (now >= giveUpAt(deadline)) return r.cancel ? giveUpCancel(s, l.call) : giveUpResult(s, l.call);
     const o = l.call;
     const notBefore = o.kind === 'answer' && o.retryAfterMs !== null ? now + o.retryAfterMs + RETRY_AFTER_MARGIN_MS : r.not_before;
-    await s.commit({ patch: { attempt: r.attempt + 1, not_before: notBefore, next_poll_at: retryAt(now, nextDelay(RETRY_POLICY, r.attempt, r.operation_id, null), deadline, notBefore) } });
+    await s.commit({
+      patch: {
+        attempt: r.attempt + 1,
+        not_before: notBefore,
+        next_poll_at: retryAt(now, nextDelay(RETRY_POLICY, r.attempt, r.operation_id, null), deadline, notBefore),
+      },
+    });
     return;
   }
   if (l.kind === 'conflict') {
     await s.commit({
-      moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: `provider shows several jobs for one key: ${l.ids.join(', ')}`, call: l.call, jobId: l.ids[0], otherJobId: l.ids[1] }],
+      moves: [
+        {
+          to: 'needs_attention',
+          evidence: 'contract_violation',
+          cause: `provider shows several jobs for one key: ${l.ids.join(', ')}`,
+          call: l.call,
+          jobId: l.ids[0],
+          otherJobId: l.ids[1],
+        },
+      ],
       patch: { remote_job_id: l.ids[0]!, conflicting_job_id: l.ids[1]!, reason: 'several jobs for one idempotency key' },
     });
     return;
@@ -33,19 +48,40 @@ export async function reconcileStep(s: OpStep): Promise<void> {
   const found = l.kind === 'found' ? l.job : null;
   const moves: Move[] = [];
   const what = found ? `lookup shows job ${found.job_id}` : 'lookup shows no job for this operation';
-  if (r.state === 'create_unknown') moves.push({ to: 'reconciliation', evidence: 'lookup_answer', cause: what, call: l.call, jobId: found?.job_id ?? null, jobState: found?.state ?? null });
+  if (r.state === 'create_unknown')
+    moves.push({
+      to: 'reconciliation',
+      evidence: 'lookup_answer',
+      cause: what,
+      call: l.call,
+      jobId: found?.job_id ?? null,
+      jobState: found?.state ?? null,
+    });
 
   if (found) {
     const facts = { ...remoteFacts(found), remote_job_id: found.job_id, attempt: 0, next_poll_at: now };
     if (r.cancel) {
-      if (r.state === 'create_pending') moves.push({ to: 'accepted', evidence: 'lookup_answer', cause: what, call: l.call, jobId: found.job_id, jobState: found.state });
-      moves.push({ to: 'cancel_requested', evidence: r.state === 'create_pending' ? 'cancel_intent' : 'lookup_answer', cause: `cancel asked by ${r.cancel.actor}; ${what}`, jobId: found.job_id });
+      if (r.state === 'create_pending')
+        moves.push({ to: 'accepted', evidence: 'lookup_answer', cause: what, call: l.call, jobId: found.job_id, jobState: found.state });
+      moves.push({
+        to: 'cancel_requested',
+        evidence: r.state === 'create_pending' ? 'cancel_intent' : 'lookup_answer',
+        cause: `cancel asked by ${r.cancel.actor}; ${what}`,
+        jobId: found.job_id,
+      });
       await s.commit({ moves, patch: facts });
       return;
     }
     // A dialect has no key to replay: the batch the list showed is adopted, never created again.
     if (r.state === 'create_pending' || now >= createBy(r) || s.env.wire) {
-      moves.push({ to: 'accepted', evidence: 'lookup_answer', cause: `${what}; adopting it without another create`, call: l.call, jobId: found.job_id, jobState: found.state });
+      moves.push({
+        to: 'accepted',
+        evidence: 'lookup_answer',
+        cause: `${what}; adopting it without another create`,
+        call: l.call,
+        jobId: found.job_id,
+        jobState: found.state,
+      });
       await s.commit({ moves, patch: facts });
       return;
     }
@@ -66,11 +102,21 @@ export async function reconcileStep(s: OpStep): Promise<void> {
     return;
   }
   if (r.cancel) {
-    moves.push({ to: 'cancelled', evidence: 'lookup_answer', cause: `cancel asked by ${r.cancel.actor}; by the cancel deadline the provider shows no job, and none will be created`, call: l.call });
+    moves.push({
+      to: 'cancelled',
+      evidence: 'lookup_answer',
+      cause: `cancel asked by ${r.cancel.actor}; by the cancel deadline the provider shows no job, and none will be created`,
+      call: l.call,
+    });
     await s.commit({ moves, patch: { reason: r.cancel.reason } });
     return;
   }
-  moves.push({ to: 'failed', evidence: 'lookup_answer', cause: 'create gave up at its deadline and by the result deadline the provider shows no job', call: l.call });
+  moves.push({
+    to: 'failed',
+    evidence: 'lookup_answer',
+    cause: 'create gave up at its deadline and by the result deadline the provider shows no job',
+    call: l.call,
+  });
   await s.commit({ moves, patch: { reason: 'no job by the result deadline' } });
 }
 
@@ -82,9 +128,19 @@ export async function giveUpCancel(s: OpStep, call?: CallOutcome): Promise<void>
   const r = s.rec;
   const moves: Move[] = [];
   // A create attempt whose answer we never processed (crash, or still executing) is an unknown outcome.
-  if (r.state === 'create_pending') moves.push({ to: 'create_unknown', evidence: 'create_ambiguous', cause: 'an earlier create attempt was never answered', call });
-  moves.push({ to: 'cancel_requested', evidence: 'cancel_intent', cause: `cancel asked by ${r.cancel!.actor}; whether a job exists is still unknown` });
-  moves.push({ to: 'cancellation_unconfirmed', evidence: 'cancel_deadline', cause: 'cancel deadline passed before the provider showed whether a job exists', call });
+  if (r.state === 'create_pending')
+    moves.push({ to: 'create_unknown', evidence: 'create_ambiguous', cause: 'an earlier create attempt was never answered', call });
+  moves.push({
+    to: 'cancel_requested',
+    evidence: 'cancel_intent',
+    cause: `cancel asked by ${r.cancel!.actor}; whether a job exists is still unknown`,
+  });
+  moves.push({
+    to: 'cancellation_unconfirmed',
+    evidence: 'cancel_deadline',
+    cause: 'cancel deadline passed before the provider showed whether a job exists',
+    call,
+  });
   await s.commit({ moves, patch: { reason: 'cancel deadline passed with the job unknown' } });
 }
 
@@ -92,7 +148,12 @@ export async function giveUpCancel(s: OpStep, call?: CallOutcome): Promise<void>
 export async function giveUpResult(s: OpStep, call?: CallOutcome): Promise<void> {
   await s.commit({
     moves: [
-      { to: 'observing', evidence: 'result_deadline', cause: 'result deadline reached while the provider would not say whether a job exists', call },
+      {
+        to: 'observing',
+        evidence: 'result_deadline',
+        cause: 'result deadline reached while the provider would not say whether a job exists',
+        call,
+      },
       { to: 'result_timed_out', evidence: 'result_deadline', cause: 'result deadline passed before the job was known, let alone final' },
     ],
     patch: { reason: 'result deadline passed with the job unknown' },

@@ -125,7 +125,11 @@ export class RefusedTransitionError extends Error {
 }
 
 /** Check one step; throws when the table does not allow it. Returns the step so callers can chain. */
-export function transition(from: OperationState | null, to: OperationState, evidence: EvidenceKind): { from: OperationState | null; to: OperationState; evidence: EvidenceKind } {
+export function transition(
+  from: OperationState | null,
+  to: OperationState,
+  evidence: EvidenceKind,
+): { from: OperationState | null; to: OperationState; evidence: EvidenceKind } {
   if (!canTransition(from, to, evidence)) throw new RefusedTransitionError(from, to, evidence);
   return { from, to, evidence };
 }

@@ -42,11 +42,22 @@ async function endWithoutRequest(s: OpStep): Promise<void> {
   switch (r.state) {
     case 'accepted':
     case 'observing':
-      await s.commit({ moves: [{ to: 'result_timed_out', evidence: 'result_deadline', cause: 'result deadline passed before the job was final', detail }] });
+      await s.commit({
+        moves: [{ to: 'result_timed_out', evidence: 'result_deadline', cause: 'result deadline passed before the job was final', detail }],
+      });
       return;
     case 'cancel_requested':
     case 'cancelling':
-      await s.commit({ moves: [{ to: 'cancellation_unconfirmed', evidence: 'cancel_deadline', cause: 'cancel deadline passed without the provider confirming', detail }] });
+      await s.commit({
+        moves: [
+          {
+            to: 'cancellation_unconfirmed',
+            evidence: 'cancel_deadline',
+            cause: 'cancel deadline passed without the provider confirming',
+            detail,
+          },
+        ],
+      });
       return;
     default:
       if (r.cancel) await giveUpCancel(s);

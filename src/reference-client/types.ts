@@ -73,7 +73,20 @@ export type OperationRow = z.infer<typeof OperationRowSchema>;
 
 /** Fields a worker may change under its lease (identity, request and lease fields are not among them). */
 export type OperationPatch = Partial<
-  Omit<OperationRow, 'operation_id' | 'kind' | 'input' | 'request_fingerprint' | 'idempotency_key' | 'trace_id' | 'submitted_at' | 'lease_owner' | 'lease_expires_at' | 'fencing_token' | 'cancel'>
+  Omit<
+    OperationRow,
+    | 'operation_id'
+    | 'kind'
+    | 'input'
+    | 'request_fingerprint'
+    | 'idempotency_key'
+    | 'trace_id'
+    | 'submitted_at'
+    | 'lease_owner'
+    | 'lease_expires_at'
+    | 'fencing_token'
+    | 'cancel'
+  >
 >;
 
 /** The request/response summary a history entry carries: enough to find the call in the provider's journal. */

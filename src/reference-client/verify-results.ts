@@ -7,9 +7,7 @@ import type { ExpectedResult } from './types.js';
  * Content-Digest), the digest the job announced (`result.sha256`), and the body's own content (every line a valid
  * item, counts as announced). Any one alone can be wrong without the others noticing.
  */
-export type Verification =
-  | { ok: true; sha256: string; items_total: number; items_failed: number }
-  | { ok: false; reason: string };
+export type Verification = { ok: true; sha256: string; items_total: number; items_failed: number } | { ok: false; reason: string };
 
 /** `sha-256=:<base64>:` out of a Content-Digest field that may list several algorithms. */
 export function sha256FromContentDigest(header: string | null): string | null {

@@ -16,7 +16,10 @@ export class WebhookReceiver {
   private readonly verifier: Webhook;
   private readonly seen = new Set<string>();
 
-  constructor(secret: string, private readonly target: WebhookTarget) {
+  constructor(
+    secret: string,
+    private readonly target: WebhookTarget,
+  ) {
     // Freshness is checked by the library against the wall clock, on purpose: the provider stamps deliveries with
     // wall-clock time even on a virtual clock (a transport stamp, not job time), so this is the one place the client
     // reads real time.
@@ -68,7 +71,11 @@ export async function listenWebhooks(handle: (request: Request) => Promise<Respo
     req.on('end', () => {
       const headers = new Headers();
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers.set(k, v);
-      const request = new Request(`http://127.0.0.1:${port}${req.url ?? '/'}`, { method: req.method, headers, body: Buffer.concat(chunks) });
+      const request = new Request(`http://127.0.0.1:${port}${req.url ?? '/'}`, {
+        method: req.method,
+        headers,
+        body: Buffer.concat(chunks),
+      });
       handle(request)
         .then(async (r) => {
           res.writeHead(r.status);

@@ -47,14 +47,26 @@ export class Worker {
   poke(operationId: string): void {
     if (this.running.has(operationId)) this.pokes.add(operationId);
     // A hint only: if the store cannot take it now, the regular schedule still reads the job.
-    this.o.store.pollSoon(operationId, this.o.clock.now()).then(() => this.wake(), () => this.wake());
+    this.o.store.pollSoon(operationId, this.o.clock.now()).then(
+      () => this.wake(),
+      () => this.wake(),
+    );
   }
 
   async run(signal: AbortSignal): Promise<void> {
     const { store, clock, workerId, leaseMs } = this.o;
     const concurrency = this.o.concurrency ?? 16;
     const idlePollMs = this.o.idlePollMs ?? 1000;
-    const env: StepEnv = { store, clock, http: this.o.http, workerId, leaseMs, signal, webhookUrl: this.o.webhookUrl, wire: this.o.wire ?? null };
+    const env: StepEnv = {
+      store,
+      clock,
+      http: this.o.http,
+      workerId,
+      leaseMs,
+      signal,
+      webhookUrl: this.o.webhookUrl,
+      wire: this.o.wire ?? null,
+    };
     // Each in-flight request listens on the stop signal; up to `concurrency` of them at once is expected.
     setMaxListeners(concurrency + 8, signal);
     const onAbort = () => this.wake();
@@ -90,7 +102,9 @@ export class Worker {
           const free = concurrency - this.running.size;
           if (free > 0) {
             const tokens = new Map([...this.held].map(([id, l]) => [id, l.token]));
-            const leases = (await store.claimDue(workerId, clock.now(), leaseMs, free, tokens)).filter((l) => !this.running.has(l.operation_id));
+            const leases = (await store.claimDue(workerId, clock.now(), leaseMs, free, tokens)).filter(
+              (l) => !this.running.has(l.operation_id),
+            );
             claimed = leases.length;
             for (const lease of leases) this.start(env, lease);
           }

@@ -148,7 +148,12 @@ export const harnessScheduleArb: fc.Arbitrary<GeneratedHarness> = fc
         actions.push({ type: 'kill_worker', id: `kill-${i + 1}`, worker, at_ms: e.at_ms });
         // A fresh id per replacement, so that the journal tells the old process from the new one.
         if (e.restartWorker) {
-          actions.push({ type: 'start_worker', worker: `worker-${++fresh}`, after: { event: 'action_done', action: `kill-${i + 1}` }, delay_ms: e.extraMs });
+          actions.push({
+            type: 'start_worker',
+            worker: `worker-${++fresh}`,
+            after: { event: 'action_done', action: `kill-${i + 1}` },
+            delay_ms: e.extraMs,
+          });
         }
       }
     });

@@ -10,7 +10,12 @@ const scaleMs = (v: number, f: number) => Math.round(v * f);
 export function scaleScenarioTime(s: Scenario, factor: number): Scenario {
   if (factor === 1) return s;
   const behaviors = (b: Scenario['behavior']['default']) =>
-    b && { ...b, duration_ms: scaleMs(b.duration_ms, factor), cancel_ms: scaleMs(b.cancel_ms, factor), results_ttl_ms: b.results_ttl_ms === null ? null : scaleMs(b.results_ttl_ms, factor) };
+    b && {
+      ...b,
+      duration_ms: scaleMs(b.duration_ms, factor),
+      cancel_ms: scaleMs(b.cancel_ms, factor),
+      results_ttl_ms: b.results_ttl_ms === null ? null : scaleMs(b.results_ttl_ms, factor),
+    };
   return {
     ...s,
     behavior: {

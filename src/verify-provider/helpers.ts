@@ -54,7 +54,8 @@ export function expectAnswer(ctx: CheckContext, a: Answer, allowed: readonly str
   const wanted = ctx.opts.plan?.expect[ctx.facts.name] ?? allowed;
   ctx.facts.expected = wanted.join(' or ');
   ctx.facts.got = brief(a);
-  if (!wanted.some((w) => answerMatches(w, a.status, a.json?.code))) fail(`${what}: expected ${ctx.facts.expected}, got ${brief(a)}: ${a.text.slice(0, 300)}`);
+  if (!wanted.some((w) => answerMatches(w, a.status, a.json?.code)))
+    fail(`${what}: expected ${ctx.facts.expected}, got ${brief(a)}: ${a.text.slice(0, 300)}`);
   if (a.status >= 400) {
     const faults = problemFaults(a);
     if (faults.length) fail(`${what}: not an RFC 9457 problem: ${faults.join('; ')}`);
@@ -63,7 +64,8 @@ export function expectAnswer(ctx: CheckContext, a: Answer, allowed: readonly str
 
 export function expectProblem(a: Answer, status: number, code: string | string[], what: string): Record<string, any> {
   const codes = Array.isArray(code) ? code : [code];
-  if (a.status !== status || !codes.includes(a.json?.code)) fail(`${what}: expected ${status} ${codes.join(' or ')}, got ${brief(a)}: ${a.text.slice(0, 300)}`);
+  if (a.status !== status || !codes.includes(a.json?.code))
+    fail(`${what}: expected ${status} ${codes.join(' or ')}, got ${brief(a)}: ${a.text.slice(0, 300)}`);
   const faults = problemFaults(a);
   if (faults.length) fail(`${what}: not an RFC 9457 problem: ${faults.join('; ')}`);
   return a.json;
@@ -80,7 +82,8 @@ export async function withFaults<T>(ctx: CheckContext, rules: unknown[], fn: () 
   needControl(ctx);
   const put = await ctx.http.try('PUT', '/_control/faults', { token: ctx.opts.controlToken!, body: { seed: 1, rules } });
   if (!put.ok) notRun(`needs fault injection: PUT /_control/faults got no answer (${put.error})`);
-  if (put.answer.status >= 300) notRun(`needs fault injection: the control API refused the fault plan (${brief(put.answer)} ${put.answer.text.slice(0, 160)})`);
+  if (put.answer.status >= 300)
+    notRun(`needs fault injection: the control API refused the fault plan (${brief(put.answer)} ${put.answer.text.slice(0, 160)})`);
   try {
     return await fn();
   } finally {
@@ -106,7 +109,12 @@ export function jobBody(ctx: CheckContext, kind: string, extra: Record<string, u
   return { kind, input: { verify: ctx.runId, ...extra } };
 }
 
-export async function createJob(ctx: CheckContext, kind: string, label: string, token?: string): Promise<{ id: string; key: string; answer: Answer }> {
+export async function createJob(
+  ctx: CheckContext,
+  kind: string,
+  label: string,
+  token?: string,
+): Promise<{ id: string; key: string; answer: Answer }> {
   const key = ctx.key(label);
   const a = await ctx.http.call('POST', '/v1/jobs', { token, headers: { 'idempotency-key': key }, body: jobBody(ctx, kind, { label }) });
   expectStatus(a, [200, 202], 'POST /v1/jobs');
@@ -142,7 +150,11 @@ export async function putObject(ctx: CheckContext, ref: string, data: Record<str
  * An object to draft against: the pilot plan's (at its current version), or a fresh one made through the control
  * API. Neither: the check is not run.
  */
-export async function freshObject(ctx: CheckContext, label: string, data: Record<string, unknown>): Promise<{ ref: string; version: number }> {
+export async function freshObject(
+  ctx: CheckContext,
+  label: string,
+  data: Record<string, unknown>,
+): Promise<{ ref: string; version: number }> {
   const planned = ctx.opts.plan?.object;
   if (planned) return { ref: planned.ref, version: await objectVersion(ctx, planned.ref) };
   if (!ctx.control) notRun(`needs an object to draft against: "object" in a --plan, or the control API (${ctx.controlWhy})`);
@@ -167,7 +179,10 @@ export async function changeObject(ctx: CheckContext, ref: string, data: Record<
 async function runChange(how: NonNullable<PilotPlan['change_object']>, ref: string, version: number): Promise<void> {
   if ('command' in how) {
     const r = await new Promise<{ code: number | null; err: string }>((resolve) => {
-      const child = spawn('/bin/sh', ['-c', how.command], { env: { ...process.env, JOBPROOF_OBJECT_REF: ref, JOBPROOF_OBJECT_VERSION: String(version) }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn('/bin/sh', ['-c', how.command], {
+        env: { ...process.env, JOBPROOF_OBJECT_REF: ref, JOBPROOF_OBJECT_VERSION: String(version) },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let err = '';
       child.stderr.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-2000)));
       const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
@@ -181,8 +196,12 @@ async function runChange(how: NonNullable<PilotPlan['change_object']>, ref: stri
     return;
   }
   const sub = (s: string) => s.replaceAll('{ref}', encodeURIComponent(ref));
-  const body = how.body === undefined ? undefined : typeof how.body === 'string' ? sub(how.body) : JSON.stringify(how.body).replaceAll('{ref}', ref);
-  const headers: Record<string, string> = { ...(body !== undefined && typeof how.body !== 'string' ? { 'content-type': 'application/json' } : {}), ...how.headers };
+  const body =
+    how.body === undefined ? undefined : typeof how.body === 'string' ? sub(how.body) : JSON.stringify(how.body).replaceAll('{ref}', ref);
+  const headers: Record<string, string> = {
+    ...(body !== undefined && typeof how.body !== 'string' ? { 'content-type': 'application/json' } : {}),
+    ...how.headers,
+  };
   let status: number;
   try {
     const res = await fetch(sub(how.url), { method: how.method, headers, body, signal: AbortSignal.timeout(30_000) });
@@ -200,7 +219,11 @@ export async function objectVersion(ctx: CheckContext, ref: string): Promise<num
   return o.json.version as number;
 }
 
-export function taskBody(ref: string, version: number, input: Record<string, unknown> = { changes: { status: 'reviewed' } }): Record<string, unknown> {
+export function taskBody(
+  ref: string,
+  version: number,
+  input: Record<string, unknown> = { changes: { status: 'reviewed' } },
+): Record<string, unknown> {
   return { type: 'propose_update', object_ref: ref, object_version: version, input };
 }
 
@@ -210,22 +233,54 @@ export function planInput(ctx: CheckContext): Record<string, unknown> | undefine
 }
 
 /** One line per audit event: `seq type actor` and the facts an auditor looks for (keys, versions, decisions). */
-export async function auditLines(ctx: CheckContext, id: string): Promise<{ status: number; events: Array<Record<string, any>>; lines: string[] }> {
+export async function auditLines(
+  ctx: CheckContext,
+  id: string,
+): Promise<{ status: number; events: Array<Record<string, any>>; lines: string[] }> {
   const a = await ctx.http.try('GET', `/v1/tasks/${id}/audit`);
   if (!a.ok) return { status: 0, events: [], lines: [`GET /v1/tasks/${id}/audit: no answer (${a.error})`] };
   const events = Array.isArray(a.answer.json?.events) ? (a.answer.json.events as Array<Record<string, any>>) : [];
   if (a.answer.status !== 200) return { status: a.answer.status, events, lines: [`GET /v1/tasks/${id}/audit → ${brief(a.answer)}`] };
-  const facts = ['idempotency_key', 'decision', 'proposal_version', 'version', 'base_version', 'new_version', 'code', 'from', 'to', 'cause', 'reason'];
-  const lines = events.map((e, i) => [`${e.seq ?? i + 1}`, String(e.type), e.actor ? `by ${e.actor}` : '',
-    ...facts.filter((f) => e[f] !== undefined && e[f] !== null && typeof e[f] !== 'object').map((f) => `${f}=${e[f]}`)].filter(Boolean).join(' '));
+  const facts = [
+    'idempotency_key',
+    'decision',
+    'proposal_version',
+    'version',
+    'base_version',
+    'new_version',
+    'code',
+    'from',
+    'to',
+    'cause',
+    'reason',
+  ];
+  const lines = events.map((e, i) =>
+    [
+      `${e.seq ?? i + 1}`,
+      String(e.type),
+      e.actor ? `by ${e.actor}` : '',
+      ...facts.filter((f) => e[f] !== undefined && e[f] !== null && typeof e[f] !== 'object').map((f) => `${f}=${e[f]}`),
+    ]
+      .filter(Boolean)
+      .join(' '),
+  );
   return { status: 200, events, lines: [`task ${id}:`, ...lines] };
 }
 
 /** An object (the plan's or a fresh one) and a task on it; returns once the task awaits review. */
-export async function taskAwaitingReview(ctx: CheckContext, label: string, evidence: string[], token?: string): Promise<{ ref: string; version: number; id: string; task: Record<string, any>; key: string }> {
+export async function taskAwaitingReview(
+  ctx: CheckContext,
+  label: string,
+  evidence: string[],
+  token?: string,
+): Promise<{ ref: string; version: number; id: string; task: Record<string, any>; key: string }> {
   const { ref, version } = await freshObject(ctx, label, { label, amount: 100 });
   const key = ctx.key(`task-${label}`);
-  const a = await ctx.http.call('POST', '/v1/tasks', { token, headers: { 'idempotency-key': key }, body: taskBody(ref, version, planInput(ctx)) });
+  const a = await ctx.http.call('POST', '/v1/tasks', {
+    token,
+    headers: { 'idempotency-key': key },
+    body: taskBody(ref, version, planInput(ctx)),
+  });
   expectStatus(a, 202, 'POST /v1/tasks');
   const id = a.json?.task_id;
   if (typeof id !== 'string') fail(`POST /v1/tasks: no task_id in ${a.text.slice(0, 200)}`);
@@ -239,13 +294,17 @@ export async function waitTask(ctx: CheckContext, id: string, states: string[], 
   return poll(`task ${id} in ${states.join('/')}`, ctx, async () => {
     const a = await ctx.http.call('GET', `/v1/tasks/${id}`, { token });
     expectStatus(a, 200, `GET /v1/tasks/${id}`);
-    if (['failed', 'rejected', 'applied', 'apply_failed'].includes(a.json?.state) && !states.includes(a.json.state)) fail(`task ${id} ended ${a.json.state}`);
+    if (['failed', 'rejected', 'applied', 'apply_failed'].includes(a.json?.state) && !states.includes(a.json.state))
+      fail(`task ${id} ended ${a.json.state}`);
     return states.includes(a.json?.state) ? a.json : undefined;
   });
 }
 
 export async function review(ctx: CheckContext, id: string, token: string, decision: string, proposalVersion: number): Promise<Answer> {
-  return ctx.http.call('POST', `/v1/tasks/${id}/review`, { token, body: { decision, proposal_version: proposalVersion, comment: `verify-provider ${ctx.runId}` } });
+  return ctx.http.call('POST', `/v1/tasks/${id}/review`, {
+    token,
+    body: { decision, proposal_version: proposalVersion, comment: `verify-provider ${ctx.runId}` },
+  });
 }
 
 export async function approve(ctx: CheckContext, id: string, proposalVersion: number): Promise<Record<string, any>> {

@@ -18,7 +18,11 @@ export type Outcome = { ok: true; answer: Answer } | { ok: false; error: string 
 
 /** Global fetch against the provider under test, with one token by default and a time limit per request. */
 export class Http {
-  constructor(readonly base: string, readonly defaultToken: string, readonly timeoutMs = 10_000) {}
+  constructor(
+    readonly base: string,
+    readonly defaultToken: string,
+    readonly timeoutMs = 10_000,
+  ) {}
 
   async try(method: string, path: string, opts: CallOptions = {}): Promise<Outcome> {
     const headers: Record<string, string> = { ...opts.headers };
@@ -30,7 +34,12 @@ export class Http {
       headers['content-type'] ??= 'application/json';
     }
     try {
-      const res = await fetch(new URL(path, this.base), { method, headers, body, signal: AbortSignal.timeout(opts.timeoutMs ?? this.timeoutMs) });
+      const res = await fetch(new URL(path, this.base), {
+        method,
+        headers,
+        body,
+        signal: AbortSignal.timeout(opts.timeoutMs ?? this.timeoutMs),
+      });
       const text = await res.text();
       let json: any;
       try {

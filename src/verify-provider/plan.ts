@@ -19,17 +19,21 @@ const TokenSchema = z
   .refine((t) => (t.token === undefined) !== (t.token_env === undefined), { message: 'give exactly one of token, token_env' });
 
 const ChangeObjectSchema = z.union([
-  z.object({
-    /** Run through `/bin/sh -c`; JOBPROOF_OBJECT_REF and JOBPROOF_OBJECT_VERSION are set. Exit 0 when done. */
-    command: z.string().min(1),
-  }).strict(),
-  z.object({
-    /** A request that changes the object; `{ref}` in url or body is replaced by the object ref. */
-    url: z.string().url(),
-    method: z.enum(['POST', 'PUT', 'PATCH']).default('POST'),
-    headers: z.record(z.string(), z.string()).default({}),
-    body: z.unknown().optional(),
-  }).strict(),
+  z
+    .object({
+      /** Run through `/bin/sh -c`; JOBPROOF_OBJECT_REF and JOBPROOF_OBJECT_VERSION are set. Exit 0 when done. */
+      command: z.string().min(1),
+    })
+    .strict(),
+  z
+    .object({
+      /** A request that changes the object; `{ref}` in url or body is replaced by the object ref. */
+      url: z.string().url(),
+      method: z.enum(['POST', 'PUT', 'PATCH']).default('POST'),
+      headers: z.record(z.string(), z.string()).default({}),
+      body: z.unknown().optional(),
+    })
+    .strict(),
 ]);
 
 export const PilotPlanSchema = z
@@ -37,17 +41,26 @@ export const PilotPlanSchema = z
     /** Base URL of the provider (the --url flag overrides it). */
     url: z.string().url().optional(),
     /** Which contracts the provider serves; checks of the other one are not run. */
-    apis: z.array(z.enum(['jobs', 'tasks'])).min(1).default(['jobs', 'tasks']),
+    apis: z
+      .array(z.enum(['jobs', 'tasks']))
+      .min(1)
+      .default(['jobs', 'tasks']),
     tokens: z.array(TokenSchema).min(1),
     /** Only for the fake provider or a staging double with the jobproof control API (fault checks need it). */
     control_token: z.string().min(1).optional(),
     /** The object every task check drafts against (its tenant is the first submitter's). */
-    object: z.object({ ref: z.string().min(1).max(128), input: z.record(z.string(), z.unknown()).default({ changes: { status: 'reviewed' } }) }).strict().optional(),
+    object: z
+      .object({ ref: z.string().min(1).max(128), input: z.record(z.string(), z.unknown()).default({ changes: { status: 'reviewed' } }) })
+      .strict()
+      .optional(),
     /** How to change the object, for the stale-version checks. */
     change_object: ChangeObjectSchema.optional(),
     /** Per check: the answers the owner expects (e.g. ["409 stale_object_version"]); must be among those the spec allows. */
     expect: z.record(z.string(), z.array(z.string().regex(/^\d{3}( [a-z_]+)?$/)).min(1)).default({}),
-    audit: z.object({ application_event: z.string().min(1).default('application') }).strict().default({ application_event: 'application' }),
+    audit: z
+      .object({ application_event: z.string().min(1).default('application') })
+      .strict()
+      .default({ application_event: 'application' }),
     timeout_ms: z.number().int().positive().optional(),
   })
   .strict();
@@ -87,7 +100,9 @@ export function castOf(tokens: PlanToken[]): PlanCast {
   return {
     token: main.token,
     token2: mine.find((t) => has(t, 'submitter') && !has(t, 'reviewer') && t.subject !== main.subject)?.token,
-    reviewerToken: (mine.find((t) => has(t, 'reviewer') && !has(t, 'submitter')) ?? mine.find((t) => has(t, 'reviewer') && t.subject !== main.subject))?.token,
+    reviewerToken: (
+      mine.find((t) => has(t, 'reviewer') && !has(t, 'submitter')) ?? mine.find((t) => has(t, 'reviewer') && t.subject !== main.subject)
+    )?.token,
     otherTenantToken: tokens.find((t) => t.tenant !== main.tenant)?.token,
     bothRolesToken: [main, ...mine].find((t) => has(t, 'submitter') && has(t, 'reviewer'))?.token,
     tenantOf: new Map(tokens.map((t) => [t.token, t.tenant])),
@@ -107,7 +122,9 @@ export function planExpectationFaults(plan: PilotPlan, checks: ReadonlyArray<{ n
     const c = checks.find((x) => x.name === name);
     if (!c) out.push(`expect: no check named '${name}'`);
     else if (!c.expects) out.push(`expect: ${name} has no single answer to expect`);
-    else for (const w of wanted) if (!c.expects.includes(w)) out.push(`expect: ${name} '${w}' is not an answer the spec allows (${c.expects.join(' or ')})`);
+    else
+      for (const w of wanted)
+        if (!c.expects.includes(w)) out.push(`expect: ${name} '${w}' is not an answer the spec allows (${c.expects.join(' or ')})`);
   }
   return out;
 }

@@ -32,7 +32,16 @@ export function verifyDoc(r: VerifyReport): ReportDoc {
     // What each task check's main step expected and got; the audit record of its task (seed 004: every case has one).
     caseColumns: ['expected', 'got'],
     sections: audited.length
-      ? [{ heading: 'Audit records', lines: ['What `GET /v1/tasks/{id}/audit` showed after each task check.', '', ...audited.flatMap((c) => [`### ${c.name}`, '', ...c.audit!.map((a) => `- \`${a.replace(/`/g, "'")}\``), ''])] }]
+      ? [
+          {
+            heading: 'Audit records',
+            lines: [
+              'What `GET /v1/tasks/{id}/audit` showed after each task check.',
+              '',
+              ...audited.flatMap((c) => [`### ${c.name}`, '', ...c.audit!.map((a) => `- \`${a.replace(/`/g, "'")}\``), '']),
+            ],
+          },
+        ]
       : undefined,
     cases: r.checks.map((c) => ({
       group: 'jobproof.verify-provider',
@@ -41,7 +50,11 @@ export function verifyDoc(r: VerifyReport): ReportDoc {
       reason: c.explanation,
       lines: [c.explanation, ...c.evidence],
       timeMs: c.duration_ms ?? 0,
-      output: [...(c.expected !== undefined ? [`expected ${c.expected}, got ${c.got ?? 'nothing'}`] : []), ...c.evidence, ...(c.audit ?? []).map((a) => `audit ${a}`)],
+      output: [
+        ...(c.expected !== undefined ? [`expected ${c.expected}, got ${c.got ?? 'nothing'}`] : []),
+        ...c.evidence,
+        ...(c.audit ?? []).map((a) => `audit ${a}`),
+      ],
       errors: [],
       failureType: 'check',
       cells: [c.expected ?? '', c.got ?? ''],

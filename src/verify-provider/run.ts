@@ -34,7 +34,10 @@ async function prepare(http: Http, token: string): Promise<{ configured: boolean
   const b = await http.try('GET', '/_control/behavior', { token });
   if (b.ok && b.answer.status === 200 && b.answer.json?.default) {
     const before = b.answer.json;
-    const next = { default: before.default, by_kind: { ...(before.by_kind ?? {}), [FAST]: { duration_ms: 150 }, [SLOW]: { duration_ms: 600_000 } } };
+    const next = {
+      default: before.default,
+      by_kind: { ...(before.by_kind ?? {}), [FAST]: { duration_ms: 150 }, [SLOW]: { duration_ms: 600_000 } },
+    };
     const put = await http.try('PUT', '/_control/behavior', { token, body: next });
     if (put.ok && put.answer.status === 200) {
       configured = true;
@@ -47,7 +50,12 @@ async function prepare(http: Http, token: string): Promise<{ configured: boolean
     await http.try('PUT', '/_control/task-behavior', { token, body: { draft_ms: 60, outcome: 'awaiting_review', apply: 'ok' } });
     undo.push(() => http.try('PUT', '/_control/task-behavior', { token, body: before }));
   }
-  return { configured, undo: async () => { for (const u of undo.reverse()) await u(); } };
+  return {
+    configured,
+    undo: async () => {
+      for (const u of undo.reverse()) await u();
+    },
+  };
 }
 
 async function learnTenant(ctx: CheckContext): Promise<string | null> {
@@ -56,11 +64,17 @@ async function learnTenant(ctx: CheckContext): Promise<string | null> {
   if (!ctx.control) return null;
   const t = ctx.opts.controlToken!;
   const p = await ctx.http.try('GET', '/_control/principals', { token: t });
-  if (p.ok && p.answer.status === 200 && typeof p.answer.json?.tokens?.[ctx.opts.token]?.tenant === 'string') return p.answer.json.tokens[ctx.opts.token].tenant;
-  const job = await ctx.http.try('POST', '/v1/jobs', { headers: { 'idempotency-key': ctx.key('tenant') }, body: { kind: ctx.kinds.slow, input: {} } });
+  if (p.ok && p.answer.status === 200 && typeof p.answer.json?.tokens?.[ctx.opts.token]?.tenant === 'string')
+    return p.answer.json.tokens[ctx.opts.token].tenant;
+  const job = await ctx.http.try('POST', '/v1/jobs', {
+    headers: { 'idempotency-key': ctx.key('tenant') },
+    body: { kind: ctx.kinds.slow, input: {} },
+  });
   if (!job.ok || typeof job.answer.json?.job_id !== 'string') return null;
   const jobs = await ctx.http.try('GET', '/_control/jobs', { token: t });
-  const row = jobs.ok ? (jobs.answer.json?.data as Array<Record<string, unknown>> | undefined)?.find((j) => j.job_id === job.answer.json.job_id) : undefined;
+  const row = jobs.ok
+    ? (jobs.answer.json?.data as Array<Record<string, unknown>> | undefined)?.find((j) => j.job_id === job.answer.json.job_id)
+    : undefined;
   return typeof row?.tenant === 'string' ? row.tenant : null;
 }
 
@@ -89,7 +103,10 @@ export async function runCheck(check: Check, ctx: CheckContext): Promise<CheckRe
 }
 
 /** Run the checks against a provider over real HTTP. Exit status: passed only when nothing failed. */
-export async function verifyProvider(opts: VerifyOptions, onResult?: (r: CheckResult, i: number, n: number) => void): Promise<VerifyReport> {
+export async function verifyProvider(
+  opts: VerifyOptions,
+  onResult?: (r: CheckResult, i: number, n: number) => void,
+): Promise<VerifyReport> {
   const started = Date.now();
   const http = new Http(opts.url, opts.token, opts.requestTimeoutMs ?? 10_000);
   const runId = `jpv-${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
@@ -98,7 +115,11 @@ export async function verifyProvider(opts: VerifyOptions, onResult?: (r: CheckRe
   const prep = c.ok ? await prepare(http, opts.controlToken!) : { configured: false, undo: async () => undefined };
   let tenant: Promise<string | null> | undefined;
   const ctx: CheckContext = {
-    opts, http, runId, control: c.ok, controlWhy: c.why,
+    opts,
+    http,
+    runId,
+    control: c.ok,
+    controlWhy: c.why,
     kinds: prep.configured ? { fast: FAST, slow: SLOW, configured: true } : { fast: 'report', slow: 'report', configured: false },
     key: (label) => `${runId}-${label}-${++seq}`,
     tenant: () => (tenant ??= learnTenant(ctx)),
@@ -119,7 +140,13 @@ export async function verifyProvider(opts: VerifyOptions, onResult?: (r: CheckRe
   const counts = { passed: 0, failed: 0, not_run: 0 };
   for (const r of checks) counts[r.status]++;
   return {
-    url: opts.url, started_at: new Date(started).toISOString(), wall_ms: Date.now() - started, control: c.ok, control_note: c.why,
-    passed: counts.failed === 0, counts, checks,
+    url: opts.url,
+    started_at: new Date(started).toISOString(),
+    wall_ms: Date.now() - started,
+    control: c.ok,
+    control_note: c.why,
+    passed: counts.failed === 0,
+    counts,
+    checks,
   };
 }

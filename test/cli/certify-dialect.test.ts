@@ -36,8 +36,18 @@ describe('certify --dialect', () => {
     expect(r.stdout).toMatch(/caused 2 batches/);
   });
 
-  it('certifies the durable Anthropic client and reports a scenario the dialect cannot express as not applicable (exit 0)', { timeout: 120_000 }, async () => {
-    const r = await run(['certify', '--dialect', 'anthropic', '--client', example('durable-anthropic.mjs'), '--scenarios', 'partial-batch,foreign-job-id']);
+  it('certifies the durable Anthropic client and reports a scenario the dialect cannot express as not applicable (exit 0)', {
+    timeout: 120_000,
+  }, async () => {
+    const r = await run([
+      'certify',
+      '--dialect',
+      'anthropic',
+      '--client',
+      example('durable-anthropic.mjs'),
+      '--scenarios',
+      'partial-batch,foreign-job-id',
+    ]);
     expect(r.stdout).toMatch(/dialect anthropic/);
     expect(r.stdout).toMatch(/foreign-job-id\s+not applicable: anthropic: the API takes no idempotency key/);
     expect(r.stdout).toMatch(/partial-batch\s+pass/);

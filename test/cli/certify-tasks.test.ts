@@ -16,7 +16,11 @@ const python = (() => {
 
 function certify(client: string): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, 'certify', '--tasks', '--scenarios', 'none', '--time-scale', '0.25', '--parallel', '6', '--client', client], { cwd: REPO });
+    const child = spawn(
+      process.execPath,
+      [CLI, 'certify', '--tasks', '--scenarios', 'none', '--time-scale', '0.25', '--parallel', '6', '--client', client],
+      { cwd: REPO },
+    );
     let out = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));

@@ -22,7 +22,15 @@ describe('flags and files that cannot work are usage errors (exit 2)', () => {
 
   it('serve --tokens whose tenant has no webhook secret is refused before listening', () => {
     const file = join(dir, 'tokens.json');
-    writeFileSync(file, JSON.stringify({ tokens: { 'i-token': { tenant: 'initech', subject: 'a', roles: ['submitter'] }, 'dev-token': { tenant: 'acme', subject: 'b', roles: [] } } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        tokens: {
+          'i-token': { tenant: 'initech', subject: 'a', roles: ['submitter'] },
+          'dev-token': { tenant: 'acme', subject: 'b', roles: [] },
+        },
+      }),
+    );
     const r = run('serve', '--port', '0', '--db', ':memory:', '--tokens', file);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain("no webhook secret for tenant 'initech'");

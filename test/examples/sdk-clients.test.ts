@@ -13,7 +13,8 @@ import { catalog, getScenario, scaleScenarioTime } from '../../src/scenarios/ind
  * invariant named. The whole catalog through processes with JOBPROOF_LONG=1.
  */
 const LONG = !!process.env.JOBPROOF_LONG;
-const example = (file: string) => `'${process.execPath}' '${fileURLToPath(new URL(`../../examples/sdk-clients/${file}`, import.meta.url))}'`;
+const example = (file: string) =>
+  `'${process.execPath}' '${fileURLToPath(new URL(`../../examples/sdk-clients/${file}`, import.meta.url))}'`;
 
 async function certify(file: string, dialect: 'openai' | 'anthropic', names: string[]): Promise<ScenarioRun[]> {
   const command = example(file);
@@ -22,9 +23,11 @@ async function certify(file: string, dialect: 'openai' | 'anthropic', names: str
   return runCatalog({ kind: 'process', command, timeScale: factor, dialect }, scenarios, { parallel: 1 });
 }
 
-const failuresOf = (runs: ScenarioRun[]) => runs.filter((r) => !runPassed(r)).map((r) => `${r.scenario}: ${failureLines(r).join('; ')} ${r.diagnostics.join(' | ')}`);
+const failuresOf = (runs: ScenarioRun[]) =>
+  runs.filter((r) => !runPassed(r)).map((r) => `${r.scenario}: ${failureLines(r).join('; ')} ${r.diagnostics.join(' | ')}`);
 const broken = (r: ScenarioRun) => r.verdict.invariants.filter((i) => i.status === 'broken').map((i) => i.id);
-const runnable = (d: 'openai' | 'anthropic') => catalog.filter((s) => !notApplicableIn(d, s) && !s.invariants.every((i) => i === 'I13')).map((s) => s.name);
+const runnable = (d: 'openai' | 'anthropic') =>
+  catalog.filter((s) => !notApplicableIn(d, s) && !s.invariants.every((i) => i === 'I13')).map((s) => s.name);
 
 describe('SDK example clients under certify --dialect', () => {
   it.each([
@@ -44,17 +47,23 @@ describe('SDK example clients under certify --dialect', () => {
   it.each([
     ['naive-openai.mjs', 'openai'],
     ['naive-anthropic.mjs', 'anthropic'],
-  ] as const)('%s (the SDK defaults) is caught on lost-create-response: two batches, I1 broken', { timeout: 300_000 }, async (file, dialect) => {
-    const [run] = await certify(file, dialect, ['lost-create-response']);
-    expect(run!.outcome.verdict).toBe('fail');
-    expect(broken(run!)).toContain('I1');
-    // The journal shows both batches: the SDK retried the create whose answer was lost, without a key.
-    const created = run!.evidence.journal.filter((e) => e.type === 'request' && e.route === 'create' && e.effect === 'created');
-    expect(created).toHaveLength(2);
-    expect(new Set(created.map((e) => (e.type === 'request' ? e.job_id : null))).size).toBe(2);
-  });
+  ] as const)(
+    '%s (the SDK defaults) is caught on lost-create-response: two batches, I1 broken',
+    { timeout: 300_000 },
+    async (file, dialect) => {
+      const [run] = await certify(file, dialect, ['lost-create-response']);
+      expect(run!.outcome.verdict).toBe('fail');
+      expect(broken(run!)).toContain('I1');
+      // The journal shows both batches: the SDK retried the create whose answer was lost, without a key.
+      const created = run!.evidence.journal.filter((e) => e.type === 'request' && e.route === 'create' && e.effect === 'created');
+      expect(created).toHaveLength(2);
+      expect(new Set(created.map((e) => (e.type === 'request' ? e.job_id : null))).size).toBe(2);
+    },
+  );
 
-  it('naive-openai.mjs reports a cancel as done without the batch confirming it (cancel-race): I4 and I5 catch it', { timeout: 300_000 }, async () => {
+  it('naive-openai.mjs reports a cancel as done without the batch confirming it (cancel-race): I4 and I5 catch it', {
+    timeout: 300_000,
+  }, async () => {
     const [run] = await certify('naive-openai.mjs', 'openai', ['cancel-race']);
     expect(broken(run!)).toEqual(expect.arrayContaining(['I4', 'I5']));
   });

@@ -9,14 +9,18 @@ const dir = mkdtempSync(join(tmpdir(), 'jobproof-principals-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const CONTROL = { authorization: 'Bearer control-token', 'content-type': 'application/json' };
-const put = (p: ReturnType<typeof createProvider>, body: unknown) => p.fetch('/_control/principals', { method: 'PUT', headers: CONTROL, body: JSON.stringify(body) });
-const whoami = async (p: ReturnType<typeof createProvider>, token: string) => (await p.fetch('/v1/jobs/job_none', { headers: { authorization: `Bearer ${token}` } })).status;
+const put = (p: ReturnType<typeof createProvider>, body: unknown) =>
+  p.fetch('/_control/principals', { method: 'PUT', headers: CONTROL, body: JSON.stringify(body) });
+const whoami = async (p: ReturnType<typeof createProvider>, token: string) =>
+  (await p.fetch('/v1/jobs/job_none', { headers: { authorization: `Bearer ${token}` } })).status;
 
 describe('principals changed through the control API persist across a restart on the same --db', () => {
   it('a token added and a role changed at run time are there after reopening; reset restores the configured table', async () => {
     const db = join(dir, 'p.db');
     const p1 = createProvider({ db });
-    expect((await put(p1, { tokens: { 'late-token': { tenant: 'acme', subject: 'late', roles: ['submitter'] }, 'dev-token-2': null } })).status).toBe(200);
+    expect(
+      (await put(p1, { tokens: { 'late-token': { tenant: 'acme', subject: 'late', roles: ['submitter'] }, 'dev-token-2': null } })).status,
+    ).toBe(200);
     expect(await whoami(p1, 'late-token')).toBe(404);
     p1.close();
 
@@ -60,7 +64,8 @@ describe('principals changed through the control API persist across a restart on
     });
     try {
       const res = await p.fetch('/v1/jobs', {
-        method: 'POST', headers: { authorization: 'Bearer i-token', 'idempotency-key': 'k-1', 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { authorization: 'Bearer i-token', 'idempotency-key': 'k-1', 'content-type': 'application/json' },
         body: JSON.stringify({ kind: 'report', input: {}, webhook_url: 'http://127.0.0.1:9/hook' }),
       });
       expect(res.status).toBe(202);

@@ -29,7 +29,10 @@ describe('restart in-process on the same file', () => {
     const s1 = await serve(p1, { port: 0 });
     const call1 = makeCall(s1.url);
     const key = newKey('restart');
-    const created = await call1('POST', '/v1/jobs', { headers: { 'idempotency-key': key, 'x-trace-id': 'tr_before' }, body: { kind: 'report', input: { a: 1 } } });
+    const created = await call1('POST', '/v1/jobs', {
+      headers: { 'idempotency-key': key, 'x-trace-id': 'tr_before' },
+      body: { kind: 'report', input: { a: 1 } },
+    });
     expect(created.status).toBe(202);
     const jobId = created.json.job_id as string;
     await waitFor(async () => (await call1('GET', `/v1/jobs/${jobId}`)).json.state === 'running');
@@ -53,14 +56,18 @@ describe('restart in-process on the same file', () => {
       // The journal carried on: everything from before, then the rest, with one 'succeeded' transition.
       const journalAfter = p2.journal.all();
       expect(journalAfter.slice(0, journalBefore.length)).toEqual(journalBefore);
-      const transitions = journalAfter.filter((e) => e.type === 'transition' && e.job_id === jobId).map((e) => e.type === 'transition' && e.to);
+      const transitions = journalAfter
+        .filter((e) => e.type === 'transition' && e.job_id === jobId)
+        .map((e) => e.type === 'transition' && e.to);
       expect(transitions).toEqual(['queued', 'running', 'succeeded']);
       // The key survived: a replay replays, a different body is refused.
       const replay = await call2('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: { kind: 'report', input: { a: 1 } } });
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
       expect(replay.text).toBe(created.text);
       expect(replay.headers.get('location')).toBe(created.headers.get('location'));
-      expect((await call2('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: { kind: 'report', input: { a: 2 } } })).status).toBe(422);
+      expect(
+        (await call2('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: { kind: 'report', input: { a: 2 } } })).status,
+      ).toBe(422);
     } finally {
       await s2.close();
       p2.close();
@@ -72,7 +79,8 @@ describe('restart in-process on the same file', () => {
     const clock = new VirtualClock();
     const p1 = createProvider({ db, clock, behavior: { default: { duration_ms: 10_000 }, by_kind: { slow: { duration_ms: 60_000 } } } });
     const call1 = makeCall('', p1.fetch);
-    const post = (call: typeof call1, kind: string) => call('POST', '/v1/jobs', { headers: { 'idempotency-key': `vk-${kind}` }, body: { kind, input: {} } });
+    const post = (call: typeof call1, kind: string) =>
+      call('POST', '/v1/jobs', { headers: { 'idempotency-key': `vk-${kind}` }, body: { kind, input: {} } });
     const quick = (await post(call1, 'report')).json.job_id;
     const slow = (await post(call1, 'slow')).json.job_id;
     await clock.advance(3_000);
@@ -83,7 +91,10 @@ describe('restart in-process on the same file', () => {
     try {
       const call2 = makeCall('', p2.fetch);
       const transitions = p2.journal.all().filter((e) => e.type === 'transition' && e.job_id === quick);
-      expect(transitions.at(-1)).toMatchObject({ to: 'succeeded', at: new Date(Date.parse('2026-01-01T00:00:00.000Z') + 10_000).toISOString() });
+      expect(transitions.at(-1)).toMatchObject({
+        to: 'succeeded',
+        at: new Date(Date.parse('2026-01-01T00:00:00.000Z') + 10_000).toISOString(),
+      });
       expect((await call2('GET', `/v1/jobs/${slow}`)).json.state).toBe('running');
       // The behaviour stored before the restart still applies to new jobs.
       const fresh = (await post(call2, 'slow2')).json.job_id;
@@ -101,11 +112,17 @@ describe('restart in-process on the same file', () => {
 /** Build dist/ when it is missing or older than the sources the CLI runs. */
 function ensureBuilt(): void {
   const newest = (d: string): number =>
-    readdirSync(d, { withFileTypes: true }).reduce((m, e) => Math.max(m, e.isDirectory() ? newest(join(d, e.name)) : statSync(join(d, e.name)).mtimeMs), 0);
+    readdirSync(d, { withFileTypes: true }).reduce(
+      (m, e) => Math.max(m, e.isDirectory() ? newest(join(d, e.name)) : statSync(join(d, e.name)).mtimeMs),
+      0,
+    );
   const sources = ['cli', 'fake-provider', 'lib', 'scenarios'].map((s) => newest(join(REPO, 'src', s)));
   if (existsSync(CLI) && statSync(CLI).mtimeMs >= Math.max(...sources)) return;
   // tsc emits even when some unrelated file has type errors; what matters is that the CLI is there afterwards.
-  spawnSync(process.execPath, [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(REPO, 'tsconfig.json')], { cwd: REPO, stdio: 'ignore' });
+  spawnSync(process.execPath, [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(REPO, 'tsconfig.json')], {
+    cwd: REPO,
+    stdio: 'ignore',
+  });
   if (!existsSync(CLI)) throw new Error('npm run build did not produce dist/cli/main.js');
 }
 
@@ -150,7 +167,9 @@ describe('restart of a real `jobproof serve` process killed with SIGKILL', () =>
     children.push(first);
     const call = makeCall(first.url);
     const control = makeCall(first.url, fetch, 'control-token');
-    expect((await control('PUT', '/_control/behavior', { body: { default: { duration_ms: 1_500, items: 7, items_failed: 1 } } })).status).toBe(200);
+    expect(
+      (await control('PUT', '/_control/behavior', { body: { default: { duration_ms: 1_500, items: 7, items_failed: 1 } } })).status,
+    ).toBe(200);
     const key = newKey('cli');
     const body = { kind: 'report', input: { account: 'acct_1' }, client_ref: 'op_cli' };
     const created = await call('POST', '/v1/jobs', { headers: { 'idempotency-key': key, 'x-worker-id': 'w-cli' }, body });
@@ -163,7 +182,10 @@ describe('restart of a real `jobproof serve` process killed with SIGKILL', () =>
     await control('PUT', '/_control/faults', { body: { rules: [{ on: 'create', fault: { type: 'delay', ms: 60_000 } }] } });
     const inflightKey = newKey('inflight');
     const inflight = call('POST', '/v1/jobs', { headers: { 'idempotency-key': inflightKey }, body }).catch((e: unknown) => e);
-    await waitFor(async () => (await call('POST', '/v1/jobs', { token: 'dev-token', headers: { 'idempotency-key': inflightKey }, body })).status === 409);
+    await waitFor(
+      async () =>
+        (await call('POST', '/v1/jobs', { token: 'dev-token', headers: { 'idempotency-key': inflightKey }, body })).status === 409,
+    );
 
     first.proc.kill('SIGKILL');
     await first.exited;
@@ -189,7 +211,11 @@ describe('restart of a real `jobproof serve` process killed with SIGKILL', () =>
 
     const journal = (await control2('GET', '/_control/journal')).json.data as Array<Record<string, unknown>>;
     expect(journal.find((e) => e.request_id === createRequestId)).toMatchObject({ effect: 'created', worker_id: 'w-cli', job_id: jobId });
-    expect(journal.filter((e) => e.type === 'transition' && e.job_id === jobId).map((e) => e.to)).toEqual(['queued', 'running', 'succeeded']);
+    expect(journal.filter((e) => e.type === 'transition' && e.job_id === jobId).map((e) => e.to)).toEqual([
+      'queued',
+      'running',
+      'succeeded',
+    ]);
 
     // The fault plan survived too; clear it, then the in-flight key is free: a new job, not a 409 and not a replay.
     expect((await control2('GET', '/_control/faults')).json.rules).toHaveLength(1);

@@ -91,14 +91,20 @@ export function createBody(extra: Record<string, unknown> = {}): Record<string, 
  * The tests' one wait: poll `fn` (real time) until it gives a truthy value and return that value; vitest's
  * `vi.waitUntil` fails the wait after `timeoutMs`. For observable state only (a key in flight, a journal entry).
  */
-export function waitFor<T>(fn: () => Promise<T | undefined | null | false> | T | undefined | null | false, timeoutMs = 10_000, everyMs = 20): Promise<T> {
+export function waitFor<T>(
+  fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  timeoutMs = 10_000,
+  everyMs = 20,
+): Promise<T> {
   return vi.waitUntil(fn, { timeout: timeoutMs, interval: everyMs }) as Promise<T>;
 }
 
 /** Whether the provider holds `key` in flight (reserved, not yet answered) on `scope` for the principal of `token`. */
 export function keyInFlight(provider: Provider, scope: string, key: string, token = 'dev-token'): boolean {
   const p = provider.tokens.tokens[token]!;
-  return provider.core.idempotency.lookup({ tenant: p.tenant, subject: p.subject, scope, key }, provider.clock.now())?.state === 'in_flight';
+  return (
+    provider.core.idempotency.lookup({ tenant: p.tenant, subject: p.subject, scope, key }, provider.clock.now())?.state === 'in_flight'
+  );
 }
 
 let keySeq = 0;

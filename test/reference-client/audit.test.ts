@@ -37,13 +37,18 @@ describe('audit log', () => {
   it('never holds the token or the webhook secret', async () => {
     const s = await finishedRun();
     await s.close();
-    const bytes = readFileSync(join(b.dir, 'client.db')).toString('latin1') + readFileSync(join(b.dir, 'client.db-wal'), { flag: 'a+' }).toString('latin1');
+    const bytes =
+      readFileSync(join(b.dir, 'client.db')).toString('latin1') +
+      readFileSync(join(b.dir, 'client.db-wal'), { flag: 'a+' }).toString('latin1');
     expect(bytes).not.toContain('dev-token');
     expect(bytes).not.toContain('Bearer');
   });
 
   const attacks: [string, (s: SqliteOperationStore) => unknown][] = [
-    ['an edited line', (s) => s.raw.prepare("UPDATE audit SET detail = replace(detail, 'frank', 'mallory') WHERE detail LIKE '%frank%'").run()],
+    [
+      'an edited line',
+      (s) => s.raw.prepare("UPDATE audit SET detail = replace(detail, 'frank', 'mallory') WHERE detail LIKE '%frank%'").run(),
+    ],
     ['an edited actor', (s) => s.raw.prepare("UPDATE audit SET actor = 'mallory' WHERE seq = 3").run()],
     ['a deleted line', (s) => s.raw.prepare('DELETE FROM audit WHERE seq = 4').run()],
     [
@@ -53,7 +58,9 @@ describe('audit log', () => {
         s.raw.exec('UPDATE audit SET seq = seq + 1000');
         s.raw.exec('UPDATE audit SET seq = seq - 1000 WHERE seq <= 1005');
         const r = rows[4]!;
-        s.raw.prepare('INSERT INTO audit VALUES (?, ?, ?, ?, ?, ?, ?, ?)').run(6, r.at, 'mallory', 'intent', r.operation_id, '{}', r.hash, r.hash);
+        s.raw
+          .prepare('INSERT INTO audit VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+          .run(6, r.at, 'mallory', 'intent', r.operation_id, '{}', r.hash, r.hash);
         s.raw.exec('UPDATE audit SET seq = seq - 999 WHERE seq > 1005');
       },
     ],

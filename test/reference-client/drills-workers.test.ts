@@ -28,7 +28,8 @@ describe('drills with several workers', () => {
       });
       await w1.submit(op('op_k'));
       const dead = w1.work({ signal: new AbortController().signal }).catch((e: Error) => e);
-      for (let i = 0; i < 200 && !b.requests().some((e) => e.route === (killAt === 'create' ? 'create' : 'status')); i++) await b.clock.step();
+      for (let i = 0; i < 200 && !b.requests().some((e) => e.route === (killAt === 'create' ? 'create' : 'status')); i++)
+        await b.clock.step();
       if (killAt === 'status') await b.clock.step();
       const w2 = b.client('worker-2');
       await drive(b.clock, w2.work({ signal: new AbortController().signal }));
@@ -37,7 +38,8 @@ describe('drills with several workers', () => {
       expect(rec.state).toBe('succeeded');
       expect(jobsCreatedFor(b, 'op_k')).toEqual([rec.remote_job_id]);
       const after = b.requests().filter((e) => e.worker_id === 'worker-2');
-      if (killAt === 'create') expect(after[0]).toMatchObject({ route: 'create', effect: 'replayed', idempotency_key: rec.idempotency_key });
+      if (killAt === 'create')
+        expect(after[0]).toMatchObject({ route: 'create', effect: 'replayed', idempotency_key: rec.idempotency_key });
       else expect(after.some((e) => e.route === 'create')).toBe(false);
       expect(b.requests().filter((e) => e.route === 'results' && e.status === 200)).toHaveLength(1);
     });

@@ -8,7 +8,10 @@ describe('drills', () => {
   afterEach(() => b?.close());
 
   it('lost-create-response: one job, one key, result not lost', async () => {
-    b = bench({ behavior: { duration_ms: 2000 }, faults: { rules: [{ on: 'create', nth: 1, fault: { type: 'lose_response', mode: 'reset' } }] } });
+    b = bench({
+      behavior: { duration_ms: 2000 },
+      faults: { rules: [{ on: 'create', nth: 1, fault: { type: 'lose_response', mode: 'reset' } }] },
+    });
     const c = b.client();
     await c.submit(op('op_l'));
     await b.work(c);
@@ -98,7 +101,10 @@ describe('drills', () => {
   });
 
   it('cancel after an ambiguous create: finds the job first, then cancels it', async () => {
-    b = bench({ behavior: { duration_ms: 30_000 }, faults: { rules: [{ on: 'create', nth: 1, fault: { type: 'lose_response', mode: 'reset' } }] } });
+    b = bench({
+      behavior: { duration_ms: 30_000 },
+      faults: { rules: [{ on: 'create', nth: 1, fault: { type: 'lose_response', mode: 'reset' } }] },
+    });
     const c = b.client();
     await c.submit(op('op_a'));
     const done = c.work({ signal: new AbortController().signal });
@@ -116,7 +122,11 @@ describe('drills', () => {
   });
 
   it('duplicate-webhook: duplicates change nothing; results fetched once; a status read before the final state', async () => {
-    b = bench({ webhooks: true, behavior: { duration_ms: 20_000 }, faults: { rules: [{ on: 'webhook', fault: { type: 'duplicate', copies: 1 } }] } });
+    b = bench({
+      webhooks: true,
+      behavior: { duration_ms: 20_000 },
+      faults: { rules: [{ on: 'webhook', fault: { type: 'duplicate', copies: 1 } }] },
+    });
     const c = b.client();
     await c.submit(op('op_w'));
     await b.work(c);

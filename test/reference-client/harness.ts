@@ -43,16 +43,19 @@ export function bench(opts: { behavior?: BehaviorInput; faults?: FaultPlanInput;
     provider,
     dir: t.dir,
     client(workerId = 'worker-1', over = {}) {
-      const c = new ReferenceClient({
-        fetch: over.fetch ?? provider.fetch,
-        clock: over.clock ?? clock,
-        providerUrl: 'http://jobproof.test',
-        token: 'dev-token',
-        workerId,
-        leaseMs: over.leaseMs ?? opts.leaseMs ?? 5000,
-        state: t.dir,
-        webhook: opts.webhooks ? { url: `http://hooks.test/${workerId}`, secret: ACME_SECRET } : undefined,
-      }, over.store);
+      const c = new ReferenceClient(
+        {
+          fetch: over.fetch ?? provider.fetch,
+          clock: over.clock ?? clock,
+          providerUrl: 'http://jobproof.test',
+          token: 'dev-token',
+          workerId,
+          leaseMs: over.leaseMs ?? opts.leaseMs ?? 5000,
+          state: t.dir,
+          webhook: opts.webhooks ? { url: `http://hooks.test/${workerId}`, secret: ACME_SECRET } : undefined,
+        },
+        over.store,
+      );
       clients.push(c);
       hookTarget.c ??= c;
       return c;
@@ -73,12 +76,22 @@ export function bench(opts: { behavior?: BehaviorInput; faults?: FaultPlanInput;
 }
 
 export function op(id: string, over: Partial<SubmitInput> = {}): SubmitInput {
-  return { operation_id: id, kind: 'report', input: { account: 'acct_1', n: id }, create_deadline_ms: 60_000, result_deadline_ms: 600_000, ...over };
+  return {
+    operation_id: id,
+    kind: 'report',
+    input: { account: 'acct_1', n: id },
+    create_deadline_ms: 60_000,
+    result_deadline_ms: 600_000,
+    ...over,
+  };
 }
 
 /** Jobs the provider created for an operation, counted from the journal (I1). */
 export function jobsCreatedFor(b: Bench, operationId: string): string[] {
-  return b.requests().filter((e) => e.route === 'create' && e.effect === 'created' && e.client_ref === operationId).map((e) => e.job_id!);
+  return b
+    .requests()
+    .filter((e) => e.route === 'create' && e.effect === 'created' && e.client_ref === operationId)
+    .map((e) => e.job_id!);
 }
 
 /** A store that dies on demand: after `crash()` every call throws, as if the process had been SIGKILLed. */

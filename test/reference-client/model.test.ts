@@ -77,7 +77,10 @@ async function checkInvariants(r: Real): Promise<void> {
     const cancels = reqs.filter((e) => e.route === 'cancel' && e.trace_id === rec.trace_id);
     for (let i = 1; i < cancels.length; i++) {
       const prev = cancels[i - 1]!;
-      expect(prev.delivery !== 'delivered' || prev.status === 429 || prev.status >= 500, `cancel #${i + 1} after ${prev.status}/${prev.delivery}`).toBe(true);
+      expect(
+        prev.delivery !== 'delivered' || prev.status === 429 || prev.status >= 500,
+        `cancel #${i + 1} after ${prev.status}/${prev.delivery}`,
+      ).toBe(true);
     }
     // I7: nothing for this operation before a Retry-After on 429/503/409 elapsed.
     const mine = reqs.filter((e) => e.trace_id === rec.trace_id);
@@ -118,44 +121,77 @@ const ROUTES = ['create', 'status', 'list', 'cancel', 'results'] as const;
 
 const commands = [
   fc.constantFrom(...IDS).map((id) =>
-    cmd(`submit(${id})`, () => true, async (m, r) => {
-      await r.workers[r.workers.length - 1]!.client.submit(op(id, { create_deadline_ms: 30_000, result_deadline_ms: 300_000 }));
-      m.submitted.add(id);
-      if (!r.workers.some((w) => w.crash && !w.done)) startWorker(r);
-    }),
+    cmd(
+      `submit(${id})`,
+      () => true,
+      async (m, r) => {
+        await r.workers[r.workers.length - 1]!.client.submit(op(id, { create_deadline_ms: 30_000, result_deadline_ms: 300_000 }));
+        m.submitted.add(id);
+        if (!r.workers.some((w) => w.crash && !w.done)) startWorker(r);
+      },
+    ),
   ),
   fc.constantFrom(...IDS).map((id) =>
-    cmd(`cancel(${id})`, () => true, async (m, r) => {
-      const c = r.workers[r.workers.length - 1]!.client;
-      const p = c.cancel(id, { actor: 'prop', reason: 'random', cancel_deadline_ms: 20_000 });
-      if (m.submitted.has(id)) await p;
-      else await expect(p).rejects.toBeInstanceOf(UnknownOperationError);
-    }),
+    cmd(
+      `cancel(${id})`,
+      () => true,
+      async (m, r) => {
+        const c = r.workers[r.workers.length - 1]!.client;
+        const p = c.cancel(id, { actor: 'prop', reason: 'random', cancel_deadline_ms: 20_000 });
+        if (m.submitted.has(id)) await p;
+        else await expect(p).rejects.toBeInstanceOf(UnknownOperationError);
+      },
+    ),
   ),
-  fc.record({ on: fc.constantFrom(...ROUTES), fault: fc.constantFrom(...FAULTS), probability: fc.constantFrom(0.3, 0.7, 1), seed: fc.nat(1000) }).map((f) =>
-    cmd(`faults(${f.on}:${f.fault.type}@${f.probability})`, () => true, async (_m, r) => {
-      r.b.provider.control.setFaults({ seed: f.seed, rules: [{ on: f.on, probability: f.probability, times: 3, fault: f.fault }] });
-    }),
+  fc
+    .record({
+      on: fc.constantFrom(...ROUTES),
+      fault: fc.constantFrom(...FAULTS),
+      probability: fc.constantFrom(0.3, 0.7, 1),
+      seed: fc.nat(1000),
+    })
+    .map((f) =>
+      cmd(
+        `faults(${f.on}:${f.fault.type}@${f.probability})`,
+        () => true,
+        async (_m, r) => {
+          r.b.provider.control.setFaults({ seed: f.seed, rules: [{ on: f.on, probability: f.probability, times: 3, fault: f.fault }] });
+        },
+      ),
+    ),
+  fc.integer({ min: 10, max: 8000 }).map((ms) =>
+    cmd(
+      `advance(${ms})`,
+      () => true,
+      async (_m, r) => void (await r.b.clock.advance(ms)),
+    ),
   ),
-  fc.integer({ min: 10, max: 8000 }).map((ms) => cmd(`advance(${ms})`, () => true, async (_m, r) => void (await r.b.clock.advance(ms)))),
   fc.constant(
-    cmd('crash+restart', () => true, async (_m, r) => {
-      const live = r.workers.filter((w) => w.crash);
-      const victim = live[live.length - 1]!;
-      victim.crash!();
-      victim.crash = undefined;
-      startWorker(r);
-    }),
+    cmd(
+      'crash+restart',
+      () => true,
+      async (_m, r) => {
+        const live = r.workers.filter((w) => w.crash);
+        const victim = live[live.length - 1]!;
+        victim.crash!();
+        victim.crash = undefined;
+        startWorker(r);
+      },
+    ),
   ),
   fc.integer({ min: LEASE_MS + 100, max: LEASE_MS * 3 }).map((ms) =>
-    cmd(`stall-past-lease(${ms})`, () => true, async (_m, r) => {
-      const live = r.workers.filter((w) => w.crash);
-      const stalled = live[live.length - 1]!;
-      stalled.pausable.pause();
-      startWorker(r);
-      await r.b.clock.advance(ms);
-      stalled.pausable.resume();
-    }),
+    cmd(
+      `stall-past-lease(${ms})`,
+      () => true,
+      async (_m, r) => {
+        const live = r.workers.filter((w) => w.crash);
+        const stalled = live[live.length - 1]!;
+        stalled.pausable.pause();
+        startWorker(r);
+        await r.b.clock.advance(ms);
+        stalled.pausable.resume();
+      },
+    ),
   ),
 ];
 
@@ -173,7 +209,12 @@ async function finish(r: Real): Promise<void> {
     if (!rec) continue;
     expect(isFinalState(rec.state)).toBe(true);
     const jobId = rec.remote_job_id;
-    const job = jobId ? ((await (await r.b.provider.fetch(`/v1/jobs/${jobId}`, { headers: { authorization: 'Bearer dev-token' } })).json()) as { state: string; result: { sha256: string } | null }) : null;
+    const job = jobId
+      ? ((await (await r.b.provider.fetch(`/v1/jobs/${jobId}`, { headers: { authorization: 'Bearer dev-token' } })).json()) as {
+          state: string;
+          result: { sha256: string } | null;
+        })
+      : null;
     if (rec.state === 'succeeded') expect(rec.result_sha256).toBe(job!.result!.sha256);
     if (rec.state === 'cancelled') expect(job === null ? 'no job' : job.state).toMatch(/cancelled|no job/);
     if (rec.state === 'failed' && job) expect(['failed', 'expired']).toContain(job.state);

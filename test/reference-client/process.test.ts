@@ -44,7 +44,15 @@ async function rig(opts: Parameters<typeof createProvider>[0]): Promise<Rig> {
   const provider = createProvider(opts);
   const server = await serve(provider, { port: 0, host: '127.0.0.1' });
   const t = tempDir('jp-rc-proc-');
-  const submitter = new ReferenceClient({ fetch, clock: realClock, providerUrl: server.url, token: 'dev-token', workerId: 'submitter', leaseMs: 1000, state: t.dir });
+  const submitter = new ReferenceClient({
+    fetch,
+    clock: realClock,
+    providerUrl: server.url,
+    token: 'dev-token',
+    workerId: 'submitter',
+    leaseMs: 1000,
+    state: t.dir,
+  });
   return {
     provider,
     server,
@@ -59,7 +67,14 @@ async function rig(opts: Parameters<typeof createProvider>[0]): Promise<Rig> {
     requests: () => provider.journal.all().filter((e): e is RequestEntry => e.type === 'request'),
     worker(id, leaseMs) {
       const child = spawn(process.execPath, [BIN, 'client', 'work'], {
-        env: { ...process.env, JOBPROOF_PROVIDER_URL: server.url, JOBPROOF_TOKEN: 'dev-token', JOBPROOF_STATE: t.dir, JOBPROOF_WORKER_ID: id, JOBPROOF_LEASE_MS: String(leaseMs) },
+        env: {
+          ...process.env,
+          JOBPROOF_PROVIDER_URL: server.url,
+          JOBPROOF_TOKEN: 'dev-token',
+          JOBPROOF_STATE: t.dir,
+          JOBPROOF_WORKER_ID: id,
+          JOBPROOF_LEASE_MS: String(leaseMs),
+        },
         stdio: ['ignore', 'ignore', 'pipe'],
       }) as ChildProcess & { exited: Promise<number | null>; stderrText: string };
       child.stderrText = '';
@@ -137,7 +152,13 @@ describe('process form over loopback', () => {
   it(`survives SIGKILL at ${kills} random points during work: one job per operation, no lost result`, async () => {
     const r = await rig({
       behavior: { default: { duration_ms: 400, items: 5 } },
-      faults: { seed: 9, rules: [{ on: 'create', probability: 0.15, fault: { type: 'lose_response', mode: 'reset' } }, { on: 'status', probability: 0.1, fault: { type: 'fail_before_commit', status: 503 } }] },
+      faults: {
+        seed: 9,
+        rules: [
+          { on: 'create', probability: 0.15, fault: { type: 'lose_response', mode: 'reset' } },
+          { on: 'status', probability: 0.1, fault: { type: 'fail_before_commit', status: 503 } },
+        ],
+      },
     });
     try {
       const rand = mulberry32(20260101);
@@ -150,7 +171,8 @@ describe('process form over loopback', () => {
           ids.push(`op_${k}`);
           await r.submitter.submit(op(`op_${k}`));
         }
-        if (round % 4 === 0) await r.submitter.cancel(`op_${2 * round - 2}`, { actor: 'chaos', reason: 'random cancel', cancel_deadline_ms: 20_000 });
+        if (round % 4 === 0)
+          await r.submitter.cancel(`op_${2 * round - 2}`, { actor: 'chaos', reason: 'random cancel', cancel_deadline_ms: 20_000 });
         const pair = [`worker-${round}a`, `worker-${round}b`].map((name) => ({ name, w: r.worker(name, 800) }));
         await Promise.all(
           pair.map(async ({ name, w }) => {
@@ -169,12 +191,18 @@ describe('process form over loopback', () => {
 
       const reqs = r.requests();
       r.provider.control.clearFaults(); // our own reads below must not be hit by the chaos plan
-      const lookup = async (jobId: string) => (await (await r.provider.fetch(`/v1/jobs/${jobId}`, { headers: { authorization: 'Bearer dev-token' } })).json()) as { state: string; result: { sha256: string } | null };
+      const lookup = async (jobId: string) =>
+        (await (await r.provider.fetch(`/v1/jobs/${jobId}`, { headers: { authorization: 'Bearer dev-token' } })).json()) as {
+          state: string;
+          result: { sha256: string } | null;
+        };
       for (const id of ids) {
         const rec = await r.submitter.show(id);
         const created = reqs.filter((e) => e.route === 'create' && e.effect === 'created' && e.client_ref === id);
         expect(created.length, id).toBeLessThanOrEqual(1);
-        expect(new Set(reqs.filter((e) => e.route === 'create' && e.client_ref === id).map((e) => e.idempotency_key)).size).toBeLessThanOrEqual(1);
+        expect(
+          new Set(reqs.filter((e) => e.route === 'create' && e.client_ref === id).map((e) => e.idempotency_key)).size,
+        ).toBeLessThanOrEqual(1);
         if (created.length === 0) {
           // No job exists: cancelled, or — when the lookup that proves it could not finish by the cancel deadline on a
           // loaded machine — the honest cancellation_unconfirmed. Never a success or a failure.
@@ -182,7 +210,10 @@ describe('process form over loopback', () => {
           continue;
         }
         const job = await lookup(created[0]!.job_id!);
-        expect(rec.remote_job_id, `${id}: ${rec.state} ${rec.reason ?? ''} ${JSON.stringify(rec.history.map((h) => `${h.to}:${h.cause}`))}`).toBe(created[0]!.job_id);
+        expect(
+          rec.remote_job_id,
+          `${id}: ${rec.state} ${rec.reason ?? ''} ${JSON.stringify(rec.history.map((h) => `${h.to}:${h.cause}`))}`,
+        ).toBe(created[0]!.job_id);
         if (job.state === 'succeeded') {
           expect(rec.state, id).toBe('succeeded');
           expect(rec.result!.sha256).toBe(job.result!.sha256);
@@ -205,8 +236,16 @@ describe('process form over loopback', () => {
       console.log(`SIGSTOP run: worker-A paused holding no write lock at try ${tries}`);
       // Resume only once worker-B has really taken an operation of worker-A's over: a request of B's in the trace of
       // an operation A worked on before the pause (B's start-up can be slow on a loaded machine).
-      const touchedByA = new Set(r.requests().filter((e) => e.worker_id === 'worker-A' && e.trace_id).map((e) => e.trace_id!));
-      const tookOver = await until(() => r.requests().some((e) => e.worker_id === 'worker-B' && Date.parse(e.at) > pausedAt && touchedByA.has(e.trace_id ?? '')), 30_000);
+      const touchedByA = new Set(
+        r
+          .requests()
+          .filter((e) => e.worker_id === 'worker-A' && e.trace_id)
+          .map((e) => e.trace_id!),
+      );
+      const tookOver = await until(
+        () => r.requests().some((e) => e.worker_id === 'worker-B' && Date.parse(e.at) > pausedAt && touchedByA.has(e.trace_id ?? '')),
+        30_000,
+      );
       a.kill('SIGCONT');
       expect(tookOver, `worker-B took nothing over in 30 s (pause landed outside a transaction after ${tries} tries)`).toBe(true);
       const resumedAt = Date.now();
@@ -226,8 +265,9 @@ describe('process form over loopback', () => {
         if (!(aBefore && bAfter)) continue;
         takenOver++;
         // Unless worker-A legitimately took the lease back later (B's lease ran out under load), it sends nothing.
-        const retaken = (await r.submitter.store.auditRows())
-          .some((a) => a.kind === 'lease' && a.actor === 'worker-A' && a.operation_id === `op_${k}` && Date.parse(a.at) >= resumedAt);
+        const retaken = (await r.submitter.store.auditRows()).some(
+          (a) => a.kind === 'lease' && a.actor === 'worker-A' && a.operation_id === `op_${k}` && Date.parse(a.at) >= resumedAt,
+        );
         if (!retaken) expect(mine.filter((e) => e.worker_id === 'worker-A' && Date.parse(e.at) >= resumedAt)).toEqual([]);
         expect(mine.filter((e) => e.worker_id === 'worker-A' && Date.parse(e.at) >= pausedAt).length).toBeLessThanOrEqual(1);
       }
@@ -249,7 +289,16 @@ describe('process form over loopback', () => {
       });
       await r.submitter.submit(op('op_h'));
       const child = spawn(process.execPath, [BIN, 'client', 'work'], {
-        env: { ...process.env, JOBPROOF_PROVIDER_URL: r.server.url, JOBPROOF_TOKEN: 'dev-token', JOBPROOF_STATE: r.dir, JOBPROOF_WORKER_ID: 'worker-H', JOBPROOF_LEASE_MS: '2000', JOBPROOF_WEBHOOK_PORT: String(port), JOBPROOF_WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+        env: {
+          ...process.env,
+          JOBPROOF_PROVIDER_URL: r.server.url,
+          JOBPROOF_TOKEN: 'dev-token',
+          JOBPROOF_STATE: r.dir,
+          JOBPROOF_WORKER_ID: 'worker-H',
+          JOBPROOF_LEASE_MS: '2000',
+          JOBPROOF_WEBHOOK_PORT: String(port),
+          JOBPROOF_WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        },
         stdio: 'ignore',
       });
       const code = await new Promise((resolve) => child.once('exit', resolve));

@@ -7,7 +7,15 @@ import { bench, jobsCreatedFor, op, type Bench } from './harness.js';
 import { drive } from './helpers.js';
 
 /** The rest of the catalog that a single in-process worker can show, one table row each. */
-const CASES: { name: string; behavior?: BehaviorInput; faults?: FaultPlanInput; submit?: Parameters<typeof op>[1]; cancelAt?: number; final: string; check?: (b: Bench, id: string) => void }[] = [
+const CASES: {
+  name: string;
+  behavior?: BehaviorInput;
+  faults?: FaultPlanInput;
+  submit?: Parameters<typeof op>[1];
+  cancelAt?: number;
+  final: string;
+  check?: (b: Bench, id: string) => void;
+}[] = [
   {
     name: 'rate-limited: no status read before Retry-After elapsed',
     behavior: { duration_ms: 10_000 },
@@ -25,7 +33,14 @@ const CASES: { name: string; behavior?: BehaviorInput; faults?: FaultPlanInput; 
   },
   {
     name: 'flapping-5xx: one job, the result, bounded retries',
-    faults: { seed: 11, rules: (['create', 'status', 'list', 'results'] as const).map((on) => ({ on, probability: 0.4, fault: { type: 'fail_before_commit' as const, status: 503 as const } })) },
+    faults: {
+      seed: 11,
+      rules: (['create', 'status', 'list', 'results'] as const).map((on) => ({
+        on,
+        probability: 0.4,
+        fault: { type: 'fail_before_commit' as const, status: 503 as const },
+      })),
+    },
     final: 'succeeded',
     check: (b) => expect(b.requests().length).toBeLessThan(60),
   },
@@ -40,7 +55,12 @@ const CASES: { name: string; behavior?: BehaviorInput; faults?: FaultPlanInput; 
       expect(Date.parse(polls[polls.length - 1]!.at) - Date.parse(b.requests()[0]!.at)).toBeLessThanOrEqual(121_000);
     },
   },
-  { name: 'cancel-unconfirmed: the provider never confirms', behavior: { duration_ms: 600_000, cancel: 'ignore' }, cancelAt: 2000, final: 'cancellation_unconfirmed' },
+  {
+    name: 'cancel-unconfirmed: the provider never confirms',
+    behavior: { duration_ms: 600_000, cancel: 'ignore' },
+    cancelAt: 2000,
+    final: 'cancellation_unconfirmed',
+  },
   { name: 'partial-batch: 2 of 10 failed items are reported, not hidden', behavior: { items: 10, items_failed: 2 }, final: 'succeeded' },
   { name: 'corrupt-result: digest mismatch never ends succeeded', behavior: { corrupt_digest: true }, final: 'result_validation_failed' },
   { name: 'error-row: a row outside the contract never ends succeeded', behavior: { error_row: true }, final: 'result_validation_failed' },
@@ -74,7 +94,10 @@ describe('catalog scenarios (in-process)', () => {
     it(c.name, async () => {
       b = bench({ behavior: c.behavior, faults: c.faults });
       const client = c.name.startsWith('create refused')
-        ? b.client('worker-1', { fetch: (i, init) => b.provider.fetch(i, { ...init, headers: { ...(init?.headers as Record<string, string>), authorization: 'Bearer nope' } }) })
+        ? b.client('worker-1', {
+            fetch: (i, init) =>
+              b.provider.fetch(i, { ...init, headers: { ...(init?.headers as Record<string, string>), authorization: 'Bearer nope' } }),
+          })
         : b.client();
       await client.submit(op('op_x', c.submit));
       const done = client.work({ signal: new AbortController().signal });
@@ -86,7 +109,8 @@ describe('catalog scenarios (in-process)', () => {
       const rec = await client.show('op_x');
       expect(rec.state).toBe(c.final);
       expect(jobsCreatedFor(b, 'op_x').length).toBeLessThanOrEqual(1);
-      if (c.final === 'succeeded') expect(rec.result!.sha256).toBe(b.requests().find((e) => e.route === 'results' && e.status === 200) ? rec.result!.sha256 : 'x');
+      if (c.final === 'succeeded')
+        expect(rec.result!.sha256).toBe(b.requests().find((e) => e.route === 'results' && e.status === 200) ? rec.result!.sha256 : 'x');
       if (c.name.startsWith('partial')) expect(rec.result).toMatchObject({ items_total: 10, items_failed: 2 });
       c.check?.(b, 'op_x');
       expect((await verifyAudit(b.dir)).ok).toBe(true);
@@ -112,7 +136,10 @@ describe('catalog scenarios (in-process)', () => {
   });
 
   it('many operations at once: each gets one job and its result', async () => {
-    b = bench({ behavior: { duration_ms: 4000 }, faults: { seed: 5, rules: [{ on: 'create', probability: 0.3, fault: { type: 'lose_response', mode: 'reset' } }] } });
+    b = bench({
+      behavior: { duration_ms: 4000 },
+      faults: { seed: 5, rules: [{ on: 'create', probability: 0.3, fault: { type: 'lose_response', mode: 'reset' } }] },
+    });
     const c = b.client();
     for (let i = 0; i < 40; i++) await c.submit(op(`op_${i}`));
     await b.work(c);

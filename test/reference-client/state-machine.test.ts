@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ALLOWED_TRANSITIONS, FINAL_STATES, OperationStateSchema, type OperationState } from '../../src/contract/client-protocol.js';
-import { canTransition, EVIDENCE_CLASS, EVIDENCE_KINDS, RefusedTransitionError, transition, TRANSITIONS } from '../../src/reference-client/state-machine.js';
+import {
+  canTransition,
+  EVIDENCE_CLASS,
+  EVIDENCE_KINDS,
+  RefusedTransitionError,
+  transition,
+  TRANSITIONS,
+} from '../../src/reference-client/state-machine.js';
 
 const STATES = OperationStateSchema.options;
 const FROMS: (OperationState | null)[] = [null, ...STATES];
@@ -66,7 +73,8 @@ describe('transition table', () => {
         for (const ev of TRANSITIONS[from ?? 'null']?.[to] ?? []) expect(EVIDENCE_CLASS[ev]).not.toBe('deadline');
       }
       // The one deadline-to-failed edge: no create was ever sent, so no job can exist.
-      for (const ev of TRANSITIONS[from ?? 'null']?.failed ?? []) if (EVIDENCE_CLASS[ev] === 'deadline') expect(from).toBe('create_pending');
+      for (const ev of TRANSITIONS[from ?? 'null']?.failed ?? [])
+        if (EVIDENCE_CLASS[ev] === 'deadline') expect(from).toBe('create_pending');
     }
   });
 });

@@ -86,7 +86,11 @@ describe('WebhookReceiver', () => {
     return new Request('http://127.0.0.1/', {
       method: 'POST',
       body,
-      headers: { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(ts.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign(id, ts, body) },
+      headers: {
+        'webhook-id': id,
+        'webhook-timestamp': String(Math.floor(ts.getTime() / 1000)),
+        'webhook-signature': new Webhook(secret).sign(id, ts, body),
+      },
     });
   }
 

@@ -11,10 +11,26 @@ import { verifyLines } from '../../src/reference-client/wire/result-lines.js';
 /** The dialect adapters' own decisions, without a server: job views, recovery by listing, results verification. */
 const NOW = Date.parse('2026-12-01T12:00:00Z');
 const rec = (over: Partial<OperationRow> = {}) =>
-  ({ operation_id: 'op_a', kind: 'batch', trace_id: 'tr_1', submitted_at: NOW - 10_000, remote_job_id: null, input: { requests: [{ custom_id: 'a-1' }, { custom_id: 'a-2' }] }, ...over }) as OperationRow;
+  ({
+    operation_id: 'op_a',
+    kind: 'batch',
+    trace_id: 'tr_1',
+    submitted_at: NOW - 10_000,
+    remote_job_id: null,
+    input: { requests: [{ custom_id: 'a-1' }, { custom_id: 'a-2' }] },
+    ...over,
+  }) as OperationRow;
 
 function answer(json: unknown, status = 200): CallOutcome {
-  return { kind: 'answer', status, headers: new Headers(), body: new TextEncoder().encode(JSON.stringify(json)), json, requestId: null, retryAfterMs: null };
+  return {
+    kind: 'answer',
+    status,
+    headers: new Headers(),
+    body: new TextEncoder().encode(JSON.stringify(json)),
+    json,
+    requestId: null,
+    retryAfterMs: null,
+  };
 }
 
 /** A step whose sends are answered from a script, and whose store says which batches other operations own. */
@@ -34,8 +50,21 @@ function step(answers: ((spec: Omit<CallSpec, 'traceId'>) => CallOutcome)[], own
   return { s, sent };
 }
 
-const counts = (c: Partial<Record<'processing' | 'succeeded' | 'errored' | 'canceled' | 'expired', number>>) => ({ processing: 0, succeeded: 0, errored: 0, canceled: 0, expired: 0, ...c });
-const abatch = (id: string, status: string, c: ReturnType<typeof counts>, createdAt = NOW - 5000) => ({ id, processing_status: status, request_counts: c, created_at: new Date(createdAt).toISOString(), cancel_initiated_at: null });
+const counts = (c: Partial<Record<'processing' | 'succeeded' | 'errored' | 'canceled' | 'expired', number>>) => ({
+  processing: 0,
+  succeeded: 0,
+  errored: 0,
+  canceled: 0,
+  expired: 0,
+  ...c,
+});
+const abatch = (id: string, status: string, c: ReturnType<typeof counts>, createdAt = NOW - 5000) => ({
+  id,
+  processing_status: status,
+  request_counts: c,
+  created_at: new Date(createdAt).toISOString(),
+  cancel_initiated_at: null,
+});
 
 describe('job views', () => {
   it.each([
@@ -53,20 +82,44 @@ describe('job views', () => {
   });
 
   it.each([
-    ['validating', 'queued'], ['in_progress', 'running'], ['finalizing', 'running'], ['completed', 'succeeded'],
-    ['failed', 'failed'], ['expired', 'expired'], ['cancelling', 'cancelling'], ['cancelled', 'cancelled'],
+    ['validating', 'queued'],
+    ['in_progress', 'running'],
+    ['finalizing', 'running'],
+    ['completed', 'succeeded'],
+    ['failed', 'failed'],
+    ['expired', 'expired'],
+    ['cancelling', 'cancelling'],
+    ['cancelled', 'cancelled'],
   ])('openai %s → %s', (status, state) => {
-    const job = openaiJob({ id: 'batch_1', status, created_at: NOW / 1000, cancelling_at: status === 'cancelling' ? NOW / 1000 : null, request_counts: { total: 2, completed: 1, failed: 1 } }, rec());
+    const job = openaiJob(
+      {
+        id: 'batch_1',
+        status,
+        created_at: NOW / 1000,
+        cancelling_at: status === 'cancelling' ? NOW / 1000 : null,
+        request_counts: { total: 2, completed: 1, failed: 1 },
+      },
+      rec(),
+    );
     expect(job.state).toBe(state);
     expect(job.cancel_requested_at !== null).toBe(status === 'cancelling');
   });
 });
 
 describe('recovery of a lost create by listing', () => {
-  const obatch = (id: string, op: string | null, createdAt: number) => ({ id, status: 'in_progress', created_at: Math.floor(createdAt / 1000), metadata: op ? { client_operation_id: op } : {} });
+  const obatch = (id: string, op: string | null, createdAt: number) => ({
+    id,
+    status: 'in_progress',
+    created_at: Math.floor(createdAt / 1000),
+    metadata: op ? { client_operation_id: op } : {},
+  });
 
   it('openai adopts the oldest unclaimed batch whose metadata names the operation, paging back to the window only', async () => {
-    const page1 = { data: [obatch('b5', 'op_b', NOW), obatch('b4', 'op_a', NOW - 1000), obatch('b3', 'op_a', NOW - 2000)], has_more: true, last_id: 'b3' };
+    const page1 = {
+      data: [obatch('b5', 'op_b', NOW), obatch('b4', 'op_a', NOW - 1000), obatch('b3', 'op_a', NOW - 2000)],
+      has_more: true,
+      last_id: 'b3',
+    };
     const page2 = { data: [obatch('b2', 'op_a', NOW - 3000), obatch('b1', 'op_a', NOW - 3_600_000)], has_more: true, last_id: 'b1' };
     const { s, sent } = step([() => answer(page1), () => answer(page2)], { b2: 'op_other' });
     const l = await openaiWire.find(s, NOW + 1000);
@@ -82,9 +135,18 @@ describe('recovery of a lost create by listing', () => {
 
   it('anthropic adopts the one unclaimed batch of our size; several wait, and past the create deadline ask a person', async () => {
     const w = anthropicWire('http://127.0.0.1:4010');
-    const list = (...data: unknown[]) => () => answer({ data, has_more: false, last_id: null });
+    const list =
+      (...data: unknown[]) =>
+      () =>
+        answer({ data, has_more: false, last_id: null });
     const two = counts({ processing: 2 });
-    const one = await w.find(step([list(abatch('m3', 'in_progress', counts({ processing: 3 })), abatch('m2', 'in_progress', two), abatch('m1', 'in_progress', two))], { m1: 'op_other' }).s, NOW + 1);
+    const one = await w.find(
+      step(
+        [list(abatch('m3', 'in_progress', counts({ processing: 3 })), abatch('m2', 'in_progress', two), abatch('m1', 'in_progress', two))],
+        { m1: 'op_other' },
+      ).s,
+      NOW + 1,
+    );
     expect(one).toMatchObject({ kind: 'found', job: { job_id: 'm2' } });
     const many = [abatch('m2', 'in_progress', two), abatch('m1', 'in_progress', two)];
     expect((await w.find(step([list(...many)]).s, NOW + 1)).kind).toBe('unclear');
@@ -96,7 +158,15 @@ describe('recovery of a lost create by listing', () => {
   it("anthropic follows results_url only on the provider's own origin", async () => {
     const w = anthropicWire('http://127.0.0.1:4010');
     const lines = '{"custom_id":"a-1","result":{"type":"succeeded"}}\n{"custom_id":"a-2","result":{"type":"errored"}}\n';
-    const results = (): CallOutcome => ({ kind: 'answer', status: 200, headers: new Headers(), body: new TextEncoder().encode(lines), json: null, requestId: null, retryAfterMs: null });
+    const results = (): CallOutcome => ({
+      kind: 'answer',
+      status: 200,
+      headers: new Headers(),
+      body: new TextEncoder().encode(lines),
+      json: null,
+      requestId: null,
+      retryAfterMs: null,
+    });
     for (const [url, path] of [
       ['http://127.0.0.1:4010/anthropic/v1/messages/batches/m1/results?x=1', '/anthropic/v1/messages/batches/m1/results?x=1'],
       ['https://evil.example/steal', '/anthropic/v1/messages/batches/m1/results'],
@@ -114,15 +184,24 @@ describe('verifyLines', () => {
   const body = new Uint8Array([1, 2, 3]);
   it('accepts exactly the wanted custom_ids, each once, and counts the failures', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 8 }), fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }), (ids, fails) => {
-        const lines = ids.map((id, i) => ({ custom_id: id, bad: fails[i] }));
-        const v = verifyLines(ids, [...lines].reverse(), (l) => l.bad === true, body);
-        expect(v).toEqual({ ok: true, sha256: sha256Hex(body), items_total: ids.length, items_failed: fails.slice(0, ids.length).filter(Boolean).length });
-        // A missing line, a duplicate, a stranger: each refused.
-        if (ids.length > 1) expect(verifyLines(ids, lines.slice(1), () => false, body).ok).toBe(false);
-        expect(verifyLines(ids, [...lines, lines[0]!], () => false, body).ok).toBe(false);
-        expect(verifyLines(ids, [...lines, { custom_id: `${ids.join('')}x` }], () => false, body).ok).toBe(false);
-      }),
+      fc.property(
+        fc.uniqueArray(fc.string({ minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
+        (ids, fails) => {
+          const lines = ids.map((id, i) => ({ custom_id: id, bad: fails[i] }));
+          const v = verifyLines(ids, [...lines].reverse(), (l) => l.bad === true, body);
+          expect(v).toEqual({
+            ok: true,
+            sha256: sha256Hex(body),
+            items_total: ids.length,
+            items_failed: fails.slice(0, ids.length).filter(Boolean).length,
+          });
+          // A missing line, a duplicate, a stranger: each refused.
+          if (ids.length > 1) expect(verifyLines(ids, lines.slice(1), () => false, body).ok).toBe(false);
+          expect(verifyLines(ids, [...lines, lines[0]!], () => false, body).ok).toBe(false);
+          expect(verifyLines(ids, [...lines, { custom_id: `${ids.join('')}x` }], () => false, body).ok).toBe(false);
+        },
+      ),
     );
   });
 });

@@ -4,10 +4,29 @@ import { INVARIANT_IDS } from '../../src/contract/index.js';
 
 // The table of conformance.md, in order: the catalog must match it name for name.
 const TABLE = [
-  'lost-create-response', 'crash-after-job-id', 'cancel-race', 'duplicate-webhook', 'stale-lease',
-  'create-hang', 'rate-limited', 'flapping-5xx', 'error-after-commit', 'changed-parameters', 'foreign-job-id',
-  'never-finishes', 'cancel-unconfirmed', 'cancel-after-end', 'partial-batch', 'corrupt-result', 'error-row', 'one-shot-results',
-  'out-of-order-webhooks', 'dropped-webhooks', 'sync-completion', 'progress-lies', 'provider-restart',
+  'lost-create-response',
+  'crash-after-job-id',
+  'cancel-race',
+  'duplicate-webhook',
+  'stale-lease',
+  'create-hang',
+  'rate-limited',
+  'flapping-5xx',
+  'error-after-commit',
+  'changed-parameters',
+  'foreign-job-id',
+  'never-finishes',
+  'cancel-unconfirmed',
+  'cancel-after-end',
+  'partial-batch',
+  'corrupt-result',
+  'error-row',
+  'one-shot-results',
+  'out-of-order-webhooks',
+  'dropped-webhooks',
+  'sync-completion',
+  'progress-lies',
+  'provider-restart',
 ];
 
 describe('scenario catalog', () => {
@@ -47,7 +66,12 @@ describe('scenario catalog', () => {
   it('getScenario finds by name and names the known ones on a miss', () => {
     expect(getScenario('cancel-race').invariants).toEqual(['I4', 'I5', 'I6']);
     expect(() => getScenario('nope')).toThrow(/known: lost-create-response/);
-    expect(listScenarios()[0]).toEqual({ name: 'lost-create-response', title: 'Lost create response', drill: true, invariants: ['I1', 'I2', 'I3'] });
+    expect(listScenarios()[0]).toEqual({
+      name: 'lost-create-response',
+      title: 'Lost create response',
+      drill: true,
+      invariants: ['I1', 'I2', 'I3'],
+    });
   });
 });
 
@@ -68,7 +92,11 @@ describe('catalog entries make their case happen', () => {
 
   it('foreign-job-id loses the first answer, answers the replay with a foreign id, and lists a foreign job on the first find', () => {
     const rules = getScenario('foreign-job-id').faults.rules;
-    expect(rules.map((r) => [r.on, r.nth, r.fault.type])).toEqual([['create', 1, 'lose_response'], ['create', 2, 'foreign_job_id'], ['list', 1, 'foreign_job_id']]);
+    expect(rules.map((r) => [r.on, r.nth, r.fault.type])).toEqual([
+      ['create', 1, 'lose_response'],
+      ['create', 2, 'foreign_job_id'],
+      ['list', 1, 'foreign_job_id'],
+    ]);
   });
 
   it('flapping-5xx fails before commit on every request route', () => {

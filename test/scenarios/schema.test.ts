@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { FaultPlanSchema } from '../../src/contract/faults.js';
 import { parseScenario, ScenarioSchema, getScenario } from '../../src/scenarios/index.js';
 
-function issuePaths(input: unknown, schema: { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[] }[] } } }) {
+function issuePaths(
+  input: unknown,
+  schema: { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[] }[] } } },
+) {
   const r = schema.safeParse(input);
   expect(r.success).toBe(false);
   return r.error!.issues.map((i) => i.path.join('.'));
@@ -26,7 +29,13 @@ describe('FaultPlanSchema refuses bad plans, naming the field', () => {
 });
 
 describe('ScenarioSchema cross-checks', () => {
-  const base = { name: 'x', title: 'x', what_happens: 'x', invariants: ['I1'], workload: [{ operation_id: 'op_1', kind: 'report', input: {}, create_deadline_ms: 1000, result_deadline_ms: 2000 }] };
+  const base = {
+    name: 'x',
+    title: 'x',
+    what_happens: 'x',
+    invariants: ['I1'],
+    workload: [{ operation_id: 'op_1', kind: 'report', input: {}, create_deadline_ms: 1000, result_deadline_ms: 2000 }],
+  };
 
   it('accepts a minimal scenario and fills defaults', () => {
     const s = ScenarioSchema.parse(base);
@@ -71,7 +80,9 @@ describe('ScenarioSchema cross-checks', () => {
   });
 
   it('parseScenario names the scenario and the path in its error', () => {
-    expect(() => parseScenario({ ...base, name: 'bad-one', workload: [] })).toThrow(/scenario bad-one is invalid:\n {2}✖ .*\n {4}→ at workload/);
+    expect(() => parseScenario({ ...base, name: 'bad-one', workload: [] })).toThrow(
+      /scenario bad-one is invalid:\n {2}✖ .*\n {4}→ at workload/,
+    );
   });
 
   it('a catalog scenario survives a JSON round trip (scenario files)', () => {

@@ -23,7 +23,9 @@ function pass(p: Provider, req: Request, init: { headers?: Record<string, string
   const headers = new Headers(req.headers);
   for (const [k, v] of Object.entries(init.headers ?? {})) headers.set(k, v);
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-  return Promise.resolve(p.app.fetch(new Request(req.url, { method: req.method, headers, body: hasBody ? init.body ?? undefined : undefined })));
+  return Promise.resolve(
+    p.app.fetch(new Request(req.url, { method: req.method, headers, body: hasBody ? (init.body ?? undefined) : undefined })),
+  );
 }
 
 function front(fn: Front): (p: Provider) => Hono {
@@ -59,7 +61,10 @@ export const BROKEN: Broken[] = [
     alsoFails: ['create.in-flight-409', 'create.changed-body-422'],
     wrap: front(async (c, p) => {
       if (c.req.method !== 'POST' || path(c) !== '/v1/jobs' || !c.req.header('idempotency-key')) return undefined;
-      return pass(p, c.req.raw, { headers: { 'idempotency-key': `${c.req.header('idempotency-key')}-${++seq}` }, body: await c.req.raw.clone().text() });
+      return pass(p, c.req.raw, {
+        headers: { 'idempotency-key': `${c.req.header('idempotency-key')}-${++seq}` },
+        body: await c.req.raw.clone().text(),
+      });
     }),
   },
   {
@@ -79,9 +84,13 @@ export const BROKEN: Broken[] = [
       if (!path(c).startsWith('/v1/jobs/')) return undefined;
       const res = await pass(p, c.req.raw, { body: await c.req.raw.clone().text() });
       if (res.status !== 404) return res;
-      return withJson(res, (j) => ({ ...j, type: 'https://jobproof.dev/problems/forbidden', title: 'Forbidden', status: 403, code: 'forbidden' })).then(
-        (r) => new Response(r.body, { status: 403, headers: r.headers }),
-      );
+      return withJson(res, (j) => ({
+        ...j,
+        type: 'https://jobproof.dev/problems/forbidden',
+        title: 'Forbidden',
+        status: 403,
+        code: 'forbidden',
+      })).then((r) => new Response(r.body, { status: 403, headers: r.headers }));
     }),
   },
   {
@@ -159,7 +168,12 @@ export const BROKEN: Broken[] = [
       if (res.status === 200 && applyKeys.has(id) && task?.result) {
         // The retry executes the change again.
         const o = p.tasks.objects.get(task.tenant, task.object_ref)!;
-        p.tasks.objects.write(task.tenant, task.object_ref, mergePatch(o.data, task.result.proposal.change.patch) as Record<string, unknown>, Date.now());
+        p.tasks.objects.write(
+          task.tenant,
+          task.object_ref,
+          mergePatch(o.data, task.result.proposal.change.patch) as Record<string, unknown>,
+          Date.now(),
+        );
       }
       applyKeys.add(id);
       return res;

@@ -14,10 +14,13 @@ describe('verify-provider catches deliberately broken providers, each by the rig
   const runFor = (name: string): Promise<VerifyReport> => {
     if (!runs.has(name)) {
       const b = BROKEN.find((x) => x.name === name)!;
-      runs.set(name, serveProvider(b.wrap).then((s) => {
-        served.push(s);
-        return verifyProvider(s.opts);
-      }));
+      runs.set(
+        name,
+        serveProvider(b.wrap).then((s) => {
+          served.push(s);
+          return verifyProvider(s.opts);
+        }),
+      );
     }
     return runs.get(name)!;
   };
@@ -32,7 +35,9 @@ describe('verify-provider catches deliberately broken providers, each by the rig
       expect(target.status, `${target.explanation}\n${target.evidence.join('\n')}`).toBe('failed');
       expect(report.passed).toBe(false);
       // One mistake, caught where it belongs: no unrelated check breaks, and nothing is left not run.
-      const others = report.checks.filter((c) => c.status === 'failed' && c.name !== b.check && !(b.alsoFails ?? []).includes(c.name)).map((c) => `${c.name}: ${c.explanation}`);
+      const others = report.checks
+        .filter((c) => c.status === 'failed' && c.name !== b.check && !(b.alsoFails ?? []).includes(c.name))
+        .map((c) => `${c.name}: ${c.explanation}`);
       expect(others).toEqual([]);
       expect(report.checks.filter((c) => c.status === 'not_run')).toEqual([]);
     }, 60_000);

@@ -17,8 +17,13 @@ export async function serveProvider(wrap?: (provider: Provider) => Hono<any>, op
     provider: ps.provider,
     server: ps.server,
     opts: {
-      url: ps.url, token: 'dev-token', token2: 'dev-token-2', otherTenantToken: 'other-tenant-token', reviewerToken: 'reviewer-token',
-      controlToken: 'control-token', waitMs: 8_000,
+      url: ps.url,
+      token: 'dev-token',
+      token2: 'dev-token-2',
+      otherTenantToken: 'other-tenant-token',
+      reviewerToken: 'reviewer-token',
+      controlToken: 'control-token',
+      waitMs: 8_000,
     },
     stop: ps.stop,
   };

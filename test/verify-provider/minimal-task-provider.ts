@@ -9,20 +9,45 @@ import { Hono, type Context } from 'hono';
 import { canonicalJson } from '../../src/lib/canonical-json.js';
 
 type Role = 'submitter' | 'reviewer';
-export interface Who { tenant: string; subject: string; roles: Role[] }
-interface Obj { tenant: string; ref: string; version: number; data: Record<string, unknown>; updated_at: string }
+export interface Who {
+  tenant: string;
+  subject: string;
+  roles: Role[];
+}
+interface Obj {
+  tenant: string;
+  ref: string;
+  version: number;
+  data: Record<string, unknown>;
+  updated_at: string;
+}
 interface Task {
-  task_id: string; tenant: string; type: string; state: string; object_ref: string; object_version: number; initiator: string;
-  input: Record<string, unknown>; created_ms: number; created_at: string; updated_at: string;
+  task_id: string;
+  tenant: string;
+  type: string;
+  state: string;
+  object_ref: string;
+  object_version: number;
+  initiator: string;
+  input: Record<string, unknown>;
+  created_ms: number;
+  created_at: string;
+  updated_at: string;
   result: { draft: Record<string, unknown>; proposal: Record<string, any> } | null;
-  review: Record<string, any> | null; application: Record<string, any> | null; error: null;
-  lapsedByObject: boolean; audit: Array<Record<string, unknown>>;
+  review: Record<string, any> | null;
+  application: Record<string, any> | null;
+  error: null;
+  lapsedByObject: boolean;
+  audit: Array<Record<string, unknown>>;
 }
 
 const now = () => new Date().toISOString();
 const sha = (v: unknown) => createHash('sha256').update(canonicalJson(v)).digest('hex');
 
-export function minimalTaskProvider(tokens: Record<string, Who>, adminToken: string): { app: Hono; seed(tenant: string, ref: string, data: Record<string, unknown>): void } {
+export function minimalTaskProvider(
+  tokens: Record<string, Who>,
+  adminToken: string,
+): { app: Hono; seed(tenant: string, ref: string, data: Record<string, unknown>): void } {
   const objects = new Map<string, Obj>();
   const tasks = new Map<string, Task>();
   const createKeys = new Map<string, { fp: string; status: number; body: unknown }>();
@@ -31,9 +56,22 @@ export function minimalTaskProvider(tokens: Record<string, Who>, adminToken: str
 
   const problem = (c: Context, status: number, code: string, detail: string, extra: Record<string, unknown> = {}) => {
     const request_id = c.res.headers.get('x-request-id') ?? '';
-    return c.body(JSON.stringify({ type: `https://jobproof.dev/problems/${code}`, title: code.replace(/_/g, ' '), status, detail, code, request_id, ...extra }), status as 400, { 'content-type': 'application/problem+json' });
+    return c.body(
+      JSON.stringify({
+        type: `https://jobproof.dev/problems/${code}`,
+        title: code.replace(/_/g, ' '),
+        status,
+        detail,
+        code,
+        request_id,
+        ...extra,
+      }),
+      status as 400,
+      { 'content-type': 'application/problem+json' },
+    );
   };
-  const event = (t: Task, type: string, actor: string, facts: Record<string, unknown> = {}) => t.audit.push({ seq: t.audit.length + 1, at: now(), type, actor, ...facts });
+  const event = (t: Task, type: string, actor: string, facts: Record<string, unknown> = {}) =>
+    t.audit.push({ seq: t.audit.length + 1, at: now(), type, actor, ...facts });
   const objKey = (tenant: string, ref: string) => `${tenant}\u0000${ref}`;
   const view = (t: Task) => {
     const { tenant: _t, input: _i, created_ms: _c, lapsedByObject: _l, audit: _a, ...rest } = t;
@@ -41,8 +79,21 @@ export function minimalTaskProvider(tokens: Record<string, Who>, adminToken: str
   };
   const draft = (t: Task, o: Obj, pv: number) => {
     const patch = (t.input.changes && typeof t.input.changes === 'object' ? t.input.changes : t.input) as Record<string, unknown>;
-    const base = { proposal_version: pv, object_ref: o.ref, base_version: o.version, change: { type: 'merge_patch', patch }, rationale: 'as asked' };
-    t.result = { draft: { text: `update ${o.ref}`, sources: [{ ref: o.ref, version: o.version, excerpt: JSON.stringify(o.data).slice(0, 80) }], confidence: 0.8 }, proposal: { ...base, sha256: sha(base) } };
+    const base = {
+      proposal_version: pv,
+      object_ref: o.ref,
+      base_version: o.version,
+      change: { type: 'merge_patch', patch },
+      rationale: 'as asked',
+    };
+    t.result = {
+      draft: {
+        text: `update ${o.ref}`,
+        sources: [{ ref: o.ref, version: o.version, excerpt: JSON.stringify(o.data).slice(0, 80) }],
+        confidence: 0.8,
+      },
+      proposal: { ...base, sha256: sha(base) },
+    };
     event(t, 'draft', 'provider', { proposal_version: pv, base_version: o.version });
   };
   const advance = (t: Task) => {
@@ -129,11 +180,27 @@ export function minimalTaskProvider(tokens: Record<string, Who>, adminToken: str
     }
     const o = objects.get(objKey(who.tenant, b.object_ref));
     if (!o) return problem(c, 404, 'object_not_found', 'no such object');
-    if (o.version !== b.object_version) return problem(c, 409, 'stale_object_version', 'not the current version', { object_ref: o.ref, current_version: o.version });
+    if (o.version !== b.object_version)
+      return problem(c, 409, 'stale_object_version', 'not the current version', { object_ref: o.ref, current_version: o.version });
     const id = `task_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
     const t: Task = {
-      task_id: id, tenant: who.tenant, type: b.type, state: 'queued', object_ref: o.ref, object_version: o.version, initiator: who.subject, input: b.input,
-      created_ms: Date.now(), created_at: now(), updated_at: now(), result: null, review: null, application: null, error: null, lapsedByObject: false, audit: [],
+      task_id: id,
+      tenant: who.tenant,
+      type: b.type,
+      state: 'queued',
+      object_ref: o.ref,
+      object_version: o.version,
+      initiator: who.subject,
+      input: b.input,
+      created_ms: Date.now(),
+      created_at: now(),
+      updated_at: now(),
+      result: null,
+      review: null,
+      application: null,
+      error: null,
+      lapsedByObject: false,
+      audit: [],
     };
     tasks.set(id, t);
     event(t, 'created', who.subject, { idempotency_key: key, object_ref: o.ref, version: o.version });
@@ -165,7 +232,10 @@ export function minimalTaskProvider(tokens: Record<string, Who>, adminToken: str
     const who = auth(c);
     if (!who) return problem(c, 401, 'unauthenticated', 'no or unknown token');
     const b = await body(c);
-    if (!b || !['approve', 'reject', 'revoke'].includes(b.decision) || !Number.isInteger(b.proposal_version)) return problem(c, 400, 'invalid_request', 'decision and proposal_version', { errors: [{ path: 'decision', message: 'approve, reject or revoke' }] });
+    if (!b || !['approve', 'reject', 'revoke'].includes(b.decision) || !Number.isInteger(b.proposal_version))
+      return problem(c, 400, 'invalid_request', 'decision and proposal_version', {
+        errors: [{ path: 'decision', message: 'approve, reject or revoke' }],
+      });
     const t = taskOf(c, who);
     if (!t) return problem(c, 404, 'task_not_found', 'no such task');
     if (!who.roles.includes('reviewer')) return problem(c, 403, 'forbidden_role', 'not a reviewer');
@@ -174,7 +244,13 @@ export function minimalTaskProvider(tokens: Record<string, Who>, adminToken: str
     if (!t.result || t.state !== wanted) return problem(c, 409, 'invalid_state', `task is ${t.state}`);
     if (b.proposal_version !== t.result.proposal.proposal_version) return problem(c, 409, 'stale_proposal', 'not the current proposal');
     const decision = b.decision === 'approve' ? 'approved' : b.decision === 'reject' ? 'rejected' : 'revoked';
-    t.review = { decision, reviewer: who.subject, proposal_version: t.result.proposal.proposal_version, proposal_sha256: t.result.proposal.sha256, at: now() };
+    t.review = {
+      decision,
+      reviewer: who.subject,
+      proposal_version: t.result.proposal.proposal_version,
+      proposal_sha256: t.result.proposal.sha256,
+      at: now(),
+    };
     const to = decision === 'approved' ? 'approved' : decision === 'rejected' ? 'rejected' : 'awaiting_review';
     event(t, 'review', who.subject, { decision, proposal_version: t.result.proposal.proposal_version });
     event(t, 'transition', who.subject, { from: t.state, to, cause: `review: ${decision}` });
@@ -193,7 +269,8 @@ export function minimalTaskProvider(tokens: Record<string, Who>, adminToken: str
     if (!t) return problem(c, 404, 'task_not_found', 'no such task');
     if (!who.roles.includes('submitter')) return problem(c, 403, 'forbidden_role', 'not a submitter');
     const seen = applyKeys.get(`${t.task_id}\u0000${key}`);
-    if (seen) return c.body(JSON.stringify(seen.body), seen.status as 200, { 'content-type': 'application/json', 'idempotent-replayed': 'true' });
+    if (seen)
+      return c.body(JSON.stringify(seen.body), seen.status as 200, { 'content-type': 'application/json', 'idempotent-replayed': 'true' });
     event(t, 'apply_requested', who.subject, { idempotency_key: key });
     if (t.state === 'applied') return problem(c, 409, 'already_applied', 'applied before', { application: t.application, task: view(t) });
     if (t.state !== 'approved') {

@@ -10,7 +10,10 @@ let report: VerifyReport;
 beforeAll(async () => {
   // No control API (it answers 404); short jobs so the job checks can finish on their own.
   s = await serveProvider(undefined, { control: false, behavior: { default: { duration_ms: 150 } } });
-  report = await verifyProvider({ ...s.opts, only: ['create.shape', 'create.in-flight-409', 'job.final-state-stable', 'task.create', 'task.apply-retry', 'task.review-by-submitter'] });
+  report = await verifyProvider({
+    ...s.opts,
+    only: ['create.shape', 'create.in-flight-409', 'job.final-state-stable', 'task.create', 'task.apply-retry', 'task.review-by-submitter'],
+  });
 }, 30_000);
 afterAll(async () => s.stop());
 
@@ -21,7 +24,8 @@ describe('verify-provider without a control API', () => {
     expect(report.control_note).toMatch(/404/);
     expect(by['create.shape']!.status).toBe('passed');
     expect(by['job.final-state-stable']!.status).toBe('passed');
-    for (const n of ['create.in-flight-409', 'task.create', 'task.apply-retry', 'task.review-by-submitter']) expect(by[n]!.status, n).toBe('not_run');
+    for (const n of ['create.in-flight-409', 'task.create', 'task.apply-retry', 'task.review-by-submitter'])
+      expect(by[n]!.status, n).toBe('not_run');
     expect(report.passed).toBe(true);
   });
 
@@ -38,7 +42,12 @@ describe('verify-provider without a control API', () => {
   });
 
   it('a failed check shows as <failure> and in the md Failures section', () => {
-    const failed: VerifyReport = { ...report, passed: false, counts: { passed: 0, failed: 1, not_run: 0 }, checks: [{ name: 'x.y', status: 'failed', evidence: ['a <b> & c'], explanation: 'broke "here"' }] };
+    const failed: VerifyReport = {
+      ...report,
+      passed: false,
+      counts: { passed: 0, failed: 1, not_run: 0 },
+      checks: [{ name: 'x.y', status: 'failed', evidence: ['a <b> & c'], explanation: 'broke "here"' }],
+    };
     expect(toJUnit(failed)).toContain('<failure message="broke &quot;here&quot;" type="check">');
     expect(toMarkdown(failed)).toContain('## Failures');
   });

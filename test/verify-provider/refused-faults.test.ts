@@ -13,12 +13,25 @@ beforeAll(async () => {
   s = await serveProvider((p) => {
     const app = new Hono();
     app.put('/_control/faults', (c) =>
-      c.body(JSON.stringify({ type: 'https://jobproof.dev/problems/forbidden', title: 'Forbidden', status: 403, code: 'forbidden', detail: 'faults are off here' }), 403, { 'content-type': 'application/problem+json' }),
+      c.body(
+        JSON.stringify({
+          type: 'https://jobproof.dev/problems/forbidden',
+          title: 'Forbidden',
+          status: 403,
+          code: 'forbidden',
+          detail: 'faults are off here',
+        }),
+        403,
+        { 'content-type': 'application/problem+json' },
+      ),
     );
     app.all('*', (c) => p.app.fetch(c.req.raw));
     return app;
   });
-  report = await verifyProvider({ ...s.opts, only: ['create.in-flight-409', 'task.lost-create-answer', 'task.lost-apply-answer', 'task.create'] });
+  report = await verifyProvider({
+    ...s.opts,
+    only: ['create.in-flight-409', 'task.lost-create-answer', 'task.lost-apply-answer', 'task.create'],
+  });
 }, 60_000);
 afterAll(async () => s.stop());
 

@@ -40,7 +40,11 @@ export function verifyLines(op, lines, isFailure) {
 }
 
 export function parseJsonl(buf) {
-  return buf.toString('utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
+  return buf
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l));
 }
 
 export const sha256 = (buf) => createHash('sha256').update(buf).digest('hex');
@@ -83,7 +87,10 @@ async function step(store, env, wire, op) {
       // A create sent and never concluded (the worker died under it) may have made a batch: find it first.
       if (op.create_open) return move('create_unknown', 'a create was under way when its worker stopped');
       if (op.attempts > 0 && op.cancel) return move('create_unknown', 'cancel after a create attempt: find the batch first');
-      if (now >= createDeadline) return op.attempts === 0 ? move('failed', 'create deadline passed before any create') : move('create_unknown', 'create deadline passed: find out whether a batch exists');
+      if (now >= createDeadline)
+        return op.attempts === 0
+          ? move('failed', 'create deadline passed before any create')
+          : move('create_unknown', 'create deadline passed: find out whether a batch exists');
       // Durable before the request: a crash from here on means "a create may have been sent".
       store.update(op, { fence, patch: { attempts: op.attempts + 1, create_open: 1, first_attempt_at: op.first_attempt_at ?? now } });
       if (!mine()) return;
@@ -110,7 +117,8 @@ async function step(store, env, wire, op) {
         return later(c.retryAfterMs ?? backoff(op.polls), { polls: op.polls + 1 });
       }
       if (found === 'ambiguous') {
-        if (now >= createDeadline) return move('needs_attention', 'several unclaimed batches could be the one the lost create made; a person must decide');
+        if (now >= createDeadline)
+          return move('needs_attention', 'several unclaimed batches could be the one the lost create made; a person must decide');
         return later(backoff(op.polls), { polls: op.polls + 1 });
       }
       if (found) return move('accepted', `recovered ${found.id} by listing`, { batch_id: found.id, due_at: 0 });
@@ -132,7 +140,8 @@ async function step(store, env, wire, op) {
         } catch (err) {
           const c = classify(err);
           // Refused (the batch already ended: OpenAI 409, Anthropic 400): read what happened instead.
-          if (c.kind === 'refused' || c.status === 409) return store.update(op, { fence, patch: { cancel_sent_at: Date.now(), due_at: 0 } });
+          if (c.kind === 'refused' || c.status === 409)
+            return store.update(op, { fence, patch: { cancel_sent_at: Date.now(), due_at: 0 } });
           if (now >= cancelDeadline) return move('cancellation_unconfirmed', `cancel not confirmed by the deadline (${c.why})`);
           return later(c.retryAfterMs ?? backoff(op.polls), { polls: op.polls + 1 });
         }
@@ -149,8 +158,10 @@ async function step(store, env, wire, op) {
       if (phase === 'succeeded') return move('result_collecting', `batch ${wire.status(b)}`, { due_at: 0 });
       if (phase === 'failed') return move('failed', `batch ${wire.status(b)}`);
       if (phase === 'cancelled') return move('cancelled', `batch ${wire.status(b)}`);
-      if (op.cancel && Date.now() >= cancelDeadline) return move('cancellation_unconfirmed', `batch still ${wire.status(b)} at the cancel deadline`);
-      if (!op.cancel && Date.now() >= resultDeadline) return move('result_timed_out', `batch still ${wire.status(b)} at the result deadline`);
+      if (op.cancel && Date.now() >= cancelDeadline)
+        return move('cancellation_unconfirmed', `batch still ${wire.status(b)} at the cancel deadline`);
+      if (!op.cancel && Date.now() >= resultDeadline)
+        return move('result_timed_out', `batch still ${wire.status(b)} at the result deadline`);
       // Read again after the backoff, but no later than the deadline that ends the wait.
       const until = (op.cancel ? cancelDeadline : resultDeadline) - Date.now();
       return later(Math.max(10, Math.min(backoff(op.polls), until)), { polls: op.polls + 1 });
@@ -167,7 +178,9 @@ async function step(store, env, wire, op) {
         return later(c.retryAfterMs ?? backoff(op.polls), { polls: op.polls + 1 });
       }
       if (!got.ok) return move('result_validation_failed', got.why);
-      return move('succeeded', 'results fetched and verified', { result: { sha256: got.sha256, items_total: got.items_total, items_failed: got.items_failed } });
+      return move('succeeded', 'results fetched and verified', {
+        result: { sha256: got.sha256, items_total: got.items_total, items_failed: got.items_failed },
+      });
     }
   }
 }

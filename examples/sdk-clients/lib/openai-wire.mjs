@@ -13,7 +13,10 @@ export function openaiWire(client) {
       const jsonl = requests.map((r) => JSON.stringify(r)).join('\n') + '\n';
       const file = await client.files.create({ file: await toFile(Buffer.from(jsonl), `${op.id}.jsonl`), purpose: 'batch' }, opts);
       if (!mine()) return null;
-      return client.batches.create({ input_file_id: file.id, endpoint, completion_window: '24h', metadata: { [METADATA_KEY]: op.id } }, opts);
+      return client.batches.create(
+        { input_file_id: file.id, endpoint, completion_window: '24h', metadata: { [METADATA_KEY]: op.id } },
+        opts,
+      );
     },
     /** The oldest batch whose metadata names the operation, created since its first attempt; null when none. */
     async find(op, opts, claimed) {
@@ -40,7 +43,10 @@ export function openaiWire(client) {
       const fetch = async (id) => Buffer.from(await (await client.files.content(id, opts)).arrayBuffer());
       const out = b.output_file_id ? await fetch(b.output_file_id) : null;
       const err = b.error_file_id ? await fetch(b.error_file_id) : null;
-      const lines = [...(out ? parseJsonl(out).map((l) => ({ ...l, _file: 'output' })) : []), ...(err ? parseJsonl(err).map((l) => ({ ...l, _file: 'error' })) : [])];
+      const lines = [
+        ...(out ? parseJsonl(out).map((l) => ({ ...l, _file: 'output' })) : []),
+        ...(err ? parseJsonl(err).map((l) => ({ ...l, _file: 'error' })) : []),
+      ];
       const v = verifyLines(op, lines, (l) => l._file === 'error' || l.error != null || l.response?.status_code !== 200);
       return { ...v, sha256: sha256(out ?? err ?? Buffer.alloc(0)) };
     },

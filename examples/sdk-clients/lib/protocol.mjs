@@ -42,7 +42,8 @@ export async function main({ dialect, work }) {
   switch (verb) {
     case 'submit': {
       const req = await stdinJson();
-      if (!req || typeof req.operation_id !== 'string' || !Array.isArray(req.input?.requests)) fail(2, 'submit wants {operation_id, kind, input: {requests}, …}');
+      if (!req || typeof req.operation_id !== 'string' || !Array.isArray(req.input?.requests))
+        fail(2, 'submit wants {operation_id, kind, input: {requests}, …}');
       const code = store.submit(req);
       if (code === 3) fail(3, `${req.operation_id} exists with a different request; a changed request is a new operation`);
       return process.exit(0);

@@ -20,9 +20,21 @@ import { i15History } from './invariants/i15-history.js';
 
 /** In INVARIANTS order, one module per invariant. */
 export const CHECKS: readonly InvariantCheck[] = [
-  i01AtMostOnce, i02KeyDiscipline, i03NoLostResult, i04TruthfulFinalState, i05HonestCancel,
-  i06OneCancel, i07RetryAfter, i08BoundedPolling, i09SingleOwner, i10ContractViolation,
-  i11VerifiedResults, i12Deadlines, i13WebhookSafety, i14Trace, i15History,
+  i01AtMostOnce,
+  i02KeyDiscipline,
+  i03NoLostResult,
+  i04TruthfulFinalState,
+  i05HonestCancel,
+  i06OneCancel,
+  i07RetryAfter,
+  i08BoundedPolling,
+  i09SingleOwner,
+  i10ContractViolation,
+  i11VerifiedResults,
+  i12Deadlines,
+  i13WebhookSafety,
+  i14Trace,
+  i15History,
 ];
 
 /**

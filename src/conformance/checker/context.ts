@@ -42,7 +42,8 @@ export function buildContext(evidence: RunEvidence): CheckContext {
     dialect: evidence.dialect,
     options: evidence.options,
     journal,
-    operations: evidence.dialect === 'native' ? linkOperations(evidence, journal.requests) : linkDialectOperations(evidence, journal.requests),
+    operations:
+      evidence.dialect === 'native' ? linkOperations(evidence, journal.requests) : linkDialectOperations(evidence, journal.requests),
     providerJob: (id) => jobs.get(id),
     jobFacts: (id) => journal.jobs.get(id),
     workerIds,
@@ -78,7 +79,8 @@ export function jobKnownAt(ctx: CheckContext, op: OperationView, jobId: string):
 export function heldOffUntil(op: OperationView, by: number): number {
   let until = -Infinity;
   for (const r of op.requests) {
-    if (r.retry_after !== null && r.status !== 200 && delivered(r) && ms(r.at) <= by) until = Math.max(until, ms(r.at) + r.retry_after * 1000);
+    if (r.retry_after !== null && r.status !== 200 && delivered(r) && ms(r.at) <= by)
+      until = Math.max(until, ms(r.at) + r.retry_after * 1000);
   }
   return until;
 }

@@ -89,7 +89,11 @@ export function shownStates(r: RequestEntry, jobId: string): string[] {
  * before that worker sent anything else is like Jepsen's `:info`: the bytes arrived, the process may never have read
  * them, so the client as a whole cannot be held to know it.
  */
-export function reachedALiveWorker(r: RequestEntry, requests: readonly RequestEntry[], harness: ReadonlyArray<{ at: string; type: string; worker_id?: string }>): boolean {
+export function reachedALiveWorker(
+  r: RequestEntry,
+  requests: readonly RequestEntry[],
+  harness: ReadonlyArray<{ at: string; type: string; worker_id?: string }>,
+): boolean {
   if (!r.worker_id) return true;
   const answered = ms(r.at);
   const kill = harness.find((h) => h.type === 'kill' && h.worker_id === r.worker_id && ms(h.at) >= answered && ms(h.at) - answered <= 100);

@@ -24,9 +24,7 @@ export interface JournalIndex {
 export function indexJournal(evidence: RunEvidence): JournalIndex {
   const { tenant, subject } = evidence.principal;
   const bySeq = [...evidence.journal].sort((a, b) => a.seq - b.seq);
-  const requests = bySeq.filter(
-    (e): e is RequestEntry => e.type === 'request' && e.tenant === tenant && e.subject === subject,
-  );
+  const requests = bySeq.filter((e): e is RequestEntry => e.type === 'request' && e.tenant === tenant && e.subject === subject);
   const jobs = new Map<string, JobFacts>();
   const facts = (job_id: string) => {
     let f = jobs.get(job_id);

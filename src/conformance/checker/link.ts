@@ -47,7 +47,9 @@ export function linkOperations(evidence: RunEvidence, requests: readonly Request
   return linkOperationsBy(evidence, requests, {
     creates: (id, key, trace) =>
       requests.filter(
-        (r) => r.route === 'create' && ((key !== null && normKey(r.idempotency_key) === key) || r.client_ref === id || (trace !== null && r.trace_id === trace)),
+        (r) =>
+          r.route === 'create' &&
+          ((key !== null && normKey(r.idempotency_key) === key) || r.client_ref === id || (trace !== null && r.trace_id === trace)),
       ),
   });
 }
@@ -68,7 +70,10 @@ export function linkOperationsBy(evidence: RunEvidence, requests: readonly Reque
     const known = new Set([...jobIds, ...foreignJobIds]);
     const createSeqs = new Set([...creates, ...(match.extra?.(id, submission) ?? [])].map((c) => c.seq));
     const linked = requests.filter(
-      (r) => createSeqs.has(r.seq) || (r.route !== 'create' && r.job_id !== null && known.has(r.job_id)) || (trace !== null && trace !== '' && r.trace_id === trace),
+      (r) =>
+        createSeqs.has(r.seq) ||
+        (r.route !== 'create' && r.job_id !== null && known.has(r.job_id)) ||
+        (trace !== null && trace !== '' && r.trace_id === trace),
     );
     return {
       id,

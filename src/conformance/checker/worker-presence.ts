@@ -7,7 +7,9 @@ import type { HarnessEvent } from './evidence.js';
  * Without harness events (hand-built evidence) a worker is assumed always to run.
  */
 export function firstRunningAtOrAfter(harness: HarnessEvent[], t: number): number {
-  const events = harness.filter((h) => h.worker_id && ['start', 'kill', 'pause', 'resume', 'exit'].includes(h.type)).sort((a, b) => ms(a.at) - ms(b.at));
+  const events = harness
+    .filter((h) => h.worker_id && ['start', 'kill', 'pause', 'resume', 'exit'].includes(h.type))
+    .sort((a, b) => ms(a.at) - ms(b.at));
   if (events.length === 0) return t;
   const running = new Set<string>();
   let i = 0;

@@ -7,7 +7,8 @@ import type { ClientDialect } from './batch-input.js';
  * same fault rules (route names are shared by every dialect).
  */
 const NO_DIGEST = 'neither the OpenAI nor the Anthropic API sends a results digest: a digest mismatch cannot be expressed';
-const NO_ERROR_ROW = 'a results line that is no request of the batch would break every real client\'s parser and the real APIs never send one: not expressible';
+const NO_ERROR_ROW =
+  "a results line that is no request of the batch would break every real client's parser and the real APIs never send one: not expressible";
 const NO_REPLAY = 'the API takes no idempotency key, so there is no replayed create to answer with a foreign batch id';
 const NO_WEBHOOKS = 'the Anthropic Message Batches API sends no webhooks';
 

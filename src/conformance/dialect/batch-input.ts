@@ -61,5 +61,9 @@ export function dialectSubmission(dialect: ClientDialect, op: SubmitInput, reque
 export function customIdsOf(input: Record<string, unknown>): string[] {
   const reqs = input.requests;
   if (!Array.isArray(reqs)) return [];
-  return reqs.flatMap((r) => (r && typeof r === 'object' && typeof (r as { custom_id?: unknown }).custom_id === 'string' ? [(r as { custom_id: string }).custom_id] : []));
+  return reqs.flatMap((r) =>
+    r && typeof r === 'object' && typeof (r as { custom_id?: unknown }).custom_id === 'string'
+      ? [(r as { custom_id: string }).custom_id]
+      : [],
+  );
 }

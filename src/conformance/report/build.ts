@@ -84,7 +84,11 @@ const TASK_CELL = { pass: 'held', fail: 'broken', vacuous: 'not_applicable' } as
 /** A task scenario run: fails on a broken task invariant or an expectation of the scenario not met. */
 export function taskCase(
   run: {
-    scenario: string; verdict: TaskVerdict; problems: string[]; finished: boolean; elapsed_ms: number;
+    scenario: string;
+    verdict: TaskVerdict;
+    problems: string[];
+    finished: boolean;
+    elapsed_ms: number;
     /** Why the run did not exercise the scenario's point (a real-time race the client won legitimately). */
     not_exercised?: string[];
     diagnostics?: string[];

@@ -30,19 +30,38 @@ async function runWith(s: Scenario, driver: RunDriver, opts: ExecuteOptions): Pr
     const evidence = RunEvidenceSchema.parse(result.evidence);
     const verdict = check(evidence);
     const { vacuous, ...outcome } = runOutcome(s, verdict, evidence, result.timedOut);
-    return { scenario: s.name, verdict, evidence, timedOut: result.timedOut, vacuous, outcome, runMs: result.durationMs, wallMs: Date.now() - wall, diagnostics: driver.diagnostics() };
+    return {
+      scenario: s.name,
+      verdict,
+      evidence,
+      timedOut: result.timedOut,
+      vacuous,
+      outcome,
+      runMs: result.durationMs,
+      wallMs: Date.now() - wall,
+      diagnostics: driver.diagnostics(),
+    };
   } finally {
     await driver.close();
   }
 }
 
 /** One scenario against a client command, as real processes over loopback. */
-export async function runScenarioProcess(s: Scenario, command: string, opts: ExecuteOptions & { token?: string; timeScale?: number } = {}): Promise<ScenarioRun> {
+export async function runScenarioProcess(
+  s: Scenario,
+  command: string,
+  opts: ExecuteOptions & { token?: string; timeScale?: number } = {},
+): Promise<ScenarioRun> {
   // Real processes are scheduled by a kernel shared with other work: a worker may wake late by a second or so, and
   // later still on a loaded machine. The calibrated time scale (which already stretched the scenario) stretches the
   // grace for lateness too: lateness is judged against what the client could do under this load.
   const f = Math.max(1, opts.timeScale ?? 1);
-  const tolerances = { deadline_grace_ms: Math.round(2500 * f), retry_after_tolerance_ms: 250, clock_tolerance_ms: Math.round(100 * f), ...opts.tolerances };
+  const tolerances = {
+    deadline_grace_ms: Math.round(2500 * f),
+    retry_after_tolerance_ms: 250,
+    clock_tolerance_ms: Math.round(100 * f),
+    ...opts.tolerances,
+  };
   return runWith(s, await ProcessDriver.start({ command, scenario: s, token: opts.token, dialect: opts.dialect }), { ...opts, tolerances });
 }
 

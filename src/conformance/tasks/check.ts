@@ -2,7 +2,7 @@ import type { RequestEntry } from '../../contract/journal.js';
 import type { TaskEvidence } from './evidence.js';
 
 export const TASK_INVARIANTS = {
-  T1: 'apply-once: each object changed at most once per approved proposal; the reported application is the provider\'s',
+  T1: "apply-once: each object changed at most once per approved proposal; the reported application is the provider's",
   T2: 'no-apply-without-approval: no apply sent while the task had no approval the client could know of',
   T3: 'redraft-followed: after a redraft no apply under the old approval; a new approval first',
   T4: 'no-foreign-or-revoked-approval: never apply under an approval by another tenant, the initiator, a revoked one or one of a stale proposal',
@@ -46,7 +46,15 @@ function linesOf(ev: TaskEvidence): Map<string, TaskLine> {
     let l = lines.get(e.task_id);
     if (!l) {
       const pt = ev.provider.tasks.find((t) => t.task_id === e.task_id);
-      l = { task_id: e.task_id, tenant: pt?.tenant ?? e.tenant ?? '', object_ref: pt?.object_ref ?? null, initiator: pt?.initiator ?? null, createSeq: e.seq, createKeys: new Set(), entries: [] };
+      l = {
+        task_id: e.task_id,
+        tenant: pt?.tenant ?? e.tenant ?? '',
+        object_ref: pt?.object_ref ?? null,
+        initiator: pt?.initiator ?? null,
+        createSeq: e.seq,
+        createKeys: new Set(),
+        entries: [],
+      };
       lines.set(e.task_id, l);
     }
     if (e.route === 'task_create') {
@@ -77,7 +85,9 @@ function isReconcile(applies: Req[], a: Req): boolean {
 function appliedOverLapse(ev: TaskEvidence, l: TaskLine, a: Req, lapses: number[]): number | null {
   const lapse = Math.max(-1, ...lapses.filter((s) => s < a.seq));
   if (lapse < 0) return null;
-  const approvals = l.entries.filter((e) => e.route === 'review' && e.effect === 'reviewed' && e.task_state === 'approved' && e.seq < a.seq && e.seq > lapse);
+  const approvals = l.entries.filter(
+    (e) => e.route === 'review' && e.effect === 'reviewed' && e.task_state === 'approved' && e.seq < a.seq && e.seq > lapse,
+  );
   if (approvals.length > 0) return null;
   const looks = l.entries.filter((e) => isClient(ev, e) && e.seq < a.seq && e.delivery === 'delivered' && e.task_state);
   const last = looks[looks.length - 1];
@@ -89,20 +99,32 @@ function t1(ev: TaskEvidence, lines: Map<string, TaskLine>): string[] {
   const v: string[] = [];
   for (const l of lines.values()) {
     const applied = l.entries.filter((e) => e.route === 'apply' && e.effect === 'applied');
-    if (applied.length > 1) v.push(`task ${l.task_id}: ${applied.length} apply requests changed the object (seq ${applied.map((e) => e.seq).join(', ')})`);
+    if (applied.length > 1)
+      v.push(`task ${l.task_id}: ${applied.length} apply requests changed the object (seq ${applied.map((e) => e.seq).join(', ')})`);
   }
   for (const o of ev.provider.objects) {
-    const puts = ev.harness.filter((h) => h.kind === 'put_object' && h.object_ref === o.object_ref && (h.tenant ?? o.tenant) === o.tenant).length;
-    const applies = [...lines.values()].filter((l) => l.object_ref === o.object_ref && l.tenant === o.tenant)
+    const puts = ev.harness.filter(
+      (h) => h.kind === 'put_object' && h.object_ref === o.object_ref && (h.tenant ?? o.tenant) === o.tenant,
+    ).length;
+    const applies = [...lines.values()]
+      .filter((l) => l.object_ref === o.object_ref && l.tenant === o.tenant)
       .reduce((n, l) => n + l.entries.filter((e) => e.route === 'apply' && e.effect === 'applied').length, 0);
-    if (o.version !== puts + applies) v.push(`object ${o.object_ref}: version ${o.version}, expected ${puts} edits + ${applies} applications = ${puts + applies}`);
+    if (o.version !== puts + applies)
+      v.push(`object ${o.object_ref}: version ${o.version}, expected ${puts} edits + ${applies} applications = ${puts + applies}`);
   }
   for (const row of ev.client.ops) {
     const pt = row.task_id ? ev.provider.tasks.find((t) => t.task_id === row.task_id) : undefined;
     if (row.state === 'applied') {
-      if (pt?.state !== 'applied' || !pt.application) v.push(`op ${row.task_op_id}: reported applied, the provider's task is ${pt?.state ?? 'unknown'}`);
-      else if (!row.application || row.application.new_version !== pt.application.new_version || row.application.applied_at !== pt.application.applied_at) {
-        v.push(`op ${row.task_op_id}: reported application ${JSON.stringify(row.application)} differs from the provider's ${JSON.stringify(pt.application)}`);
+      if (pt?.state !== 'applied' || !pt.application)
+        v.push(`op ${row.task_op_id}: reported applied, the provider's task is ${pt?.state ?? 'unknown'}`);
+      else if (
+        !row.application ||
+        row.application.new_version !== pt.application.new_version ||
+        row.application.applied_at !== pt.application.applied_at
+      ) {
+        v.push(
+          `op ${row.task_op_id}: reported application ${JSON.stringify(row.application)} differs from the provider's ${JSON.stringify(pt.application)}`,
+        );
       }
     } else if (pt?.state === 'applied' && ['rejected', 'failed', 'apply_failed'].includes(row.state)) {
       v.push(`op ${row.task_op_id}: reported ${row.state}, but the provider applied the task`);
@@ -116,9 +138,11 @@ function t2(ev: TaskEvidence, lines: Map<string, TaskLine>): string[] {
   for (const l of lines.values()) {
     const applies = clientApplies(ev, l);
     // Lapses of approval by review: creation (none yet), revoke or reject, and an apply refused for want of one.
-    const lapses = [l.createSeq,
+    const lapses = [
+      l.createSeq,
       ...l.entries.filter((e) => e.route === 'review' && e.effect === 'reviewed' && e.task_state !== 'approved').map((e) => e.seq),
-      ...l.entries.filter((e) => e.route === 'apply' && e.code === 'approval_required' && e.delivery === 'delivered').map((e) => e.seq)];
+      ...l.entries.filter((e) => e.route === 'apply' && e.code === 'approval_required' && e.delivery === 'delivered').map((e) => e.seq),
+    ];
     for (const a of applies) {
       if (isReconcile(applies, a)) continue;
       const lapse = appliedOverLapse(ev, l, a, lapses);
@@ -129,9 +153,14 @@ function t2(ev: TaskEvidence, lines: Map<string, TaskLine>): string[] {
 }
 
 function redraftSeqs(ev: TaskEvidence, l: TaskLine, lines: Map<string, TaskLine>): number[] {
-  const edits = ev.harness.filter((h) => h.kind === 'put_object' && h.object_ref === l.object_ref && (h.tenant ?? l.tenant) === l.tenant && h.after_seq >= l.createSeq).map((h) => h.after_seq + 0.5);
+  const edits = ev.harness
+    .filter(
+      (h) => h.kind === 'put_object' && h.object_ref === l.object_ref && (h.tenant ?? l.tenant) === l.tenant && h.after_seq >= l.createSeq,
+    )
+    .map((h) => h.after_seq + 0.5);
   const stale = l.entries.filter((e) => e.route === 'apply' && e.code === 'stale_object_version').map((e) => e.seq);
-  const others = [...lines.values()].filter((o) => o.task_id !== l.task_id && o.object_ref === l.object_ref && o.tenant === l.tenant)
+  const others = [...lines.values()]
+    .filter((o) => o.task_id !== l.task_id && o.object_ref === l.object_ref && o.tenant === l.tenant)
     .flatMap((o) => o.entries.filter((e) => e.route === 'apply' && e.effect === 'applied').map((e) => e.seq));
   return [...edits, ...stale, ...others].filter((s) => s > l.createSeq);
 }
@@ -148,7 +177,8 @@ function t3(ev: TaskEvidence, lines: Map<string, TaskLine>): { v: string[]; judg
       judged = true;
       if (isReconcile(applies, a)) continue;
       const lapse = appliedOverLapse(ev, l, a, redrafts);
-      if (lapse !== null) v.push(`task ${l.task_id}: apply (seq ${a.seq}) after a redraft (at seq ${Math.floor(lapse)}) with no new approval`);
+      if (lapse !== null)
+        v.push(`task ${l.task_id}: apply (seq ${a.seq}) after a redraft (at seq ${Math.floor(lapse)}) with no new approval`);
     }
     // The client's own history: after it saw a redraft, it never went to applying under an approval of an older proposal.
     for (const op of ev.client.ops.filter((o) => o.task_id === l.task_id)) {
@@ -159,7 +189,10 @@ function t3(ev: TaskEvidence, lines: Map<string, TaskLine>): { v: string[]; judg
         const ap = h.approval;
         if (h.to === 'applying' && ap && seen > 1) {
           judged = true;
-          if (ap.proposal_version < seen) v.push(`op ${op.task_op_id}: went to applying under an approval of proposal ${ap.proposal_version} after seeing proposal ${seen}`);
+          if (ap.proposal_version < seen)
+            v.push(
+              `op ${op.task_op_id}: went to applying under an approval of proposal ${ap.proposal_version} after seeing proposal ${seen}`,
+            );
         }
       }
     }
@@ -182,7 +215,8 @@ function t4(ev: TaskEvidence, lines: Map<string, TaskLine>): string[] {
     const p = t.result?.proposal;
     if (r?.decision !== 'approved') v.push(`task ${t.task_id}: applied, its review is ${r?.decision ?? 'none'}`);
     else if (r.reviewer === t.initiator) v.push(`task ${t.task_id}: applied under the initiator's approval`);
-    else if (!p || r.proposal_version !== p.proposal_version || r.proposal_sha256 !== p.sha256) v.push(`task ${t.task_id}: applied under an approval of another proposal`);
+    else if (!p || r.proposal_version !== p.proposal_version || r.proposal_sha256 !== p.sha256)
+      v.push(`task ${t.task_id}: applied under an approval of another proposal`);
   }
   for (const op of ev.client.ops) {
     op.history.forEach((h, i) => {
@@ -194,12 +228,27 @@ function t4(ev: TaskEvidence, lines: Map<string, TaskLine>): string[] {
       }
       const cur: { proposal_version?: number | null; sha256?: string | null; initiator?: string | null } = h.current ?? {};
       const why =
-        ap.decision !== 'approved' ? `a ${ap.decision} review` :
-        ap.reviewer === cur.initiator ? "the initiator's own review" :
-        ap.proposal_version !== cur.proposal_version || ap.proposal_sha256 !== cur.sha256 ? `an approval of proposal ${ap.proposal_version} while proposal ${cur.proposal_version} was current` :
-        null;
+        ap.decision !== 'approved'
+          ? `a ${ap.decision} review`
+          : ap.reviewer === cur.initiator
+            ? "the initiator's own review"
+            : ap.proposal_version !== cur.proposal_version || ap.proposal_sha256 !== cur.sha256
+              ? `an approval of proposal ${ap.proposal_version} while proposal ${cur.proposal_version} was current`
+              : null;
       if (why) v.push(`op ${op.task_op_id}: decided to apply (history ${i + 1}) under ${why}`);
-      else if (op.task_id && !ev.journal.some((e) => e.type === 'request' && e.route === 'review' && e.task_id === op.task_id && e.effect === 'reviewed' && e.task_state === 'approved' && e.subject === ap.reviewer && e.tenant === ev.client.tenant)) {
+      else if (
+        op.task_id &&
+        !ev.journal.some(
+          (e) =>
+            e.type === 'request' &&
+            e.route === 'review' &&
+            e.task_id === op.task_id &&
+            e.effect === 'reviewed' &&
+            e.task_state === 'approved' &&
+            e.subject === ap.reviewer &&
+            e.tenant === ev.client.tenant,
+        )
+      ) {
         v.push(`op ${op.task_op_id}: relied on an approval by ${ap.reviewer} that no review of this tenant gave`);
       }
     });
@@ -215,7 +264,8 @@ function t5(ev: TaskEvidence, lines: Map<string, TaskLine>): string[] {
     if (keys.length > 1) v.push(`task ${l.task_id}: ${keys.length} different apply keys (${keys.join(', ')})`);
     for (const k of keys) if (createKeys.has(k)) v.push(`task ${l.task_id}: apply key ${k} is a create key`);
     const op = ev.client.ops.find((o) => o.task_id === l.task_id);
-    if (op && keys.length === 1 && op.apply_key !== keys[0]) v.push(`op ${op.task_op_id}: recorded apply key ${op.apply_key} is not the key sent (${keys[0]})`);
+    if (op && keys.length === 1 && op.apply_key !== keys[0])
+      v.push(`op ${op.task_op_id}: recorded apply key ${op.apply_key} is not the key sent (${keys[0]})`);
   }
   return v;
 }

@@ -26,7 +26,11 @@ export class TaskHarness {
 
   // biome-ignore lint/suspicious/noExplicitAny: the control API's JSON answer, read field by field by the harness
   async control(method: string, path: string, body?: unknown): Promise<any> {
-    const res = await this.provider.fetch(`${IN_PROCESS_BASE}/_control${path}`, { method, headers: CONTROL, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await this.provider.fetch(`${IN_PROCESS_BASE}/_control${path}`, {
+      method,
+      headers: CONTROL,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const json = await res.json();
     if (!res.ok) throw new Error(`control ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
     return json;
@@ -81,10 +85,13 @@ export class TaskHarness {
       this.problems.push(`step ${a.decision} on ${a.op}: no task or no proposal yet`);
       return;
     }
-    const res = await this.provider.fetch(`${IN_PROCESS_BASE}/v1/tasks/${id}/review`, {
-      method: 'POST', headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ decision: a.decision, proposal_version: pv, comment: 'harness' }),
-    }).catch(() => null);
+    const res = await this.provider
+      .fetch(`${IN_PROCESS_BASE}/v1/tasks/${id}/review`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${a.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ decision: a.decision, proposal_version: pv, comment: 'harness' }),
+      })
+      .catch(() => null);
     const status = res?.status ?? 0;
     const body = (await res?.json().catch(() => null)) as { code?: string; task?: { state?: string } } | null;
     this.note({ kind: 'review', task_id: id, decision: a.decision, status });
@@ -93,7 +100,12 @@ export class TaskHarness {
     // In real time a client may legitimately apply before a later review step (it polled at the right moment):
     // the step then meets a final task. That run did not exercise the scenario's point; it is not the client's fault.
     const after = this.provider.tasks.tasks.get(id);
-    if (status === 409 && body?.code === 'invalid_state' && after && ['applied', 'rejected', 'failed', 'apply_failed'].includes(after.state)) {
+    if (
+      status === 409 &&
+      body?.code === 'invalid_state' &&
+      after &&
+      ['applied', 'rejected', 'failed', 'apply_failed'].includes(after.state)
+    ) {
       this.notExercised.push(`step ${a.decision} on ${a.op} came after the task was already ${after.state}`);
       return;
     }

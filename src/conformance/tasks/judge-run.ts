@@ -27,11 +27,18 @@ export const TASK_CLIENT = { token: 'dev-token', tenant: 'acme', subject: 'agent
 
 /** Collect the evidence of a finished run, judge it (T1–T5) and hold it to the scenario's expectations. */
 export async function judgeTaskRun(
-  sc: TaskScenario, provider: Provider, harness: TaskHarness, records: TaskRecord[],
+  sc: TaskScenario,
+  provider: Provider,
+  harness: TaskHarness,
+  records: TaskRecord[],
   run: { finished: boolean; elapsed_ms: number; problems?: string[]; diagnostics?: string[] },
 ): Promise<TaskScenarioRun> {
   const tasks = (await harness.control('GET', '/tasks')).data as ProviderTask[];
-  const objects = sc.objects.map((o) => ({ tenant: o.tenant, object_ref: o.ref, version: provider.tasks.objects.get(o.tenant, o.ref)?.version ?? 0 }));
+  const objects = sc.objects.map((o) => ({
+    tenant: o.tenant,
+    object_ref: o.ref,
+    version: provider.tasks.objects.get(o.tenant, o.ref)?.version ?? 0,
+  }));
   const evidence: TaskEvidence = {
     journal: provider.journal.all().filter((e): e is RequestEntry => e.type === 'request'),
     client: { tenant: TASK_CLIENT.tenant, subject: TASK_CLIENT.subject, ops: records },
@@ -42,16 +49,26 @@ export async function judgeTaskRun(
   const problems = [...(run.problems ?? []), ...harness.problems];
   if (!run.finished) problems.push(`not every operation was final within ${sc.limit_ms} ms`);
   for (const r of records) {
-    if (sc.expect.final_state && r.state !== sc.expect.final_state) problems.push(`op ${r.task_op_id} ended ${r.state} (${r.reason ?? ''}), expected ${sc.expect.final_state}`);
+    if (sc.expect.final_state && r.state !== sc.expect.final_state)
+      problems.push(`op ${r.task_op_id} ended ${r.state} (${r.reason ?? ''}), expected ${sc.expect.final_state}`);
     if (sc.expect.applied_proposal_version !== undefined && harness.notExercised.length === 0) {
       const t = tasks.find((x) => x.task_id === r.task_id);
       if (t?.state === 'applied' && t.result?.proposal.proposal_version !== sc.expect.applied_proposal_version) {
-        problems.push(`op ${r.task_op_id} applied proposal ${t.result?.proposal.proposal_version}, expected ${sc.expect.applied_proposal_version}`);
+        problems.push(
+          `op ${r.task_op_id} applied proposal ${t.result?.proposal.proposal_version}, expected ${sc.expect.applied_proposal_version}`,
+        );
       }
     }
   }
   return {
-    scenario: sc.name, verdict, evidence, reports: records, problems, not_exercised: [...harness.notExercised],
-    finished: run.finished, elapsed_ms: run.elapsed_ms, diagnostics: run.diagnostics ?? [],
+    scenario: sc.name,
+    verdict,
+    evidence,
+    reports: records,
+    problems,
+    not_exercised: [...harness.notExercised],
+    finished: run.finished,
+    elapsed_ms: run.elapsed_ms,
+    diagnostics: run.diagnostics ?? [],
   };
 }

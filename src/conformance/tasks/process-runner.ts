@@ -45,7 +45,11 @@ const gist = (s: string) => {
  * `task submit` each operation, `task show` it (its create key), one `task work`, the harness steps on the real
  * clock from the moment every task exists at the provider, then `task show` again and the judge.
  */
-export async function runTaskScenarioProcess(input: TaskScenario | TaskScenarioInput, command: string, opts: TaskProcessOptions = {}): Promise<TaskScenarioRun> {
+export async function runTaskScenarioProcess(
+  input: TaskScenario | TaskScenarioInput,
+  command: string,
+  opts: TaskProcessOptions = {},
+): Promise<TaskScenarioRun> {
   const sc = scaleTaskScenario(TaskScenarioSchema.parse(input), opts.timeScale ?? 1);
   const started = Date.now();
   const provider: Provider = createProvider({ ids: seededIds(sc.seed) });
@@ -57,30 +61,41 @@ export async function runTaskScenarioProcess(input: TaskScenario | TaskScenarioI
   try {
     server = await serve(provider, { port: 0, host: '127.0.0.1' });
     const env = (workerId: string): NodeJS.ProcessEnv => ({
-      ...process.env, JOBPROOF_PROVIDER_URL: server!.url, JOBPROOF_TOKEN: TASK_CLIENT.token, JOBPROOF_STATE: state,
-      JOBPROOF_WORKER_ID: workerId, JOBPROOF_LEASE_MS: '10000',
+      ...process.env,
+      JOBPROOF_PROVIDER_URL: server!.url,
+      JOBPROOF_TOKEN: TASK_CLIENT.token,
+      JOBPROOF_STATE: state,
+      JOBPROOF_WORKER_ID: workerId,
+      JOBPROOF_LEASE_MS: '10000',
     });
     const createKeys = new Map<string, string>();
     const taskOf = (opId: string): string | undefined => {
       const key = createKeys.get(opId);
-      const e = key ? provider.journal.all().find((x) => x.type === 'request' && x.route === 'task_create' && x.idempotency_key === key && x.task_id) : undefined;
-      return e?.type === 'request' ? e.task_id ?? undefined : undefined;
+      const e = key
+        ? provider.journal.all().find((x) => x.type === 'request' && x.route === 'task_create' && x.idempotency_key === key && x.task_id)
+        : undefined;
+      return e?.type === 'request' ? (e.task_id ?? undefined) : undefined;
     };
     let exited: Promise<number> = Promise.resolve(0);
     let running = false;
     let restarts = 0;
     let generation = 0;
     let restarting = false;
-    const harness = new TaskHarness(provider, () => Date.now(), taskOf, async () => {
-      // SIGKILL, as a crash: the new worker must carry on from the record alone. A worker that already finished
-      // has nothing left to lose.
-      if (!running) return;
-      restarting = true;
-      worker?.kill('SIGKILL');
-      await exited;
-      startWorker();
-      restarting = false;
-    });
+    const harness = new TaskHarness(
+      provider,
+      () => Date.now(),
+      taskOf,
+      async () => {
+        // SIGKILL, as a crash: the new worker must carry on from the record alone. A worker that already finished
+        // has nothing left to lose.
+        if (!running) return;
+        restarting = true;
+        worker?.kill('SIGKILL');
+        await exited;
+        startWorker();
+        restarting = false;
+      },
+    );
     await harness.setUp(sc);
 
     const show = async (opId: string): Promise<TaskRecord | null> => {
@@ -98,20 +113,32 @@ export async function runTaskScenarioProcess(input: TaskScenario | TaskScenarioI
       }
       const parsed = TaskRecordSchema.safeParse(raw);
       if (!parsed.success) {
-        problems.push(`task show ${opId}: not a task record (client-protocol.md): ${parsed.error.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+        problems.push(
+          `task show ${opId}: not a task record (client-protocol.md): ${parsed.error.issues
+            .slice(0, 5)
+            .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+            .join('; ')}`,
+        );
         return null;
       }
       return parsed.data;
     };
 
     for (const op of sc.ops) {
-      const req = { task_op_id: op.task_op_id, object_ref: op.object_ref, object_version: harness.versions.get(op.object_ref) ?? 1, input: op.input, deadline_ms: sc.limit_ms };
+      const req = {
+        task_op_id: op.task_op_id,
+        object_ref: op.object_ref,
+        object_version: harness.versions.get(op.object_ref) ?? 1,
+        input: op.input,
+        deadline_ms: sc.limit_ms,
+      };
       const r = await callClient(command, ['task', 'submit'], env('harness'), JSON.stringify(req), VERB_TIMEOUT_MS);
       if (r.exit !== 0) problems.push(`task submit ${op.task_op_id} exited ${r.exit}: ${gist(r.stderr)}`);
       const rec = await show(op.task_op_id);
       if (rec) createKeys.set(op.task_op_id, rec.create_key);
     }
-    if (problems.length > 0) return await judgeTaskRun(sc, provider, harness, [], { finished: false, elapsed_ms: Date.now() - started, problems, diagnostics });
+    if (problems.length > 0)
+      return await judgeTaskRun(sc, provider, harness, [], { finished: false, elapsed_ms: Date.now() - started, problems, diagnostics });
 
     const startWorker = () => {
       generation++;
@@ -121,11 +148,13 @@ export async function runTaskScenarioProcess(input: TaskScenario | TaskScenarioI
       let err = '';
       child.stdout!.resume();
       child.stderr!.setEncoding('utf8').on('data', (d: string) => (err = (err + d).slice(-4000)));
-      exited = new Promise((resolve) => child.on('close', (code, signal) => {
-        running = false;
-        if (code !== 0 && !restarting) diagnostics.push(`task work exited ${code ?? signal}: ${lastLines(err, 5)}`);
-        resolve(code ?? 128);
-      }));
+      exited = new Promise((resolve) =>
+        child.on('close', (code, signal) => {
+          running = false;
+          if (code !== 0 && !restarting) diagnostics.push(`task work exited ${code ?? signal}: ${lastLines(err, 5)}`);
+          resolve(code ?? 128);
+        }),
+      );
     };
     startWorker();
 
@@ -134,7 +163,11 @@ export async function runTaskScenarioProcess(input: TaskScenario | TaskScenarioI
     const limit = started + sc.limit_ms + 30_000;
     while (sc.ops.some((op) => !taskOf(op.task_op_id)) && Date.now() < limit && running) await sleep(20);
     const t0 = Date.now();
-    const steps = sc.steps.map((s) => sleep(Math.max(0, t0 + s.at_ms - Date.now())).then(() => harness.step(s.action)).catch((err) => void harness.problems.push(`step failed: ${String(err)}`)));
+    const steps = sc.steps.map((s) =>
+      sleep(Math.max(0, t0 + s.at_ms - Date.now()))
+        .then(() => harness.step(s.action))
+        .catch((err) => void harness.problems.push(`step failed: ${String(err)}`)),
+    );
 
     const deadline = t0 + sc.limit_ms;
     for (;;) {
@@ -162,7 +195,8 @@ export async function runTaskScenarioProcess(input: TaskScenario | TaskScenarioI
     const records = (await Promise.all(sc.ops.map((op) => show(op.task_op_id)))).filter((r): r is TaskRecord => r !== null);
     const open = records.filter((r) => !['applied', 'rejected', 'failed', 'apply_failed', 'needs_attention'].includes(r.state));
     const finished = finishedInTime && open.length === 0 && records.length === sc.ops.length;
-    if (finishedInTime && open.length > 0) problems.push(`task work exited while ${open.map((r) => `${r.task_op_id} was ${r.state}`).join(', ')}`);
+    if (finishedInTime && open.length > 0)
+      problems.push(`task work exited while ${open.map((r) => `${r.task_op_id} was ${r.state}`).join(', ')}`);
     return await judgeTaskRun(sc, provider, harness, records, { finished, elapsed_ms: Date.now() - started, problems, diagnostics });
   } finally {
     if (worker && worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');

@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { settle, VirtualClock } from '../../lib/clock.js';
 import { seededIds } from '../../lib/ids.js';
-import { TaskRecordSchema, type InProcessTaskClient, type InProcessTaskClientFactory, type InProcessTaskClientOptions } from '../../contract/task-client-protocol.js';
+import {
+  TaskRecordSchema,
+  type InProcessTaskClient,
+  type InProcessTaskClientFactory,
+  type InProcessTaskClientOptions,
+} from '../../contract/task-client-protocol.js';
 import { createProvider, IN_PROCESS_BASE } from '../../fake-provider/index.js';
 import { TaskHarness } from './harness.js';
 import { judgeTaskRun, TASK_CLIENT, type TaskScenarioRun } from './judge-run.js';
@@ -38,23 +43,35 @@ export async function runTaskScenario(input: TaskScenario | TaskScenarioInput, c
   };
   try {
     const opTask = new Map<string, string>();
-    const harness = new TaskHarness(provider, () => clock.now(), async (opId) => {
-      const known = opTask.get(opId) ?? (await client?.show(opId))?.task_id ?? undefined;
-      if (known) opTask.set(opId, known);
-      return known;
-    }, async () => {
-      restarting = true;
-      worker.abort.abort(new Error('worker killed by the harness'));
-      await worker.promise.catch(() => undefined);
-      await client?.close();
-      client = newClient();
-      startWork(client);
-      restarting = false;
-    });
+    const harness = new TaskHarness(
+      provider,
+      () => clock.now(),
+      async (opId) => {
+        const known = opTask.get(opId) ?? (await client?.show(opId))?.task_id ?? undefined;
+        if (known) opTask.set(opId, known);
+        return known;
+      },
+      async () => {
+        restarting = true;
+        worker.abort.abort(new Error('worker killed by the harness'));
+        await worker.promise.catch(() => undefined);
+        await client?.close();
+        client = newClient();
+        startWork(client);
+        restarting = false;
+      },
+    );
     await harness.setUp(sc);
     client = newClient();
     const c = client;
-    for (const op of sc.ops) await c.submitTask({ task_op_id: op.task_op_id, object_ref: op.object_ref, object_version: harness.versions.get(op.object_ref) ?? 1, input: op.input, deadline_ms: sc.limit_ms });
+    for (const op of sc.ops)
+      await c.submitTask({
+        task_op_id: op.task_op_id,
+        object_ref: op.object_ref,
+        object_version: harness.versions.get(op.object_ref) ?? 1,
+        input: op.input,
+        deadline_ms: sc.limit_ms,
+      });
 
     const pendingSteps: Promise<void>[] = [];
     for (const s of sc.steps) {

@@ -47,7 +47,12 @@ export class JobEngine {
   constructor(private readonly d: JobEngineDeps) {}
 
   /** `meta.id`: a dialect names its batches itself (`batch_…`, `msgbatch_…`); `meta.key` is null where no key is kept. */
-  create(p: Principal, body: CreateJobBody, behavior: Behavior, meta: { key: string | null; trace_id: string | null; id?: string }): JobRow {
+  create(
+    p: Principal,
+    body: CreateJobBody,
+    behavior: Behavior,
+    meta: { key: string | null; trace_id: string | null; id?: string },
+  ): JobRow {
     const now = this.d.clock.now();
     const jobId = meta.id ?? this.d.ids('job');
     const plan = planJob(behavior, now);

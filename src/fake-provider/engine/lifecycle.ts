@@ -94,14 +94,19 @@ export function applyStep<T extends JobTimes>(job: T, step: Step): T {
 export type CancelOutcome =
   | { kind: 'terminal' }
   | { kind: 'repeated' }
-  | { kind: 'accepted'; wins: boolean; times: Pick<JobTimes, 'state' | 'cancel_requested_at' | 'cancel_effective_at' | 'finish_at' | 'progress_at'> };
+  | {
+      kind: 'accepted';
+      wins: boolean;
+      times: Pick<JobTimes, 'state' | 'cancel_requested_at' | 'cancel_effective_at' | 'finish_at' | 'progress_at'>;
+    };
 
 /**
  * A cancel is a request: before the commit point it wins (cancelled `cancel_ms` later); after it, the job ends
  * with its outcome. `cancel: "ignore"` leaves the job cancelling for ever.
  */
 export function requestCancel(job: JobTimes, now: number): CancelOutcome {
-  if (job.state === 'succeeded' || job.state === 'failed' || job.state === 'cancelled' || job.state === 'expired') return { kind: 'terminal' };
+  if (job.state === 'succeeded' || job.state === 'failed' || job.state === 'cancelled' || job.state === 'expired')
+    return { kind: 'terminal' };
   if (job.state === 'cancelling') return { kind: 'repeated' };
   const b = job.behavior;
   const base = { state: 'cancelling' as const, cancel_requested_at: now, progress_at: null };

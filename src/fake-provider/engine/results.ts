@@ -12,13 +12,22 @@ export function renderResults(jobId: string, b: Behavior): string {
   for (let i = 1; i <= b.items; i++) {
     const item_id = `item_${String(i).padStart(4, '0')}`;
     if (i >= firstFailed) {
-      lines.push(JSON.stringify({ item_id, status: 'failed', error: { code: 'item_failed', message: `item ${i} could not be processed` } }));
+      lines.push(
+        JSON.stringify({ item_id, status: 'failed', error: { code: 'item_failed', message: `item ${i} could not be processed` } }),
+      );
     } else {
-      lines.push(JSON.stringify({ item_id, status: 'succeeded', output: { job_id: jobId, index: i, value: sha256Hex(`${jobId}:${i}`).slice(0, 16) } }));
+      lines.push(
+        JSON.stringify({
+          item_id,
+          status: 'succeeded',
+          output: { job_id: jobId, index: i, value: sha256Hex(`${jobId}:${i}`).slice(0, 16) },
+        }),
+      );
     }
   }
   // A row that is no item at all: the kind of line a careless batch writer leaves behind and a client must reject.
-  if (b.error_row) lines.push(JSON.stringify({ status: 'error', error: { code: 'internal_error', message: 'worker crashed while writing results' } }));
+  if (b.error_row)
+    lines.push(JSON.stringify({ status: 'error', error: { code: 'internal_error', message: 'worker crashed while writing results' } }));
   return lines.map((l) => `${l}\n`).join('');
 }
 

@@ -34,10 +34,26 @@ function journalRequest(core: ProviderCore, c: Ctx, path: string): void {
   const res = c.res;
   const retryAfter = res.headers.get('retry-after');
   core.journal.append({
-    type: 'request', at: isoTime(core.clock.now()), received_at: isoTime(c.get('receivedAt')), request_id: c.get('requestId'), method: c.req.method, path,
-    route: d.route, tenant: d.principal?.tenant ?? null, subject: d.principal?.subject ?? null, idempotency_key: d.idempotency_key,
-    trace_id: c.get('traceId'), worker_id: c.get('workerId'), fingerprint: d.fingerprint, effect: d.effect, job_id: d.job_id,
-    status: res.status, code: d.code, delivery: d.delivery, fault: d.fault, job_state: d.job_state,
+    type: 'request',
+    at: isoTime(core.clock.now()),
+    received_at: isoTime(c.get('receivedAt')),
+    request_id: c.get('requestId'),
+    method: c.req.method,
+    path,
+    route: d.route,
+    tenant: d.principal?.tenant ?? null,
+    subject: d.principal?.subject ?? null,
+    idempotency_key: d.idempotency_key,
+    trace_id: c.get('traceId'),
+    worker_id: c.get('workerId'),
+    fingerprint: d.fingerprint,
+    effect: d.effect,
+    job_id: d.job_id,
+    status: res.status,
+    code: d.code,
+    delivery: d.delivery,
+    fault: d.fault,
+    job_state: d.job_state,
     retry_after: retryAfter !== null && retryAfter !== '' && !Number.isNaN(Number(retryAfter)) ? Number(retryAfter) : null,
     client_ref: d.client_ref,
     // Only when sent: the journal's compact layout stores optional fields in `extra`, and most requests carry none.
@@ -65,7 +81,12 @@ function prefixFor(mounts: PrefixMount[], path: string): PrefixMount | undefined
  * The provider's HTTP app: request ids and the journal around every request, the body guard, each module's routes
  * (each behind the fault seam, http/seam/), the control API, and errors in the serving mount's shape.
  */
-export function buildApp(core: ProviderCore, modules: ProviderModule[], extendControl?: Parameters<typeof controlRoutes>[1], mountBeforeJournal?: (app: Hono<Env>) => void): Hono<Env> {
+export function buildApp(
+  core: ProviderCore,
+  modules: ProviderModule[],
+  extendControl?: Parameters<typeof controlRoutes>[1],
+  mountBeforeJournal?: (app: Hono<Env>) => void,
+): Hono<Env> {
   const app = new Hono<Env>();
   // The dashboard (src/fake-provider/dashboard/): ahead of the journal middleware, so its traffic is never journalled.
   mountBeforeJournal?.(app);
@@ -105,21 +126,28 @@ export function buildApp(core: ProviderCore, modules: ProviderModule[], extendCo
   });
 
   // A dialect carries whole batches in one body: its prefix may allow more than the native 1 MiB.
-  app.use('*', bodyGuard((path) => prefixFor(mounts, path)?.maxBodyBytes ?? MAX_BODY_BYTES));
+  app.use(
+    '*',
+    bodyGuard((path) => prefixFor(mounts, path)?.maxBodyBytes ?? MAX_BODY_BYTES),
+  );
 
   for (const m of modules) m.routes(app);
 
   if (core.options.control) {
-    app.route('/_control', controlRoutes(core, (a) => {
-      extendControl?.(a);
-      for (const m of modules) m.control?.(a);
-    }));
+    app.route(
+      '/_control',
+      controlRoutes(core, (a) => {
+        extendControl?.(a);
+        for (const m of modules) m.control?.(a);
+      }),
+    );
   }
 
   app.notFound((c) => problem(c, 404, 'not_found', `no route for ${c.req.method} ${new URL(c.req.url).pathname}`));
   app.onError((err, c) => {
     // Stopped mid-request (the harness restarts providers): whatever failed, the connection just dies.
-    if (err instanceof ProviderClosedError || core.isClosed()) return new Response(null, { status: 503, headers: { [LOSS_HEADER]: 'reset' } });
+    if (err instanceof ProviderClosedError || core.isClosed())
+      return new Response(null, { status: 503, headers: { [LOSS_HEADER]: 'reset' } });
     // Never a stack trace on the wire; the message goes to the operator's console.
     console.error(`[jobproof] ${c.req.method} ${c.req.url}: ${(err as Error)?.stack ?? err}`);
     return problem(c, 500, 'internal_error', 'the provider failed unexpectedly; see its console');

@@ -9,7 +9,14 @@ export function authenticate(core: ProviderCore, c: Ctx): Principal | Response {
   const token = (c.get('mount') ?? NATIVE_MOUNT).credentials(c.req.raw.headers);
   const principal = token ? core.tokens.tokens[token] : undefined;
   if (!principal) {
-    return problem(c, 401, 'unauthorized', token ? 'unknown bearer token' : 'missing bearer token (Authorization: Bearer <token>)', {}, { 'www-authenticate': 'Bearer' });
+    return problem(
+      c,
+      401,
+      'unauthorized',
+      token ? 'unknown bearer token' : 'missing bearer token (Authorization: Bearer <token>)',
+      {},
+      { 'www-authenticate': 'Bearer' },
+    );
   }
   c.get('draft').principal = principal;
   return principal;

@@ -26,7 +26,12 @@ export function zodErrors(error: z.ZodError): Array<{ path: string; message: str
 }
 
 /** Read and validate a JSON body. `optional` treats an empty body as `{}`; the dialects carry whole batches (`maxBytes`). */
-export async function readJson<S extends z.ZodType>(c: Ctx, schema: S, optional = false, maxBytes = MAX_BODY_BYTES): Promise<Parsed<z.output<S>>> {
+export async function readJson<S extends z.ZodType>(
+  c: Ctx,
+  schema: S,
+  optional = false,
+  maxBytes = MAX_BODY_BYTES,
+): Promise<Parsed<z.output<S>>> {
   const text = await c.req.text();
   if (Buffer.byteLength(text) > maxBytes) {
     // The body guard (body-guard.ts) answers first on every served route; this holds for a body read in full anyway.
@@ -47,7 +52,10 @@ export async function readJson<S extends z.ZodType>(c: Ctx, schema: S, optional 
   }
   const result = schema.safeParse(raw);
   if (!result.success) {
-    return { ok: false, response: problem(c, 400, 'invalid_request', 'the body does not match the schema', { errors: zodErrors(result.error) }) };
+    return {
+      ok: false,
+      response: problem(c, 400, 'invalid_request', 'the body does not match the schema', { errors: zodErrors(result.error) }),
+    };
   }
   return { ok: true, value: result.data, raw };
 }

@@ -55,8 +55,21 @@ export type Ctx = Context<Env>;
 
 export function newDraft(): JournalDraft {
   return {
-    route: null, dialect: 'native', principal: null, idempotency_key: null, fingerprint: null, effect: 'none', job_id: null, job_state: null,
-    client_ref: null, task_id: null, task_state: null, code: null, fault: null, delivery: 'delivered', loss: null,
+    route: null,
+    dialect: 'native',
+    principal: null,
+    idempotency_key: null,
+    fingerprint: null,
+    effect: 'none',
+    job_id: null,
+    job_state: null,
+    client_ref: null,
+    task_id: null,
+    task_state: null,
+    code: null,
+    fault: null,
+    delivery: 'delivered',
+    loss: null,
   };
 }
 

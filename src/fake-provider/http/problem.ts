@@ -12,15 +12,33 @@ export interface ProblemExtras {
  * An error answer as a storable answer, in the shape of the mount serving the request (native: RFC 9457 problem
  * details); its `code` is noted for the journal. For answers an idempotency key must replay.
  */
-export function errorAnswer(c: Ctx, status: number, code: string, detail: string, extras: ProblemExtras = {}, headers: Record<string, string> = {}): StoredAnswer {
+export function errorAnswer(
+  c: Ctx,
+  status: number,
+  code: string,
+  detail: string,
+  extras: ProblemExtras = {},
+  headers: Record<string, string> = {},
+): StoredAnswer {
   c.get('draft').code = code;
   const m = c.get('mount') ?? NATIVE_MOUNT;
   const r = m.renderError({ status, code, detail, extras, requestId: c.get('requestId') });
-  return { status: r.status ?? status, headers: { 'content-type': r.contentType ?? 'application/json', ...headers }, body: JSON.stringify(r.body) };
+  return {
+    status: r.status ?? status,
+    headers: { 'content-type': r.contentType ?? 'application/json', ...headers },
+    body: JSON.stringify(r.body),
+  };
 }
 
 /** An error answer with a stable `code`, in the shape of the mount serving the request. */
-export function problem(c: Ctx, status: number, code: string, detail: string, extras: ProblemExtras = {}, headers: Record<string, string> = {}): Response {
+export function problem(
+  c: Ctx,
+  status: number,
+  code: string,
+  detail: string,
+  extras: ProblemExtras = {},
+  headers: Record<string, string> = {},
+): Response {
   const a = errorAnswer(c, status, code, detail, extras, headers);
   return new Response(a.body, { status: a.status, headers: a.headers });
 }

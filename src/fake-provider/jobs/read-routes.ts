@@ -30,7 +30,6 @@ export function readJob(core: ProviderCore, c: Ctx): Response {
   return json(core.engine.view(job), 200, headers);
 }
 
-
 /** `GET /v1/jobs?client_ref|idempotency_key&limit&cursor`: newest first, own tenant (own subject for a key). */
 export function findJobs(core: ProviderCore, c: Ctx): Response {
   const p = c.var.principal;

@@ -10,7 +10,9 @@ export class AuditRepo {
 
   constructor(db: Db) {
     this.insertStmt = db.prepare('INSERT INTO task_audit (task_id, event) VALUES (?, ?)');
-    this.listStmt = db.prepare<[string], { seq: number; event: string }>('SELECT seq, event FROM task_audit WHERE task_id = ? ORDER BY seq');
+    this.listStmt = db.prepare<[string], { seq: number; event: string }>(
+      'SELECT seq, event FROM task_audit WHERE task_id = ? ORDER BY seq',
+    );
   }
 
   append(taskId: string, event: NewAuditEvent): void {

@@ -19,7 +19,10 @@ async function body<S extends z.ZodType>(c: Ctx, schema: S): Promise<{ ok: true;
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const errors = zodErrors(parsed.error);
-    return { ok: false, response: problem(c, 400, 'invalid_request', `invalid body: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors }) };
+    return {
+      ok: false,
+      response: problem(c, 400, 'invalid_request', `invalid body: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors }),
+    };
   }
   return { ok: true, value: parsed.data };
 }
@@ -32,11 +35,21 @@ export function taskControl(core: ProviderCore, svc: TaskService): (app: Hono<En
   return (app) => {
     app.put('/objects/:object_ref', async (c) => {
       const ref = c.req.param('object_ref');
-      if (!ObjectRefSchema.safeParse(ref).success) return problem(c, 400, 'invalid_request', 'invalid object_ref', { errors: [{ path: 'object_ref', message: 'must be 1-128 characters of [A-Za-z0-9_.:-]' }] });
+      if (!ObjectRefSchema.safeParse(ref).success)
+        return problem(c, 400, 'invalid_request', 'invalid object_ref', {
+          errors: [{ path: 'object_ref', message: 'must be 1-128 characters of [A-Za-z0-9_.:-]' }],
+        });
       const b = await body(c, PutObjectBodySchema);
       if (!b.ok) return b.response;
       const { object, redrafted } = svc.putObject(b.value.tenant, ref, b.value.data);
-      return json({ tenant: object.tenant, object_ref: object.object_ref, version: object.version, data: object.data, updated_at: isoTime(object.updated_at), redrafted_tasks: redrafted });
+      return json({
+        tenant: object.tenant,
+        object_ref: object.object_ref,
+        version: object.version,
+        data: object.data,
+        updated_at: isoTime(object.updated_at),
+        redrafted_tasks: redrafted,
+      });
     });
 
     app.get('/principals', () => json({ tokens: core.tokens.tokens }));
@@ -61,7 +74,9 @@ export function taskControl(core: ProviderCore, svc: TaskService): (app: Hono<En
 
     app.get('/tasks', () => {
       const rows = core.db.prepare<[], { task_id: string }>('SELECT task_id FROM tasks ORDER BY seq').all();
-      return json({ data: rows.map((r) => svc.tasks.get(r.task_id)!).map((t) => ({ ...svc.view(t), tenant: t.tenant, behavior: t.behavior })) });
+      return json({
+        data: rows.map((r) => svc.tasks.get(r.task_id)!).map((t) => ({ ...svc.view(t), tenant: t.tenant, behavior: t.behavior })),
+      });
     });
   };
 }

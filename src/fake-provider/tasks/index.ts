@@ -17,7 +17,13 @@ export type TasksModule = ProviderModule & { service: TaskService };
  * Its service keeps tasks and objects in the core's database, on its clock, and reads the live token table.
  */
 export function createTasksModule(core: ProviderCore): TasksModule {
-  const service = new TaskService({ db: core.db, clock: core.clock, ids: core.ids, settings: core.settings, principals: () => core.tokens.tokens });
+  const service = new TaskService({
+    db: core.db,
+    clock: core.clock,
+    ids: core.ids,
+    settings: core.settings,
+    principals: () => core.tokens.tokens,
+  });
   return {
     name: 'tasks',
     service,

@@ -42,23 +42,43 @@ export type ReviewOutcome = { ok: true; to: TaskState; decision: 'approved' | 'r
 
 /** What a review decision does, checked in the order of tasks-api.md: role, own task, state, proposal version. */
 export function reviewOutcome(t: Pick<TaskRow, 'state' | 'initiator' | 'result'>, reviewer: Principal, body: ReviewBody): ReviewOutcome {
-  if (!reviewer.roles.includes('reviewer')) return { ok: false, status: 403, code: 'forbidden_role', detail: 'reviewing needs the reviewer role' };
+  if (!reviewer.roles.includes('reviewer'))
+    return { ok: false, status: 403, code: 'forbidden_role', detail: 'reviewing needs the reviewer role' };
   if (reviewer.subject === t.initiator) {
-    return { ok: false, status: 403, code: 'self_review_forbidden', detail: `${reviewer.subject} initiated this task and may not review it` };
+    return {
+      ok: false,
+      status: 403,
+      code: 'self_review_forbidden',
+      detail: `${reviewer.subject} initiated this task and may not review it`,
+    };
   }
   const current = t.result?.proposal.proposal_version;
   if (current === undefined || isFinalTaskState(t.state)) {
     return { ok: false, status: 409, code: 'invalid_state', detail: `the task is ${t.state}; there is nothing to review` };
   }
   if (body.proposal_version !== current) {
-    return { ok: false, status: 409, code: 'stale_proposal', detail: `proposal_version ${body.proposal_version} is not the current one (${current})` };
+    return {
+      ok: false,
+      status: 409,
+      code: 'stale_proposal',
+      detail: `proposal_version ${body.proposal_version} is not the current one (${current})`,
+    };
   }
   if (body.decision === 'revoke') {
-    if (t.state !== 'approved') return { ok: false, status: 409, code: 'invalid_state', detail: `only an approved task can have its approval revoked; the task is ${t.state}` };
+    if (t.state !== 'approved')
+      return {
+        ok: false,
+        status: 409,
+        code: 'invalid_state',
+        detail: `only an approved task can have its approval revoked; the task is ${t.state}`,
+      };
     return { ok: true, to: 'awaiting_review', decision: 'revoked' };
   }
-  if (t.state !== 'awaiting_review') return { ok: false, status: 409, code: 'invalid_state', detail: `the task is ${t.state}, not awaiting_review` };
-  return body.decision === 'approve' ? { ok: true, to: 'approved', decision: 'approved' } : { ok: true, to: 'rejected', decision: 'rejected' };
+  if (t.state !== 'awaiting_review')
+    return { ok: false, status: 409, code: 'invalid_state', detail: `the task is ${t.state}, not awaiting_review` };
+  return body.decision === 'approve'
+    ? { ok: true, to: 'approved', decision: 'approved' }
+    : { ok: true, to: 'rejected', decision: 'rejected' };
 }
 
 export interface ApplyContext {
@@ -72,7 +92,13 @@ export interface ApplyContext {
 
 export type ApplyGate =
   | { ok: true }
-  | { ok: false; code: 'already_applied' | 'invalid_state' | 'approval_required' | 'stale_object_version'; detail: string; lapse?: 'approver_lost_role' | 'approval_mismatch'; redraft?: boolean };
+  | {
+      ok: false;
+      code: 'already_applied' | 'invalid_state' | 'approval_required' | 'stale_object_version';
+      detail: string;
+      lapse?: 'approver_lost_role' | 'approval_mismatch';
+      redraft?: boolean;
+    };
 
 /** The checks made at the moment of applying (tasks-api.md, Apply), in order. */
 export function applyGate(t: TaskRow, ctx: ApplyContext): ApplyGate {
@@ -80,7 +106,11 @@ export function applyGate(t: TaskRow, ctx: ApplyContext): ApplyGate {
   if (isFinalTaskState(t.state)) return { ok: false, code: 'invalid_state', detail: `the task is ${t.state}; nothing can be applied` };
   if (t.state !== 'approved') {
     if (t.state === 'awaiting_review' && t.lapse_reason === 'object_changed') {
-      return { ok: false, code: 'stale_object_version', detail: 'the object changed after the approval; the task was redrafted and needs a new approval' };
+      return {
+        ok: false,
+        code: 'stale_object_version',
+        detail: 'the object changed after the approval; the task was redrafted and needs a new approval',
+      };
     }
     return { ok: false, code: 'approval_required', detail: `the task is ${t.state}; it needs a current approval` };
   }
@@ -90,11 +120,22 @@ export function applyGate(t: TaskRow, ctx: ApplyContext): ApplyGate {
     return { ok: false, code: 'approval_required', detail: 'the approval does not cover the current proposal', lapse: 'approval_mismatch' };
   }
   if (!ctx.approverIsReviewer) {
-    return { ok: false, code: 'approval_required', detail: `the approver ${r.reviewer} no longer holds the reviewer role; the approval lapsed`, lapse: 'approver_lost_role' };
+    return {
+      ok: false,
+      code: 'approval_required',
+      detail: `the approver ${r.reviewer} no longer holds the reviewer role; the approval lapsed`,
+      lapse: 'approver_lost_role',
+    };
   }
   if (ctx.objectVersion !== p.base_version) {
-    return { ok: false, code: 'stale_object_version', detail: `the object is at version ${ctx.objectVersion ?? 'none'}, the proposal was made for ${p.base_version}`, redraft: true };
+    return {
+      ok: false,
+      code: 'stale_object_version',
+      detail: `the object is at version ${ctx.objectVersion ?? 'none'}, the proposal was made for ${p.base_version}`,
+      redraft: true,
+    };
   }
-  if (ctx.proposalSha !== p.sha256) return { ok: false, code: 'approval_required', detail: 'the proposal changed since it was approved', lapse: 'approval_mismatch' };
+  if (ctx.proposalSha !== p.sha256)
+    return { ok: false, code: 'approval_required', detail: 'the proposal changed since it was approved', lapse: 'approval_mismatch' };
   return { ok: true };
 }

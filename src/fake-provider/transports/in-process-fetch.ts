@@ -33,8 +33,7 @@ export async function enactLoss(res: Response, signal: AbortSignal | null | unde
 // biome-ignore lint/suspicious/noExplicitAny: any app, whatever its Env; only app.fetch is used
 export function inProcessFetch(app: Hono<any>): typeof fetch {
   return async (input: RequestInfo | URL, init?: RequestInit) => {
-    const req =
-      input instanceof Request ? new Request(input, init) : new Request(new URL(String(input), IN_PROCESS_BASE), init);
+    const req = input instanceof Request ? new Request(input, init) : new Request(new URL(String(input), IN_PROCESS_BASE), init);
     if (req.signal?.aborted) throw abortError(req.signal);
     const res = await app.fetch(req);
     return enactLoss(res, init?.signal ?? req.signal);

@@ -36,7 +36,12 @@ export interface DispatcherDeps {
   beforeSend?: () => Promise<void>;
 }
 
-export type EventShaper = (jobId: string, jobEvent: WebhookEventType, eventId: string, at: number) => { type: string; payload: string } | null;
+export type EventShaper = (
+  jobId: string,
+  jobEvent: WebhookEventType,
+  eventId: string,
+  at: number,
+) => { type: string; payload: string } | null;
 
 const FINAL_EVENTS: ReadonlySet<string> = new Set(['job.succeeded', 'job.failed', 'job.cancelled', 'job.expired']);
 
@@ -56,11 +61,18 @@ export class WebhookDispatcher {
   }
 
   /** Queue one event for a job's state change (inside the caller's transaction). */
-  enqueue(job: { job_id: string; tenant: string; webhook_url: string | null; kind?: string }, jobType: WebhookEventType, data: Job, at: number): void {
+  enqueue(
+    job: { job_id: string; tenant: string; webhook_url: string | null; kind?: string },
+    jobType: WebhookEventType,
+    data: Job,
+    at: number,
+  ): void {
     if (!job.webhook_url) return;
     const eventId = this.d.ids('evt');
     const shaper = job.kind === undefined ? undefined : this.shapers.get(job.kind);
-    const shaped = shaper ? shaper(job.job_id, jobType, eventId, at) : { type: jobType, payload: JSON.stringify({ id: eventId, type: jobType, created_at: isoTime(at), data }) };
+    const shaped = shaper
+      ? shaper(job.job_id, jobType, eventId, at)
+      : { type: jobType, payload: JSON.stringify({ id: eventId, type: jobType, created_at: isoTime(at), data }) };
     if (!shaped) return;
     const { type, payload } = shaped;
     const final = FINAL_EVENTS.has(jobType);
@@ -71,8 +83,17 @@ export class WebhookDispatcher {
     if (f?.type === 'drop') {
       this.d.repo.insert({ ...base, next_attempt_at: null, status: 'dropped' });
       this.d.journal.append({
-        type: 'webhook', at: isoTime(this.d.clock.now()), event_id: eventId, event_type: type, job_id: job.job_id, url: job.webhook_url,
-        attempt: 0, outcome: 'dropped', status: null, error: null, fault: { rule_id: fired!.rule_id, type: 'drop' },
+        type: 'webhook',
+        at: isoTime(this.d.clock.now()),
+        event_id: eventId,
+        event_type: type,
+        job_id: job.job_id,
+        url: job.webhook_url,
+        attempt: 0,
+        outcome: 'dropped',
+        status: null,
+        error: null,
+        fault: { rule_id: fired!.rule_id, type: 'drop' },
       });
       // Events held by `reorder` still go out when the final one is dropped: a drop loses one event, not its job's.
       if (final) this.releaseHeld(job.job_id, at);
@@ -126,8 +147,16 @@ export class WebhookDispatcher {
       const outcome = await this.post(w);
       delivered ||= outcome.ok;
       this.d.journal.append({
-        type: 'webhook', at: isoTime(this.d.clock.now()), event_id: w.event_id, event_type: w.type, job_id: w.job_id, url: w.url, attempt,
-        outcome: outcome.ok ? 'delivered' : 'failed', status: outcome.status, error: outcome.error,
+        type: 'webhook',
+        at: isoTime(this.d.clock.now()),
+        event_id: w.event_id,
+        event_type: w.type,
+        job_id: w.job_id,
+        url: w.url,
+        attempt,
+        outcome: outcome.ok ? 'delivered' : 'failed',
+        status: outcome.status,
+        error: outcome.error,
         fault: w.fault ? JSON.parse(w.fault) : null,
       });
     }

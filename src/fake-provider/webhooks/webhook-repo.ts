@@ -29,7 +29,8 @@ export class WebhookRepo {
 
   constructor(db: Db) {
     this.stmt = statementCache(db);
-    this.insertStmt = db.prepare(`INSERT INTO webhook_events (event_id, job_id, tenant, url, type, payload, copies, next_attempt_at, status, fault)
+    this.insertStmt =
+      db.prepare(`INSERT INTO webhook_events (event_id, job_id, tenant, url, type, payload, copies, next_attempt_at, status, fault)
       VALUES (@event_id, @job_id, @tenant, @url, @type, @payload, @copies, @next_attempt_at, @status, @fault)`);
     this.dueStmt = db.prepare<[number], WebhookRow>(
       `SELECT * FROM webhook_events WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= ? AND status = 'pending' ORDER BY next_attempt_at, seq`,
@@ -58,8 +59,9 @@ export class WebhookRepo {
 
   update(eventId: string, patch: Partial<Pick<WebhookRow, 'status' | 'attempts' | 'next_attempt_at'>>): void {
     const cols = Object.keys(patch) as (keyof typeof patch)[];
-    this
-      .stmt(`UPDATE webhook_events SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE event_id = ?`)
-      .run(...cols.map((c) => patch[c]), eventId);
+    this.stmt(`UPDATE webhook_events SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE event_id = ?`).run(
+      ...cols.map((c) => patch[c]),
+      eventId,
+    );
   }
 }

@@ -78,8 +78,7 @@ export class SqliteOperationStore implements OperationStore {
   }
 
   async history(operationId: string): Promise<StoredHistoryEntry[]> {
-    const rows = this.q('SELECT * FROM history WHERE operation_id = ? ORDER BY seq')
-      .all(operationId) as Record<string, string | null>[];
+    const rows = this.q('SELECT * FROM history WHERE operation_id = ? ORDER BY seq').all(operationId) as Record<string, string | null>[];
     return rows.map((r) => ({
       at: r.at!,
       actor: r.actor!,
@@ -96,8 +95,9 @@ export class SqliteOperationStore implements OperationStore {
     return this.tx(() => {
       if (!this.q('SELECT 1 FROM operations WHERE operation_id = ?').get(operationId)) return false;
       // The first intent wins: a second cancel must not move the deadline or make a second owner send again.
-      this.q('UPDATE operations SET cancel = ?, next_poll_at = MAX(?, not_before) WHERE operation_id = ? AND cancel IS NULL AND is_open = 1')
-        .run(JSON.stringify(intent), intent.requested_at, operationId);
+      this.q(
+        'UPDATE operations SET cancel = ?, next_poll_at = MAX(?, not_before) WHERE operation_id = ? AND cancel IS NULL AND is_open = 1',
+      ).run(JSON.stringify(intent), intent.requested_at, operationId);
       this.appendAuditTx(audit);
       return true;
     });
@@ -106,11 +106,10 @@ export class SqliteOperationStore implements OperationStore {
   async claimDue(owner: string, now: number, leaseMs: number, limit: number, held: ReadonlyMap<string, number>): Promise<Lease[]> {
     return this.tx(() => {
       const due = this.q(
-          `SELECT operation_id, lease_owner, fencing_token FROM operations
+        `SELECT operation_id, lease_owner, fencing_token FROM operations
            WHERE is_open = 1 AND next_poll_at <= @now AND (lease_owner IS NULL OR lease_expires_at <= @now OR lease_owner = @owner)
            ORDER BY next_poll_at LIMIT @limit`,
-        )
-        .all({ now, owner, limit }) as { operation_id: string; lease_owner: string | null; fencing_token: number }[];
+      ).all({ now, owner, limit }) as { operation_id: string; lease_owner: string | null; fencing_token: number }[];
       const expires = now + leaseMs;
       const leases: Lease[] = [];
       for (const d of due) {
@@ -118,12 +117,19 @@ export class SqliteOperationStore implements OperationStore {
         const token = mine ? d.fencing_token : d.fencing_token + 1;
         // Pushing next_poll_at one lease ahead takes the operation out of the due set while we step it; if we die,
         // a successor finds it due exactly when our lease runs out.
-        this.q('UPDATE operations SET lease_owner = ?, lease_expires_at = ?, fencing_token = ?, next_poll_at = ? WHERE operation_id = ? AND fencing_token = ?')
-          .run(owner, expires, token, expires, d.operation_id, d.fencing_token);
+        this.q(
+          'UPDATE operations SET lease_owner = ?, lease_expires_at = ?, fencing_token = ?, next_poll_at = ? WHERE operation_id = ? AND fencing_token = ?',
+        ).run(owner, expires, token, expires, d.operation_id, d.fencing_token);
         leases.push({ operation_id: d.operation_id, owner, token, expires_at: expires });
         if (!mine) {
           this.appendAuditTx([
-            { at: now, actor: owner, kind: 'lease', operation_id: d.operation_id, detail: { taken_from: d.lease_owner, fencing_token: token } },
+            {
+              at: now,
+              actor: owner,
+              kind: 'lease',
+              operation_id: d.operation_id,
+              detail: { taken_from: d.lease_owner, fencing_token: token },
+            },
           ]);
         }
       }
@@ -132,21 +138,26 @@ export class SqliteOperationStore implements OperationStore {
   }
 
   async renew(lease: Lease, now: number, leaseMs: number): Promise<boolean> {
-    const r = this.q('UPDATE operations SET lease_expires_at = ? WHERE operation_id = ? AND lease_owner = ? AND fencing_token = ? AND is_open = 1')
-      .run(now + leaseMs, lease.operation_id, lease.owner, lease.token);
+    const r = this.q(
+      'UPDATE operations SET lease_expires_at = ? WHERE operation_id = ? AND lease_owner = ? AND fencing_token = ? AND is_open = 1',
+    ).run(now + leaseMs, lease.operation_id, lease.owner, lease.token);
     if (r.changes === 1) lease.expires_at = now + leaseMs;
     return r.changes === 1;
   }
 
   async release(lease: Lease): Promise<void> {
-    this.q('UPDATE operations SET lease_owner = NULL, lease_expires_at = NULL WHERE operation_id = ? AND lease_owner = ? AND fencing_token = ?')
-      .run(lease.operation_id, lease.owner, lease.token);
+    this.q(
+      'UPDATE operations SET lease_owner = NULL, lease_expires_at = NULL WHERE operation_id = ? AND lease_owner = ? AND fencing_token = ?',
+    ).run(lease.operation_id, lease.owner, lease.token);
   }
 
   async commit(lease: Lease, change: FencedChange): Promise<CommitOutcome> {
     return this.tx(() => {
-      const cur = this.q('SELECT state, lease_owner, fencing_token, cancel, is_open FROM operations WHERE operation_id = ?')
-        .get(lease.operation_id) as { state: OperationRow['state']; lease_owner: string | null; fencing_token: number; cancel: string | null; is_open: number } | undefined;
+      const cur = this.q('SELECT state, lease_owner, fencing_token, cancel, is_open FROM operations WHERE operation_id = ?').get(
+        lease.operation_id,
+      ) as
+        | { state: OperationRow['state']; lease_owner: string | null; fencing_token: number; cancel: string | null; is_open: number }
+        | undefined;
       if (!cur || cur.lease_owner !== lease.owner || cur.fencing_token !== lease.token || cur.is_open !== 1) return 'lease_lost';
       if (change.requireNoCancel && cur.cancel !== null) return 'cancel_recorded';
       const last = change.history[change.history.length - 1];
@@ -185,10 +196,12 @@ export class SqliteOperationStore implements OperationStore {
   }
 
   async nextWakeAt(owner: string, now: number): Promise<number | null> {
-    const a = this.q('SELECT MIN(next_poll_at) AS t FROM operations WHERE is_open = 1 AND (lease_owner IS NULL OR lease_owner = ? OR lease_expires_at <= ?)')
-      .get(owner, now) as { t: number | null };
-    const b = this.q('SELECT MIN(lease_expires_at) AS t FROM operations WHERE is_open = 1 AND lease_owner IS NOT NULL AND lease_owner != ? AND lease_expires_at > ?')
-      .get(owner, now) as { t: number | null };
+    const a = this.q(
+      'SELECT MIN(next_poll_at) AS t FROM operations WHERE is_open = 1 AND (lease_owner IS NULL OR lease_owner = ? OR lease_expires_at <= ?)',
+    ).get(owner, now) as { t: number | null };
+    const b = this.q(
+      'SELECT MIN(lease_expires_at) AS t FROM operations WHERE is_open = 1 AND lease_owner IS NOT NULL AND lease_owner != ? AND lease_expires_at > ?',
+    ).get(owner, now) as { t: number | null };
     const ts = [a.t, b.t].filter((t): t is number => t !== null);
     return ts.length ? Math.min(...ts) : null;
   }
@@ -218,7 +231,11 @@ export class SqliteOperationStore implements OperationStore {
     if (this.db.open) this.db.close();
   }
 
-  private appendHistory(operationId: string, entries: (Omit<StoredHistoryEntry, 'from'> & { from?: StoredHistoryEntry['from'] })[], from: StoredHistoryEntry['from'] = null): void {
+  private appendHistory(
+    operationId: string,
+    entries: (Omit<StoredHistoryEntry, 'from'> & { from?: StoredHistoryEntry['from'] })[],
+    from: StoredHistoryEntry['from'] = null,
+  ): void {
     if (!entries.length) return;
     const { n } = this.q('SELECT COUNT(*) AS n FROM history WHERE operation_id = ?').get(operationId) as { n: number };
     const insert = this.q(
@@ -228,7 +245,18 @@ export class SqliteOperationStore implements OperationStore {
     entries.forEach((e, i) => {
       // Defence in depth: the state machine already refused anything else, but the store must never persist it.
       if (!isAllowedTransition(prev, e.to)) throw new Error(`refusing to store transition ${prev} -> ${e.to}`);
-      insert.run(operationId, n + i + 1, e.at, e.actor, prev, e.to, e.cause, JSON.stringify(e.evidence), e.remote_state, e.lease_token ?? null);
+      insert.run(
+        operationId,
+        n + i + 1,
+        e.at,
+        e.actor,
+        prev,
+        e.to,
+        e.cause,
+        JSON.stringify(e.evidence),
+        e.remote_state,
+        e.lease_token ?? null,
+      );
       prev = e.to;
     });
   }
@@ -242,6 +270,8 @@ export class SqliteOperationStore implements OperationStore {
     );
     for (const r of rows) insert.run(r);
     const last = rows[rows.length - 1]!;
-    this.q('INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash').run(last.seq, last.hash);
+    this.q(
+      'INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash',
+    ).run(last.seq, last.hash);
   }
 }

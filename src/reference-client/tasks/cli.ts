@@ -12,7 +12,9 @@ function open(): TaskClient {
   const state = process.env.JOBPROOF_STATE;
   if (!state) throw new UnknownOperationError('JOBPROOF_STATE must be set');
   return createTaskClient({
-    state, clock: realClock, fetch: (...a) => globalThis.fetch(...a),
+    state,
+    clock: realClock,
+    fetch: (...a) => globalThis.fetch(...a),
     providerUrl: process.env.JOBPROOF_PROVIDER_URL || 'http://127.0.0.1:4010',
     token: process.env.JOBPROOF_TOKEN ?? '',
     workerId: process.env.JOBPROOF_WORKER_ID || `task-worker-${process.pid}`,

@@ -48,8 +48,14 @@ export function createTaskClient(opts: TaskClientOptions): TaskClient {
       const before = await store.get(i.task_op_id);
       if (before) {
         // The same request again changes nothing; a changed one is a new operation (new id, new keys).
-        const same = before.object_ref === i.object_ref && before.object_version === i.object_version && canonicalJson(before.input) === canonicalJson(i.input);
-        if (!same) throw new ChangedTaskRequestError(`task operation ${i.task_op_id} exists with a different request; a changed request is a new operation (new id, new keys)`);
+        const same =
+          before.object_ref === i.object_ref &&
+          before.object_version === i.object_version &&
+          canonicalJson(before.input) === canonicalJson(i.input);
+        if (!same)
+          throw new ChangedTaskRequestError(
+            `task operation ${i.task_op_id} exists with a different request; a changed request is a new operation (new id, new keys)`,
+          );
         return before;
       }
       return worker.submitTask(i);

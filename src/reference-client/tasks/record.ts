@@ -4,8 +4,16 @@ import type { TaskHistoryEntry, TaskOpRow } from './types.js';
 /** The stored row and history as client-protocol.md's task record (`client task show`). */
 export function toTaskRecord(row: TaskOpRow, history: TaskHistoryEntry[], actor: string): TaskRecord {
   return {
-    task_op_id: row.task_op_id, state: row.state, task_id: row.task_id, object_ref: row.object_ref, object_version: row.object_version,
-    create_key: row.create_key, apply_key: row.apply_key, trace_id: row.trace_id, application: row.application ? { ...row.application } : null, reason: row.reason,
+    task_op_id: row.task_op_id,
+    state: row.state,
+    task_id: row.task_id,
+    object_ref: row.object_ref,
+    object_version: row.object_version,
+    create_key: row.create_key,
+    apply_key: row.apply_key,
+    trace_id: row.trace_id,
+    application: row.application ? { ...row.application } : null,
+    reason: row.reason,
     history: history.map((h): TaskHistoryRecord => {
       const e = h.evidence;
       const out: TaskHistoryRecord = { at: h.at, actor, from: h.from, to: h.to, cause: h.cause };

@@ -103,16 +103,28 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   async list(): Promise<TaskOpRow[]> {
-    return this.db.prepare<[], { row: string }>('SELECT row FROM task_ops ORDER BY rowid').all().map((r) => JSON.parse(r.row) as TaskOpRow);
+    return this.db
+      .prepare<[], { row: string }>('SELECT row FROM task_ops ORDER BY rowid')
+      .all()
+      .map((r) => JSON.parse(r.row) as TaskOpRow);
   }
 
   async history(id: string): Promise<TaskHistoryEntry[]> {
     return this.db
-      .prepare<[string], { task_op_id: string; seq: number; at: string; from_state: string | null; to_state: string; cause: string; evidence: string }>(
-        'SELECT * FROM task_history WHERE task_op_id = ? ORDER BY seq',
-      )
+      .prepare<
+        [string],
+        { task_op_id: string; seq: number; at: string; from_state: string | null; to_state: string; cause: string; evidence: string }
+      >('SELECT * FROM task_history WHERE task_op_id = ? ORDER BY seq')
       .all(id)
-      .map((r) => ({ task_op_id: r.task_op_id, seq: r.seq, at: r.at, from: r.from_state as TaskOpState | null, to: r.to_state as TaskOpState, cause: r.cause, evidence: JSON.parse(r.evidence) }));
+      .map((r) => ({
+        task_op_id: r.task_op_id,
+        seq: r.seq,
+        at: r.at,
+        from: r.from_state as TaskOpState | null,
+        to: r.to_state as TaskOpState,
+        cause: r.cause,
+        evidence: JSON.parse(r.evidence),
+      }));
   }
 
   async change(id: string, patch: Partial<TaskOpRow>, history?: HistoryInput): Promise<TaskOpRow> {

@@ -1,7 +1,16 @@
 import { z } from 'zod';
 
 /** States of one task operation in the client's own store. Open: create_pending, waiting, applying. */
-export const TASK_OP_STATES = ['create_pending', 'waiting', 'applying', 'applied', 'rejected', 'failed', 'apply_failed', 'needs_attention'] as const;
+export const TASK_OP_STATES = [
+  'create_pending',
+  'waiting',
+  'applying',
+  'applied',
+  'rejected',
+  'failed',
+  'apply_failed',
+  'needs_attention',
+] as const;
 export type TaskOpState = (typeof TASK_OP_STATES)[number];
 export const FINAL_TASK_OP_STATES: readonly TaskOpState[] = ['applied', 'rejected', 'failed', 'apply_failed', 'needs_attention'];
 export function isFinalTaskOp(s: TaskOpState): boolean {
@@ -16,7 +25,11 @@ export const SubmitTaskInputSchema = z
     object_version: z.number().int().min(1),
     input: z.record(z.string(), z.unknown()),
     /** How long the whole operation may take (create, drafting, review, apply) before it needs a person. */
-    deadline_ms: z.number().int().min(1).default(30 * 60_000),
+    deadline_ms: z
+      .number()
+      .int()
+      .min(1)
+      .default(30 * 60_000),
   })
   .strict();
 export type SubmitTaskInput = z.input<typeof SubmitTaskInputSchema>;

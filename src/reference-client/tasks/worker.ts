@@ -50,7 +50,14 @@ export class TaskWorker {
 
   constructor(private readonly o: TaskWorkerOptions) {
     this.store = o.store;
-    this.http = { fetch: o.fetch, clock: o.clock, providerUrl: o.providerUrl, token: o.token, workerId: o.workerId ?? 'task-worker', timeoutMs: o.requestTimeoutMs ?? 10_000 };
+    this.http = {
+      fetch: o.fetch,
+      clock: o.clock,
+      providerUrl: o.providerUrl,
+      token: o.token,
+      workerId: o.workerId ?? 'task-worker',
+      timeoutMs: o.requestTimeoutMs ?? 10_000,
+    };
     this.policy = o.policy ?? REFERENCE_POLICY;
     this.reviewPollMs = o.reviewPollMs ?? 1_000;
     this.maxCreate = o.maxCreateAttempts ?? 8;
@@ -71,18 +78,46 @@ export class TaskWorker {
     const op = SubmitTaskInputSchema.parse(input);
     const now = this.now();
     const row: TaskOpRow = {
-      task_op_id: op.task_op_id, state: 'create_pending', type: op.type, object_ref: op.object_ref, object_version: op.object_version, input: op.input,
-      create_key: newKey('tcreate'), apply_key: null, trace_id: newKey('tr'), task_id: null, initiator: null, proposal_version: null, approval: null,
-      application: null, reason: null, create_attempts: 0, apply_attempts: 0, read_failures: 0, submitted_at: now, deadline_at: now + op.deadline_ms, updated_at: now,
+      task_op_id: op.task_op_id,
+      state: 'create_pending',
+      type: op.type,
+      object_ref: op.object_ref,
+      object_version: op.object_version,
+      input: op.input,
+      create_key: newKey('tcreate'),
+      apply_key: null,
+      trace_id: newKey('tr'),
+      task_id: null,
+      initiator: null,
+      proposal_version: null,
+      approval: null,
+      application: null,
+      reason: null,
+      create_attempts: 0,
+      apply_attempts: 0,
+      read_failures: 0,
+      submitted_at: now,
+      deadline_at: now + op.deadline_ms,
+      updated_at: now,
     };
-    await this.store.insert(row, this.h('create_pending', 'submit', { create_key: row.create_key, object_ref: op.object_ref, object_version: op.object_version }));
+    await this.store.insert(
+      row,
+      this.h('create_pending', 'submit', { create_key: row.create_key, object_ref: op.object_ref, object_version: op.object_version }),
+    );
     return (await this.store.get(op.task_op_id))!;
   }
 
   async report(id: string): Promise<TaskReport> {
     const r = await this.store.get(id);
     if (!r) throw new Error(`unknown task operation ${id}`);
-    return { task_op_id: r.task_op_id, state: r.state, task_id: r.task_id, application: r.application, apply_key: r.apply_key, reason: r.reason };
+    return {
+      task_op_id: r.task_op_id,
+      state: r.state,
+      task_id: r.task_id,
+      application: r.application,
+      apply_key: r.apply_key,
+      reason: r.reason,
+    };
   }
 
   /** Drive one operation to a final state (or until `signal` aborts: then its state so far). */
@@ -94,10 +129,19 @@ export class TaskWorker {
         if (isFinalTaskOp(row.state)) return this.report(id);
         if (signal?.aborted) return this.report(id);
         if (this.now() > row.deadline_at && row.state !== 'applying') {
-          await this.store.change(id, { reason: 'deadline passed', updated_at: this.now() }, this.h('needs_attention', `deadline passed in ${row.state}`));
+          await this.store.change(
+            id,
+            { reason: 'deadline passed', updated_at: this.now() },
+            this.h('needs_attention', `deadline passed in ${row.state}`),
+          );
           continue;
         }
-        const wait = row.state === 'create_pending' ? await this.create(row, signal) : row.state === 'applying' ? await this.apply(row, signal) : await this.observe(row, signal);
+        const wait =
+          row.state === 'create_pending'
+            ? await this.create(row, signal)
+            : row.state === 'applying'
+              ? await this.apply(row, signal)
+              : await this.observe(row, signal);
         if (wait > 0) await this.sleep(wait, signal);
       }
     } catch (err) {
@@ -124,23 +168,41 @@ export class TaskWorker {
   private async create(row: TaskOpRow, signal?: AbortSignal): Promise<number> {
     const attempt = row.create_attempts + 1;
     await this.store.change(row.task_op_id, { create_attempts: attempt, updated_at: this.now() });
-    const a = await taskCall(this.http, {
-      method: 'POST', path: '/v1/tasks', idempotencyKey: row.create_key, traceId: row.trace_id,
-      body: { type: row.type, object_ref: row.object_ref, object_version: row.object_version, input: row.input },
-    }, signal);
+    const a = await taskCall(
+      this.http,
+      {
+        method: 'POST',
+        path: '/v1/tasks',
+        idempotencyKey: row.create_key,
+        traceId: row.trace_id,
+        body: { type: row.type, object_ref: row.object_ref, object_version: row.object_version, input: row.input },
+      },
+      signal,
+    );
     if (signal?.aborted) throw new Stopped();
     if (a.kind === 'answer' && (a.status === 202 || a.status === 200) && typeof a.json?.task_id === 'string') {
-      await this.store.change(row.task_op_id, { task_id: a.json.task_id, updated_at: this.now() },
-        this.h('waiting', a.replayed ? 'create answered (replayed: reconciled by the same key)' : 'created', { task_id: a.json.task_id, create_key: row.create_key, attempt }));
+      await this.store.change(
+        row.task_op_id,
+        { task_id: a.json.task_id, updated_at: this.now() },
+        this.h('waiting', a.replayed ? 'create answered (replayed: reconciled by the same key)' : 'created', {
+          task_id: a.json.task_id,
+          create_key: row.create_key,
+          attempt,
+        }),
+      );
       return 0;
     }
     // Ambiguous (no answer, 5xx), throttled or in flight: replay the same key later; the provider answers it once.
     const retryable = a.kind === 'no_answer' || a.status >= 500 || a.status === 429 || codeOf(a) === 'idempotency_request_in_progress';
     if (retryable) {
       if (attempt >= this.maxCreate) return this.attention(row, 'create unresolved after retries (same key every time)', { attempt });
-      return Math.max(backoff(attempt - 1), a.kind === 'answer' ? a.retryAfterMs ?? 0 : 0);
+      return Math.max(backoff(attempt - 1), a.kind === 'answer' ? (a.retryAfterMs ?? 0) : 0);
     }
-    return this.attention(row, `create refused: ${a.status} ${codeOf(a) ?? ''}`.trim(), { status: a.status, code: codeOf(a), current_version: a.json?.current_version ?? null });
+    return this.attention(row, `create refused: ${a.status} ${codeOf(a) ?? ''}`.trim(), {
+      status: a.status,
+      code: codeOf(a),
+      current_version: a.json?.current_version ?? null,
+    });
   }
 
   // ---- observe -----------------------------------------------------------------------------------------------
@@ -153,8 +215,11 @@ export class TaskWorker {
     const map: Record<string, TaskOpState> = { applied: 'applied', rejected: 'rejected', failed: 'failed', apply_failed: 'apply_failed' };
     const to = map[task.state];
     if (!to) return false;
-    await this.store.change(row.task_op_id, { application: task.application, reason: task.error?.code ?? null, updated_at: this.now() },
-      this.h(to, cause, { task_state: task.state, application: task.application, review: task.review }));
+    await this.store.change(
+      row.task_op_id,
+      { application: task.application, reason: task.error?.code ?? null, updated_at: this.now() },
+      this.h(to, cause, { task_state: task.state, application: task.application, review: task.review }),
+    );
     return true;
   }
 
@@ -165,7 +230,7 @@ export class TaskWorker {
       const failures = row.read_failures + 1;
       if (failures >= this.maxReadFailures) return this.attention(row, 'task unreadable');
       await this.store.change(row.task_op_id, { read_failures: failures, updated_at: this.now() });
-      return Math.max(backoff(failures - 1), a.kind === 'answer' ? a.retryAfterMs ?? 0 : 0);
+      return Math.max(backoff(failures - 1), a.kind === 'answer' ? (a.retryAfterMs ?? 0) : 0);
     }
     if (a.status !== 200) return this.attention(row, `task read refused: ${a.status} ${codeOf(a) ?? ''}`.trim());
     const task = a.json as RemoteTask;
@@ -174,9 +239,17 @@ export class TaskWorker {
     const pv = task.result?.proposal.proposal_version ?? null;
     if (pv !== null && pv !== row.proposal_version) {
       // A new proposal (first draft or redraft): any approval we relied on is gone; wait for one of this version.
-      await this.store.change(row.task_op_id, { proposal_version: pv, initiator: task.initiator, approval: null, updated_at: this.now() },
-        this.h('waiting', row.proposal_version === null ? `draft ready (proposal ${pv})` : `redraft seen (proposal ${row.proposal_version} → ${pv}): waiting for a new approval`,
-          { proposal_version: pv, sha256: task.result!.proposal.sha256, task_state: task.state }));
+      await this.store.change(
+        row.task_op_id,
+        { proposal_version: pv, initiator: task.initiator, approval: null, updated_at: this.now() },
+        this.h(
+          'waiting',
+          row.proposal_version === null
+            ? `draft ready (proposal ${pv})`
+            : `redraft seen (proposal ${row.proposal_version} → ${pv}): waiting for a new approval`,
+          { proposal_version: pv, sha256: task.result!.proposal.sha256, task_state: task.state },
+        ),
+      );
     }
     // The policy decides whether there is an approval to apply under (the reference one: only a current one).
     const approval = this.policy.usableApproval(task, (await this.store.get(row.task_op_id))!);
@@ -184,15 +257,25 @@ export class TaskWorker {
       const cur = (await this.store.get(row.task_op_id))!;
       // The apply key is generated once and stored, in the same transaction as the decision, before any apply.
       const applyKey = cur.apply_key ?? newKey('tapply');
-      await this.store.change(row.task_op_id, { approval, apply_key: applyKey, initiator: task.initiator, updated_at: this.now() },
-        this.h('applying', `approval by ${approval.reviewer} of proposal ${approval.proposal_version} (${approval.decision}) taken as current`, {
-          approval, current: { proposal_version: pv, sha256: task.result?.proposal.sha256 ?? null, initiator: task.initiator, state: task.state },
-          apply_key: applyKey,
-        }));
+      await this.store.change(
+        row.task_op_id,
+        { approval, apply_key: applyKey, initiator: task.initiator, updated_at: this.now() },
+        this.h(
+          'applying',
+          `approval by ${approval.reviewer} of proposal ${approval.proposal_version} (${approval.decision}) taken as current`,
+          {
+            approval,
+            current: { proposal_version: pv, sha256: task.result?.proposal.sha256 ?? null, initiator: task.initiator, state: task.state },
+            apply_key: applyKey,
+          },
+        ),
+      );
       return 0;
     }
     // Drafting: honour Retry-After. Waiting for review (no Retry-After is given): poll at the review interval.
-    return task.state === 'queued' || task.state === 'running' ? (a.retryAfterMs ?? this.reviewPollMs) : Math.max(a.retryAfterMs ?? 0, this.reviewPollMs);
+    return task.state === 'queued' || task.state === 'running'
+      ? (a.retryAfterMs ?? this.reviewPollMs)
+      : Math.max(a.retryAfterMs ?? 0, this.reviewPollMs);
   }
 
   // ---- apply -------------------------------------------------------------------------------------------------
@@ -207,21 +290,39 @@ export class TaskWorker {
     if (attempt > this.maxApply) return this.attention(row, 'apply unresolved after retries', { apply_key: row.apply_key });
     const key = this.policy.applyKey(row, attempt);
     await this.store.change(row.task_op_id, { apply_attempts: attempt, updated_at: this.now() });
-    const a = await taskCall(this.http, { method: 'POST', path: `/v1/tasks/${row.task_id}/apply`, idempotencyKey: key, traceId: row.trace_id, body: {} }, signal);
+    const a = await taskCall(
+      this.http,
+      { method: 'POST', path: `/v1/tasks/${row.task_id}/apply`, idempotencyKey: key, traceId: row.trace_id, body: {} },
+      signal,
+    );
     if (signal?.aborted) throw new Stopped();
     const ev = { apply_key: key, attempt, status: a.kind === 'answer' ? a.status : null, code: codeOf(a) };
     if (a.kind === 'no_answer' || a.status >= 500 || a.status === 429 || codeOf(a) === 'idempotency_request_in_progress') {
       if (this.policy.onAmbiguousApply(row) === 'assume_failed') {
-        await this.store.change(row.task_op_id, { reason: 'apply answer lost (assumed failed)' }, this.h('apply_failed', 'apply answer lost: assumed failed', ev));
+        await this.store.change(
+          row.task_op_id,
+          { reason: 'apply answer lost (assumed failed)' },
+          this.h('apply_failed', 'apply answer lost: assumed failed', ev),
+        );
         return 0;
       }
       // Ambiguous: the change may have happened. Retry with the same key; a replay returns the application.
-      await this.store.change(row.task_op_id, { updated_at: this.now() }, this.h('applying', 'apply answer lost or ambiguous: retry with the same apply key', ev));
-      return Math.max(backoff(attempt - 1), a.kind === 'answer' ? a.retryAfterMs ?? 0 : 0);
+      await this.store.change(
+        row.task_op_id,
+        { updated_at: this.now() },
+        this.h('applying', 'apply answer lost or ambiguous: retry with the same apply key', ev),
+      );
+      return Math.max(backoff(attempt - 1), a.kind === 'answer' ? (a.retryAfterMs ?? 0) : 0);
     }
     const code = codeOf(a);
     if (a.status === 200 && a.json?.state === 'applied') {
-      return (await this.finishFromTask(row, a.json as RemoteTask, a.replayed ? 'applied (replayed answer to the same apply key)' : 'applied')) ? 0 : this.reviewPollMs;
+      return (await this.finishFromTask(
+        row,
+        a.json as RemoteTask,
+        a.replayed ? 'applied (replayed answer to the same apply key)' : 'applied',
+      ))
+        ? 0
+        : this.reviewPollMs;
     }
     if (code === 'already_applied') {
       // Applied by an earlier request: read the task and report its application.

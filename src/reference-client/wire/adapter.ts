@@ -20,7 +20,10 @@ export interface WireStep {
   readonly env: { store: { findByRemoteJobId(jobId: string): Promise<OperationRow | undefined> } };
 }
 
-export type WireRead = { kind: 'job'; job: Job; call: CallOutcome } | { kind: 'gone'; call: CallOutcome } | { kind: 'unclear'; call: CallOutcome };
+export type WireRead =
+  | { kind: 'job'; job: Job; call: CallOutcome }
+  | { kind: 'gone'; call: CallOutcome }
+  | { kind: 'unclear'; call: CallOutcome };
 export type WireLookup =
   | { kind: 'found'; job: Job; call: CallOutcome }
   | { kind: 'none'; call: CallOutcome }

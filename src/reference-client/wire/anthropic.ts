@@ -32,7 +32,14 @@ interface Batch {
 
 function batchOf(v: unknown): Batch | null {
   const b = v as Batch | null;
-  return b && typeof b === 'object' && typeof b.id === 'string' && typeof b.processing_status === 'string' && b.request_counts && typeof b.created_at === 'string' ? b : null;
+  return b &&
+    typeof b === 'object' &&
+    typeof b.id === 'string' &&
+    typeof b.processing_status === 'string' &&
+    b.request_counts &&
+    typeof b.created_at === 'string'
+    ? b
+    : null;
 }
 
 const total = (c: Counts) => c.processing + c.succeeded + c.errored + c.canceled + c.expired;
@@ -54,10 +61,26 @@ export function anthropicJob(b: Batch, rec: { operation_id: string; kind: string
   const c = b.request_counts;
   const state = stateOf(b);
   return {
-    job_id: b.id, kind: rec.kind, state, client_ref: rec.operation_id, trace_id: rec.trace_id, created_at: b.created_at, updated_at: b.ended_at ?? b.created_at,
+    job_id: b.id,
+    kind: rec.kind,
+    state,
+    client_ref: rec.operation_id,
+    trace_id: rec.trace_id,
+    created_at: b.created_at,
+    updated_at: b.ended_at ?? b.created_at,
     progress: { completed: total(c) - c.processing, total: total(c) },
     cancel_requested_at: b.cancel_initiated_at ?? null,
-    result: state === 'succeeded' ? { url: b.results_url ?? '', sha256: '', content_type: 'application/x-ndjson', size: 0, items_total: total(c), items_failed: total(c) - c.succeeded } : null,
+    result:
+      state === 'succeeded'
+        ? {
+            url: b.results_url ?? '',
+            sha256: '',
+            content_type: 'application/x-ndjson',
+            size: 0,
+            items_total: total(c),
+            items_failed: total(c) - c.succeeded,
+          }
+        : null,
     error: state === 'failed' ? { code: 'batch_failed', message: `no request succeeded (${c.errored} errored)` } : null,
   };
 }
@@ -106,8 +129,16 @@ export function anthropicWire(providerUrl: string): WireAdapter {
       let after: string | null = null;
       let call: CallOutcome | null = null;
       for (let page = 0; page < MAX_LIST_PAGES; page++) {
-        call = await s.send({ route: 'list', method: 'GET', path: `${BASE}?limit=100${after ? `&after_id=${encodeURIComponent(after)}` : ''}`, headers: HEADERS });
-        const list = ok(call) && call.kind === 'answer' ? (call.json as { data?: unknown[]; has_more?: boolean; last_id?: string | null } | null) : null;
+        call = await s.send({
+          route: 'list',
+          method: 'GET',
+          path: `${BASE}?limit=100${after ? `&after_id=${encodeURIComponent(after)}` : ''}`,
+          headers: HEADERS,
+        });
+        const list =
+          ok(call) && call.kind === 'answer'
+            ? (call.json as { data?: unknown[]; has_more?: boolean; last_id?: string | null } | null)
+            : null;
         if (!list || !Array.isArray(list.data)) return { kind: 'unclear', call };
         let older = false;
         for (const raw of list.data) {

@@ -28,12 +28,20 @@ interface Batch {
 
 function batchOf(v: unknown): Batch | null {
   const b = v as Batch | null;
-  return b && typeof b === 'object' && typeof b.id === 'string' && typeof b.status === 'string' && typeof b.created_at === 'number' ? b : null;
+  return b && typeof b === 'object' && typeof b.id === 'string' && typeof b.status === 'string' && typeof b.created_at === 'number'
+    ? b
+    : null;
 }
 
 const STATES: Record<string, JobState> = {
-  validating: 'queued', in_progress: 'running', finalizing: 'running', completed: 'succeeded',
-  failed: 'failed', expired: 'expired', cancelling: 'cancelling', cancelled: 'cancelled',
+  validating: 'queued',
+  in_progress: 'running',
+  finalizing: 'running',
+  completed: 'succeeded',
+  failed: 'failed',
+  expired: 'expired',
+  cancelling: 'cancelling',
+  cancelled: 'cancelled',
 };
 
 export function openaiJob(b: Batch, rec: { operation_id: string; kind: string; trace_id: string }): Job {
@@ -42,11 +50,27 @@ export function openaiJob(b: Batch, rec: { operation_id: string; kind: string; t
   const err = b.errors?.data?.[0];
   const created = isoOf(b.created_at)!;
   return {
-    job_id: b.id, kind: rec.kind, state, client_ref: rec.operation_id, trace_id: rec.trace_id, created_at: created, updated_at: created,
+    job_id: b.id,
+    kind: rec.kind,
+    state,
+    client_ref: rec.operation_id,
+    trace_id: rec.trace_id,
+    created_at: created,
+    updated_at: created,
     progress: { completed: c.completed + c.failed, total: c.total },
     cancel_requested_at: isoOf(b.cancelling_at),
     // What the results are checked against is the submitted batch itself (custom_ids), not a digest announced here.
-    result: state === 'succeeded' ? { url: b.output_file_id ?? b.error_file_id ?? '', sha256: '', content_type: 'application/x-ndjson', size: 0, items_total: c.total, items_failed: c.failed } : null,
+    result:
+      state === 'succeeded'
+        ? {
+            url: b.output_file_id ?? b.error_file_id ?? '',
+            sha256: '',
+            content_type: 'application/x-ndjson',
+            size: 0,
+            items_total: c.total,
+            items_failed: c.failed,
+          }
+        : null,
     error: state === 'failed' ? { code: err?.code ?? 'batch_failed', message: err?.message ?? `batch ${b.status}` } : null,
   };
 }
@@ -70,7 +94,12 @@ export const openaiWire: WireAdapter = {
     const up = await s.send({ route: 'create', method: 'POST', path: `${BASE}/files`, form });
     const fileId = ok(up) && up.kind === 'answer' ? (up.json as { id?: unknown } | null)?.id : null;
     if (typeof fileId !== 'string') return up;
-    const body = { input_file_id: fileId, endpoint: input.endpoint ?? '/v1/chat/completions', completion_window: '24h', metadata: { [METADATA_KEY]: s.rec.operation_id } };
+    const body = {
+      input_file_id: fileId,
+      endpoint: input.endpoint ?? '/v1/chat/completions',
+      completion_window: '24h',
+      metadata: { [METADATA_KEY]: s.rec.operation_id },
+    };
     const o = await s.send({ route: 'create', method: 'POST', path: `${BASE}/batches`, body });
     const b = ok(o) && o.kind === 'answer' ? batchOf(o.json) : null;
     return b ? withJob(o, openaiJob(b, s.rec)) : o;
@@ -88,8 +117,13 @@ export const openaiWire: WireAdapter = {
     let after: string | null = null;
     let call: CallOutcome | null = null;
     for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      call = await s.send({ route: 'list', method: 'GET', path: `${BASE}/batches?limit=100${after ? `&after=${encodeURIComponent(after)}` : ''}` });
-      const list = ok(call) && call.kind === 'answer' ? (call.json as { data?: unknown[]; has_more?: boolean; last_id?: string | null } | null) : null;
+      call = await s.send({
+        route: 'list',
+        method: 'GET',
+        path: `${BASE}/batches?limit=100${after ? `&after=${encodeURIComponent(after)}` : ''}`,
+      });
+      const list =
+        ok(call) && call.kind === 'answer' ? (call.json as { data?: unknown[]; has_more?: boolean; last_id?: string | null } | null) : null;
       if (!list || !Array.isArray(list.data)) return { kind: 'unclear', call };
       let older = false;
       for (const raw of list.data) {
@@ -117,7 +151,10 @@ export const openaiWire: WireAdapter = {
     if (!batch) return { call, location: '', verification: null };
     const bodies: { file: 'output' | 'error'; body: Uint8Array }[] = [];
     let last: CallOutcome = call;
-    for (const [file, id] of [['output', batch.output_file_id], ['error', batch.error_file_id]] as const) {
+    for (const [file, id] of [
+      ['output', batch.output_file_id],
+      ['error', batch.error_file_id],
+    ] as const) {
       if (!id) continue;
       last = await s.send({ route: 'results', method: 'GET', path: `${BASE}/files/${encodeURIComponent(id)}/content` });
       if (last.kind !== 'answer' || last.status !== 200) return { call: last, location: `${BASE}/files/${id}/content`, verification: null };
@@ -129,7 +166,8 @@ export const openaiWire: WireAdapter = {
       if ('error' in p) return { call: last, location: '', verification: { ok: false, reason: `${file} file: ${p.error}` } };
       lines.push(...p.lines.map((l) => ({ ...l, _file: file })));
     }
-    const failed = (l: Record<string, unknown>) => l._file === 'error' || l.error != null || (l.response as { status_code?: number } | null)?.status_code !== 200;
+    const failed = (l: Record<string, unknown>) =>
+      l._file === 'error' || l.error != null || (l.response as { status_code?: number } | null)?.status_code !== 200;
     // result.sha256: the output file as fetched, the error file's when there is no output (decision record).
     const main = bodies[0]?.body ?? new Uint8Array();
     const location = `${BASE}/files/${batch.output_file_id ?? batch.error_file_id ?? ''}/content`;

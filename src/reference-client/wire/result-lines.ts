@@ -27,13 +27,19 @@ export function customIdsOf(input: Record<string, unknown>): string[] {
   return reqs.map((r) => String(r.custom_id));
 }
 
-export function verifyLines(wanted: string[], lines: Record<string, unknown>[], failed: (l: Record<string, unknown>) => boolean, digestOf: Uint8Array): Verification {
+export function verifyLines(
+  wanted: string[],
+  lines: Record<string, unknown>[],
+  failed: (l: Record<string, unknown>) => boolean,
+  digestOf: Uint8Array,
+): Verification {
   const want = new Set(wanted);
   const seen = new Set<string>();
   let failures = 0;
   for (const l of lines) {
     const id = typeof l.custom_id === 'string' ? l.custom_id : null;
-    if (id === null || !want.has(id)) return { ok: false, reason: `a result line for ${String(l.custom_id)}, which this batch never asked for` };
+    if (id === null || !want.has(id))
+      return { ok: false, reason: `a result line for ${String(l.custom_id)}, which this batch never asked for` };
     if (seen.has(id)) return { ok: false, reason: `two result lines for ${id}` };
     seen.add(id);
     if (failed(l)) failures++;

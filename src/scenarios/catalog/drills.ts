@@ -76,7 +76,14 @@ export const drills: ScenarioInput[] = [
     workload: [op('op_1', { result_deadline_ms: 10000 })],
     lease_ms: 500,
     actions: [
-      { type: 'pause_worker', id: 'pause', worker: 'worker-1', resume_after_ms: 1200, after: { event: 'create_answered', operation: 'op_1' }, delay_ms: 300 },
+      {
+        type: 'pause_worker',
+        id: 'pause',
+        worker: 'worker-1',
+        resume_after_ms: 1200,
+        after: { event: 'create_answered', operation: 'op_1' },
+        delay_ms: 300,
+      },
       { type: 'start_worker', worker: 'worker-2', after: { event: 'action_done', action: 'pause' } },
       {
         type: 'cancel',

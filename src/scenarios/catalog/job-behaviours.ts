@@ -35,7 +35,7 @@ export const jobBehaviourScenarios: ScenarioInput[] = [
     name: 'cancel-after-end',
     title: 'Cancel after the job ended',
     what_happens:
-      'The worker is paused 150 ms after the create answer; the 600 ms job succeeds meanwhile and the cancel is recorded after it ended, so the resumed worker\'s cancel is answered 409 job_terminal. The client must report what happened (succeeded, results fetched), never cancelled.',
+      "The worker is paused 150 ms after the create answer; the 600 ms job succeeds meanwhile and the cancel is recorded after it ended, so the resumed worker's cancel is answered 409 job_terminal. The client must report what happened (succeeded, results fetched), never cancelled.",
     invariants: ['I4', 'I5', 'I3'],
     behavior: behavior({ duration_ms: 600 }),
     workload: [op('op_1')],
@@ -43,7 +43,14 @@ export const jobBehaviourScenarios: ScenarioInput[] = [
     actions: [
       // 150 ms after the answer: past the worker's commit of it (a worker paused inside a store transaction would
       // hold the cancel back until it resumes).
-      { type: 'pause_worker', id: 'pause', worker: 'worker-1', resume_after_ms: 1500, after: { event: 'create_answered', operation: 'op_1' }, delay_ms: 150 },
+      {
+        type: 'pause_worker',
+        id: 'pause',
+        worker: 'worker-1',
+        resume_after_ms: 1500,
+        after: { event: 'create_answered', operation: 'op_1' },
+        delay_ms: 150,
+      },
       {
         type: 'cancel',
         operation: 'op_1',

@@ -76,7 +76,7 @@ export const requestFaultScenarios: ScenarioInput[] = [
     name: 'foreign-job-id',
     title: 'Foreign job id on replay',
     what_happens:
-      'The first create answer is lost; the replay answers with a different job id than the one the key created, and the first find (GET /v1/jobs?…) lists a foreign job next to the key\'s own. A client that replays meets the first, a client that reconciles by lookup meets the second; either must stop in needs_attention.',
+      "The first create answer is lost; the replay answers with a different job id than the one the key created, and the first find (GET /v1/jobs?…) lists a foreign job next to the key's own. A client that replays meets the first, a client that reconciles by lookup meets the second; either must stop in needs_attention.",
     invariants: ['I10'],
     behavior: behavior({}),
     faults: {

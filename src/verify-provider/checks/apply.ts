@@ -1,5 +1,16 @@
 import { brief } from '../http.js';
-import { approve, auditLines, expectAnswer, expectProblem, expectStatus, fail, needControl, objectVersion, taskAwaitingReview, withFaults } from '../helpers.js';
+import {
+  approve,
+  auditLines,
+  expectAnswer,
+  expectProblem,
+  expectStatus,
+  fail,
+  needControl,
+  objectVersion,
+  taskAwaitingReview,
+  withFaults,
+} from '../helpers.js';
 import type { Check } from '../types.js';
 
 export const applyWithoutApproval: Check = {
@@ -24,7 +35,8 @@ export const applyWithoutApproval: Check = {
 export const applyRetry: Check = {
   name: 'task.apply-retry',
   api: 'tasks',
-  description: 'apply retried: the same key gives the same answer (replayed), another key 409 already_applied with the application; the object version rose once and the audit shows one application',
+  description:
+    'apply retried: the same key gives the same answer (replayed), another key 409 already_applied with the application; the object version rose once and the audit shows one application',
   async run(ctx, ev) {
     const t = await taskAwaitingReview(ctx, 'apply-retry', ev);
     await approve(ctx, t.id, t.task.result.proposal.proposal_version);
@@ -32,10 +44,16 @@ export const applyRetry: Check = {
     const a = await ctx.http.call('POST', `/v1/tasks/${t.id}/apply`, { headers: { 'idempotency-key': key } });
     const b = await ctx.http.call('POST', `/v1/tasks/${t.id}/apply`, { headers: { 'idempotency-key': key } });
     const c = await ctx.http.call('POST', `/v1/tasks/${t.id}/apply`, { headers: { 'idempotency-key': ctx.key('apply-other') } });
-    ev.push(`apply → ${brief(a)} ${a.json?.state} new_version=${a.json?.application?.new_version}`, `same key → ${brief(b)}`, `other key → ${brief(c)}`);
+    ev.push(
+      `apply → ${brief(a)} ${a.json?.state} new_version=${a.json?.application?.new_version}`,
+      `same key → ${brief(b)}`,
+      `other key → ${brief(c)}`,
+    );
     expectStatus(a, 200, 'apply');
-    if (a.json?.state !== 'applied' || a.json?.application?.new_version !== t.version + 1) fail(`apply did not leave the task applied at version ${t.version + 1}`);
-    if (b.status !== 200 || b.text !== a.text || b.headers.get('idempotent-replayed') !== 'true') fail('the same key did not replay the same answer with Idempotent-Replayed: true');
+    if (a.json?.state !== 'applied' || a.json?.application?.new_version !== t.version + 1)
+      fail(`apply did not leave the task applied at version ${t.version + 1}`);
+    if (b.status !== 200 || b.text !== a.text || b.headers.get('idempotent-replayed') !== 'true')
+      fail('the same key did not replay the same answer with Idempotent-Replayed: true');
     const p = expectProblem(c, 409, 'already_applied', 'apply with another key');
     if (p.application?.new_version !== a.json.application.new_version) fail('409 already_applied does not carry the application record');
     const v = await objectVersion(ctx, t.ref);
@@ -48,8 +66,13 @@ export const applyRetry: Check = {
     if (audit.status !== 200) fail(`GET /v1/tasks/${t.id}/audit answered ${audit.status || 'nothing'}; tasks-api.md requires the audit`);
     const kind = ctx.opts.plan?.audit.application_event ?? 'application';
     const applications = audit.events.filter((e) => e.type === kind);
-    ev.push(`audit: ${audit.events.length} events, ${applications.length} '${kind}' for 3 apply requests (same key twice, another key once)`);
-    if (applications.length !== 1) fail(`the audit shows ${applications.length} '${kind}' events for one approved change applied once (3 requests); expected exactly one logical operation`);
+    ev.push(
+      `audit: ${audit.events.length} events, ${applications.length} '${kind}' for 3 apply requests (same key twice, another key once)`,
+    );
+    if (applications.length !== 1)
+      fail(
+        `the audit shows ${applications.length} '${kind}' events for one approved change applied once (3 requests); expected exactly one logical operation`,
+      );
     return 'applied once; replayed; already_applied with the record; one application in the audit';
   },
 };

@@ -13,7 +13,8 @@ export const createShape: Check = {
     if (a.status === 202) {
       for (const f of ['job_id', 'state', 'status_url', 'created_at']) if (!(f in a.json)) fail(`202 body lacks \`${f}\``);
       if (a.json.state !== 'queued') fail(`202 body state is ${a.json.state}, not queued`);
-      if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(a.json.created_at)) fail(`created_at ${a.json.created_at} is not RFC 3339 UTC with milliseconds`);
+      if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(a.json.created_at))
+        fail(`created_at ${a.json.created_at} is not RFC 3339 UTC with milliseconds`);
     }
     if (!id.startsWith('job_')) fail(`job_id ${id} lacks the job_ prefix`);
     if (loc !== `/v1/jobs/${id}` && !loc?.endsWith(`/v1/jobs/${id}`)) fail(`Location is ${loc}, not /v1/jobs/${id}`);
@@ -35,10 +36,12 @@ export const createReplay: Check = {
     ev.push(`first → ${brief(a)} job ${a.json?.job_id}`, `again → ${brief(b)} job ${b.json?.job_id}`);
     expectStatus(a, [200, 202], 'first create');
     if (b.status !== a.status) fail(`the replay answered ${b.status}, the first ${a.status}`);
-    if (b.json?.job_id !== a.json?.job_id) fail(`the replay names job ${b.json?.job_id}, the first ${a.json?.job_id}: a second job was created`);
+    if (b.json?.job_id !== a.json?.job_id)
+      fail(`the replay names job ${b.json?.job_id}, the first ${a.json?.job_id}: a second job was created`);
     if (b.text !== a.text) fail('the replay body differs from the first answer');
     if (b.headers.get('location') !== a.headers.get('location')) fail('the replay Location differs');
-    if (b.headers.get('idempotent-replayed') !== 'true') fail(`no Idempotent-Replayed: true on the replay (got ${b.headers.get('idempotent-replayed')})`);
+    if (b.headers.get('idempotent-replayed') !== 'true')
+      fail(`no Idempotent-Replayed: true on the replay (got ${b.headers.get('idempotent-replayed')})`);
     return 'the replay returned the first answer, marked Idempotent-Replayed';
   },
 };
@@ -48,9 +51,15 @@ export const createChangedBody: Check = {
   description: 'the same key with a different body is 422 idempotency_key_reused, and nothing is created',
   async run(ctx, ev) {
     const key = ctx.key('changed');
-    const a = await ctx.http.call('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: jobBody(ctx, ctx.kinds.slow, { n: 1 }) });
+    const a = await ctx.http.call('POST', '/v1/jobs', {
+      headers: { 'idempotency-key': key },
+      body: jobBody(ctx, ctx.kinds.slow, { n: 1 }),
+    });
     expectStatus(a, [200, 202], 'first create');
-    const b = await ctx.http.call('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: jobBody(ctx, ctx.kinds.slow, { n: 2 }) });
+    const b = await ctx.http.call('POST', '/v1/jobs', {
+      headers: { 'idempotency-key': key },
+      body: jobBody(ctx, ctx.kinds.slow, { n: 2 }),
+    });
     ev.push(`first → ${brief(a)}`, `changed body, same key → ${brief(b)}`);
     expectProblem(b, 422, 'idempotency_key_reused', 'changed body');
     return '422 idempotency_key_reused';
@@ -95,8 +104,15 @@ export const keyScopedPerSubject: Check = {
   async run(ctx, ev) {
     const t2 = needToken(ctx.opts.token2, '--token-2');
     const key = ctx.key('scope');
-    const a = await ctx.http.call('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: jobBody(ctx, ctx.kinds.slow, { who: 1 }) });
-    const b = await ctx.http.call('POST', '/v1/jobs', { token: t2, headers: { 'idempotency-key': key }, body: jobBody(ctx, ctx.kinds.slow, { who: 2 }) });
+    const a = await ctx.http.call('POST', '/v1/jobs', {
+      headers: { 'idempotency-key': key },
+      body: jobBody(ctx, ctx.kinds.slow, { who: 1 }),
+    });
+    const b = await ctx.http.call('POST', '/v1/jobs', {
+      token: t2,
+      headers: { 'idempotency-key': key },
+      body: jobBody(ctx, ctx.kinds.slow, { who: 2 }),
+    });
     ev.push(`--token, key ${key} → ${brief(a)} ${a.json?.job_id}`, `--token-2, same key, other body → ${brief(b)} ${b.json?.job_id}`);
     expectStatus(a, [200, 202], 'create as --token');
     expectStatus(b, [200, 202], 'create as --token-2 with the same key');

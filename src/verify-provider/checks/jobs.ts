@@ -5,11 +5,15 @@ import type { Check } from '../types.js';
 
 export const tenantsIsolated: Check = {
   name: 'tenancy.isolated-404',
-  description: "another tenant reading, cancelling or fetching results of a job gets 404 job_not_found (never 403)",
+  description: 'another tenant reading, cancelling or fetching results of a job gets 404 job_not_found (never 403)',
   async run(ctx, ev) {
     const other = needToken(ctx.opts.otherTenantToken, '--other-tenant-token');
     const { id } = await createJob(ctx, ctx.kinds.slow, 'tenancy');
-    for (const [method, path] of [['GET', `/v1/jobs/${id}`], ['POST', `/v1/jobs/${id}/cancel`], ['GET', `/v1/jobs/${id}/results`]] as const) {
+    for (const [method, path] of [
+      ['GET', `/v1/jobs/${id}`],
+      ['POST', `/v1/jobs/${id}/cancel`],
+      ['GET', `/v1/jobs/${id}/results`],
+    ] as const) {
       const a = await ctx.http.call(method, path, { token: other });
       ev.push(`${method} ${path} as --other-tenant-token → ${brief(a)}`);
       if (a.status === 403) fail(`${method} ${path}: 403 tells another tenant the job exists; expected 404`);
@@ -53,9 +57,11 @@ export const cancelRepeat: Check = {
     ev.push(`cancel → ${brief(a)} ${a.json?.state}`, `cancel again → ${brief(b)} ${b.json?.state}`);
     if (a.status === 409) fail('the job was already final before the first cancel (use a slower job kind via the control API)');
     expectStatus(a, 202, 'first cancel');
-    if (b.status === 409 && ['cancelled'].includes(b.json?.job?.state)) return 'the job was cancelled between the two requests; the second cancel learnt it';
+    if (b.status === 409 && ['cancelled'].includes(b.json?.job?.state))
+      return 'the job was cancelled between the two requests; the second cancel learnt it';
     expectStatus(b, 202, 'second cancel');
-    if (a.json?.cancel_requested_at !== b.json?.cancel_requested_at) fail(`cancel_requested_at moved: ${a.json?.cancel_requested_at} → ${b.json?.cancel_requested_at}`);
+    if (a.json?.cancel_requested_at !== b.json?.cancel_requested_at)
+      fail(`cancel_requested_at moved: ${a.json?.cancel_requested_at} → ${b.json?.cancel_requested_at}`);
     return 'the repeated cancel answered the same';
   },
 };
@@ -69,7 +75,8 @@ export const cancelAfterEnd: Check = {
     const a = await ctx.http.call('POST', `/v1/jobs/${id}/cancel`);
     ev.push(`job ${id} ${end.state}; cancel → ${brief(a)} job.state=${a.json?.job?.state}`);
     const p = expectProblem(a, 409, 'job_terminal', 'cancel after the end');
-    if (p.job?.job_id !== id || p.job?.state !== end.state) fail(`the 409 does not carry the job in its final state (job: ${JSON.stringify(p.job)?.slice(0, 200)})`);
+    if (p.job?.job_id !== id || p.job?.state !== end.state)
+      fail(`the 409 does not carry the job in its final state (job: ${JSON.stringify(p.job)?.slice(0, 200)})`);
     return '409 job_terminal with the job';
   },
 };
@@ -80,12 +87,17 @@ export const resultsDigest: Check = {
   async run(ctx, ev) {
     const { id } = await createJob(ctx, ctx.kinds.fast, 'results');
     const end = await waitTerminal(ctx, id);
-    if (end.state !== 'succeeded') fail(`the job ended ${end.state}; a succeeded job is needed (configure a succeeding kind via the control API)`);
+    if (end.state !== 'succeeded')
+      fail(`the job ended ${end.state}; a succeeded job is needed (configure a succeeding kind via the control API)`);
     const res = await fetch(new URL(`/v1/jobs/${id}/results`, ctx.http.base), { headers: { authorization: `Bearer ${ctx.opts.token}` } });
     const bytes = Buffer.from(await res.arrayBuffer());
     const hex = createHash('sha256').update(bytes).digest('hex');
     const b64 = createHash('sha256').update(bytes).digest('base64');
-    ev.push(`results → ${res.status}, ${bytes.length} bytes, sha256 ${hex}`, `job result.sha256 ${end.result?.sha256}`, `Content-Digest: ${res.headers.get('content-digest')}`);
+    ev.push(
+      `results → ${res.status}, ${bytes.length} bytes, sha256 ${hex}`,
+      `job result.sha256 ${end.result?.sha256}`,
+      `Content-Digest: ${res.headers.get('content-digest')}`,
+    );
     if (res.status !== 200) fail(`GET results answered ${res.status}`);
     if (end.result?.sha256 !== hex) fail("the body's SHA-256 differs from the job's result.sha256");
     if (res.headers.get('content-digest') !== `sha-256=:${b64}:`) fail('Content-Digest does not match the body');

@@ -10,10 +10,16 @@ export const problemsRfc9457: Check = {
       ['no token', () => ctx.http.call('GET', '/v1/jobs/job_nope', { token: null })],
       ['unknown job', () => ctx.http.call('GET', `/v1/jobs/job_${ctx.runId}_missing`)],
       ['invalid JSON', () => ctx.http.call('POST', '/v1/jobs', { headers: { 'idempotency-key': ctx.key('p1') }, body: '{"kind":' })],
-      ['schema violation', () => ctx.http.call('POST', '/v1/jobs', { headers: { 'idempotency-key': ctx.key('p2') }, body: { kind: 'BAD KIND!', input: 3 } })],
+      [
+        'schema violation',
+        () => ctx.http.call('POST', '/v1/jobs', { headers: { 'idempotency-key': ctx.key('p2') }, body: { kind: 'BAD KIND!', input: 3 } }),
+      ],
       ['no key', () => ctx.http.call('POST', '/v1/jobs', { body: { kind: 'report', input: {} } })],
       ['unknown task', () => ctx.http.call('GET', `/v1/tasks/task_${ctx.runId}_missing`)],
-      ['task without key', () => ctx.http.call('POST', '/v1/tasks', { body: { type: 'propose_update', object_ref: 'x', object_version: 1, input: {} } })],
+      [
+        'task without key',
+        () => ctx.http.call('POST', '/v1/tasks', { body: { type: 'propose_update', object_ref: 'x', object_version: 1, input: {} } }),
+      ],
     ];
     const bad: string[] = [];
     for (const [label, send] of probes) {
@@ -23,7 +29,8 @@ export const problemsRfc9457: Check = {
       if (a.status === 404 && label === 'unknown task' && a.json?.code === 'not_found') continue; // no tasks API: still a problem
       if (faults.length) bad.push(`${label}: ${faults.join('; ')}`);
       if (label === 'invalid JSON' && a.json?.code !== 'invalid_json') bad.push(`invalid JSON: code ${a.json?.code}, not invalid_json`);
-      if (label === 'schema violation' && (a.json?.code !== 'invalid_request' || !Array.isArray(a.json?.errors))) bad.push('schema violation: not 400 invalid_request with errors[]');
+      if (label === 'schema violation' && (a.json?.code !== 'invalid_request' || !Array.isArray(a.json?.errors)))
+        bad.push('schema violation: not 400 invalid_request with errors[]');
       if (label === 'no token' && a.status !== 401) bad.push(`no token: ${a.status}, not 401`);
     }
     if (bad.length) fail(bad.join(' | '));
@@ -32,7 +39,9 @@ export const problemsRfc9457: Check = {
 };
 
 /** Requests no client should send; each must get a 4xx (or a 2xx where harmless), never a 5xx or a dropped connection. */
-function garbage(ctx: { runId: string }): Array<{ label: string; method: string; path: string; headers?: Record<string, string>; body?: string; token?: string | null }> {
+function garbage(ctx: {
+  runId: string;
+}): Array<{ label: string; method: string; path: string; headers?: Record<string, string>; body?: string; token?: string | null }> {
   const k = (n: number) => ({ 'idempotency-key': `${ctx.runId}-g${n}` });
   const deep = '['.repeat(5000) + ']'.repeat(5000);
   return [
@@ -43,8 +52,20 @@ function garbage(ctx: { runId: string }): Array<{ label: string; method: string;
     { label: 'binary body', method: 'POST', path: '/v1/jobs', headers: k(5), body: '\u0000\u0001\u00ff\ufffd' },
     { label: 'input a string', method: 'POST', path: '/v1/jobs', headers: k(6), body: '{"kind":"report","input":"x"}' },
     { label: 'huge kind', method: 'POST', path: '/v1/jobs', headers: k(7), body: JSON.stringify({ kind: 'a'.repeat(10_000), input: {} }) },
-    { label: 'key of 300 chars', method: 'POST', path: '/v1/jobs', headers: { 'idempotency-key': 'x'.repeat(300) }, body: '{"kind":"report","input":{}}' },
-    { label: 'malformed sf-string key', method: 'POST', path: '/v1/jobs', headers: { 'idempotency-key': '"abc' }, body: '{"kind":"report","input":{}}' },
+    {
+      label: 'key of 300 chars',
+      method: 'POST',
+      path: '/v1/jobs',
+      headers: { 'idempotency-key': 'x'.repeat(300) },
+      body: '{"kind":"report","input":{}}',
+    },
+    {
+      label: 'malformed sf-string key',
+      method: 'POST',
+      path: '/v1/jobs',
+      headers: { 'idempotency-key': '"abc' },
+      body: '{"kind":"report","input":{}}',
+    },
     { label: 'cancel with garbage body', method: 'POST', path: '/v1/jobs/job_x/cancel', body: '{{{{' },
     { label: 'odd job id', method: 'GET', path: '/v1/jobs/%00%ff..%2F..' },
     { label: 'list with bad limit', method: 'GET', path: '/v1/jobs?limit=-5&cursor=zz' },
@@ -54,8 +75,20 @@ function garbage(ctx: { runId: string }): Array<{ label: string; method: string;
     { label: 'PATCH a job', method: 'PATCH', path: '/v1/jobs/job_x', body: '{}' },
     { label: 'garbage bearer', method: 'GET', path: '/v1/jobs/job_x', token: null, headers: { authorization: 'Bearer \u00e9\u00e9' } },
     { label: 'task: truncated JSON', method: 'POST', path: '/v1/tasks', headers: k(8), body: '{"type":' },
-    { label: 'task: wrong types', method: 'POST', path: '/v1/tasks', headers: k(9), body: '{"type":"propose_update","object_ref":7,"object_version":"x","input":[]}' },
-    { label: 'task: negative version', method: 'POST', path: '/v1/tasks', headers: k(10), body: '{"type":"propose_update","object_ref":"o","object_version":-1,"input":{}}' },
+    {
+      label: 'task: wrong types',
+      method: 'POST',
+      path: '/v1/tasks',
+      headers: k(9),
+      body: '{"type":"propose_update","object_ref":7,"object_version":"x","input":[]}',
+    },
+    {
+      label: 'task: negative version',
+      method: 'POST',
+      path: '/v1/tasks',
+      headers: k(10),
+      body: '{"type":"propose_update","object_ref":"o","object_version":-1,"input":{}}',
+    },
     { label: 'review: garbage', method: 'POST', path: '/v1/tasks/task_x/review', body: '{"decision":"maybe","proposal_version":"one"}' },
     { label: 'apply: garbage body', method: 'POST', path: '/v1/tasks/task_x/apply', headers: k(11), body: '"apply!"' },
     { label: 'object: odd ref', method: 'GET', path: '/v1/objects/%2e%2e%2f%00' },

@@ -45,7 +45,8 @@ export const reviewByInitiator: Check = {
   name: 'task.review-by-initiator',
   api: 'tasks',
   expects: ['403 forbidden_role', '403 self_review_forbidden'],
-  description: "the task's initiator may not approve it: 403 (forbidden_role as a mere submitter, self_review_forbidden when also a reviewer)",
+  description:
+    "the task's initiator may not approve it: 403 (forbidden_role as a mere submitter, self_review_forbidden when also a reviewer)",
   async run(ctx, ev) {
     const t = await taskAwaitingReview(ctx, 'self-review', ev);
     const pv = t.task.result.proposal.proposal_version;
@@ -60,7 +61,8 @@ export const reviewByInitiator: Check = {
       const own = await taskAwaitingReview(ctx, 'self-review-both', ev, both);
       b = await review(ctx, own.id, both, 'approve', own.task.result.proposal.proposal_version);
       ev.push(`a subject holding both roles approves its own task ${own.id} → ${brief(b)}`);
-      if ((await stateOf(ctx, own.id, both)) !== 'awaiting_review') fail(`task ${own.id} left awaiting_review after a refused self-approval`);
+      if ((await stateOf(ctx, own.id, both)) !== 'awaiting_review')
+        fail(`task ${own.id} left awaiting_review after a refused self-approval`);
     } else if (ctx.control) {
       b = await withRoles(ctx, ctx.opts.token, ['submitter', 'reviewer'], () => review(ctx, t.id, ctx.opts.token, 'approve', pv));
       ev.push(`approve as the initiator holding the reviewer role → ${brief(b)}`);
@@ -98,7 +100,8 @@ export const reviewStaleProposal: Check = {
     const s = await stateOf(ctx, t.id);
     if (s !== 'awaiting_review') fail(`the task is ${s} after a stale approval`);
     const ok = await approve(ctx, t.id, pv2);
-    if (ok.review?.proposal_version !== pv2 || ok.review?.proposal_sha256 !== now.result.proposal.sha256) fail('the approval is not bound to the current proposal version and SHA-256');
+    if (ok.review?.proposal_version !== pv2 || ok.review?.proposal_sha256 !== now.result.proposal.sha256)
+      fail('the approval is not bound to the current proposal version and SHA-256');
     ev.push(`approve proposal ${pv2} → approved, bound to ${ok.review.proposal_sha256.slice(0, 12)}…`);
     return '409 stale_proposal; the current proposal was approved and bound to its SHA-256';
   },

@@ -8,7 +8,8 @@ import { iso, JournalBuilder, T0 } from './support/journal-builder.js';
  * The judge in a wire dialect (docs/dialects.md, "Certifying a client in a dialect"): batches are linked to
  * operations by the custom_ids the harness gave each operation's batch, never by a key or a client field.
  */
-const sub = (id: string) => dialectSubmission('openai', { operation_id: id, kind: 'report', input: { id }, create_deadline_ms: 3000, result_deadline_ms: 8000 }, 3);
+const sub = (id: string) =>
+  dialectSubmission('openai', { operation_id: id, kind: 'report', input: { id }, create_deadline_ms: 3000, result_deadline_ms: 8000 }, 3);
 const ids = (id: string) => [1, 2, 3].map((n) => `${id}-${n}`);
 
 function evidence(opts: { op1Batches: number; op2Sha: string }): RunEvidenceInput {
@@ -16,18 +17,63 @@ function evidence(opts: { op1Batches: number; op2Sha: string }): RunEvidenceInpu
   const batches1 = ['batch_a', 'batch_b'].slice(0, opts.op1Batches);
   let t = T0 + 10;
   for (const [i, b] of batches1.entries()) {
-    j.request(t, { method: 'POST', path: '/openai/v1/files', route: 'upload', dialect: 'openai', custom_ids: ids('op_1'), effect: 'none', trace_id: 'tr_1' });
+    j.request(t, {
+      method: 'POST',
+      path: '/openai/v1/files',
+      route: 'upload',
+      dialect: 'openai',
+      custom_ids: ids('op_1'),
+      effect: 'none',
+      trace_id: 'tr_1',
+    });
     // The first create's answer is lost: a naive SDK retried it.
-    j.request(t + 1, { method: 'POST', path: '/openai/v1/batches', route: 'create', dialect: 'openai', custom_ids: ids('op_1'), effect: 'created', job_id: b, trace_id: 'tr_1', delivery: i === 0 && batches1.length > 1 ? 'lost' : 'delivered' });
+    j.request(t + 1, {
+      method: 'POST',
+      path: '/openai/v1/batches',
+      route: 'create',
+      dialect: 'openai',
+      custom_ids: ids('op_1'),
+      effect: 'created',
+      job_id: b,
+      trace_id: 'tr_1',
+      delivery: i === 0 && batches1.length > 1 ? 'lost' : 'delivered',
+    });
     j.transition(t + 1, b, null, 'queued', 'created');
     t += 5;
   }
-  j.request(T0 + 12, { method: 'POST', path: '/openai/v1/batches', route: 'create', dialect: 'openai', custom_ids: ids('op_2'), effect: 'created', job_id: 'batch_c', trace_id: 'tr_2' });
+  j.request(T0 + 12, {
+    method: 'POST',
+    path: '/openai/v1/batches',
+    route: 'create',
+    dialect: 'openai',
+    custom_ids: ids('op_2'),
+    effect: 'created',
+    job_id: 'batch_c',
+    trace_id: 'tr_2',
+  });
   j.transition(T0 + 12, 'batch_c', null, 'queued', 'created');
   for (const b of [...batches1, 'batch_c']) j.transition(T0 + 1000, b, 'queued', 'succeeded');
   const main1 = batches1.at(-1)!;
-  j.request(T0 + 1100, { method: 'GET', path: '/openai/v1/files/file-1/content', route: 'results', dialect: 'openai', effect: 'results_served', job_id: main1, served_sha256: 'aaa', trace_id: 'tr_1' });
-  j.request(T0 + 1100, { method: 'GET', path: '/openai/v1/files/file-2/content', route: 'results', dialect: 'openai', effect: 'results_served', job_id: 'batch_c', served_sha256: 'ccc', trace_id: 'tr_2' });
+  j.request(T0 + 1100, {
+    method: 'GET',
+    path: '/openai/v1/files/file-1/content',
+    route: 'results',
+    dialect: 'openai',
+    effect: 'results_served',
+    job_id: main1,
+    served_sha256: 'aaa',
+    trace_id: 'tr_1',
+  });
+  j.request(T0 + 1100, {
+    method: 'GET',
+    path: '/openai/v1/files/file-2/content',
+    route: 'results',
+    dialect: 'openai',
+    effect: 'results_served',
+    job_id: 'batch_c',
+    served_sha256: 'ccc',
+    trace_id: 'tr_2',
+  });
   const record = (id: string, batch: string, sha: string, trace: string) => ({
     operation_id: id,
     state: 'succeeded' as const,
@@ -49,7 +95,11 @@ function evidence(opts: { op1Batches: number; op2Sha: string }): RunEvidenceInpu
     journal: j.build(),
     submissions: ['op_1', 'op_2'].map((id) => ({ operation_id: id, request: sub(id), submitted_at: iso(T0), exit_code: 0 })),
     records: [record('op_1', main1, 'aaa', 'tr_1'), record('op_2', 'batch_c', opts.op2Sha, 'tr_2')],
-    jobs: [...batches1, 'batch_c'].map((job_id) => ({ job_id, state: 'succeeded' as const, result: { sha256: 'native-digest', items_total: 3, items_failed: 0 } })),
+    jobs: [...batches1, 'batch_c'].map((job_id) => ({
+      job_id,
+      state: 'succeeded' as const,
+      result: { sha256: 'native-digest', items_total: 3, items_failed: 0 },
+    })),
   };
 }
 

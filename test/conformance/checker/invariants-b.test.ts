@@ -36,7 +36,10 @@ describe('I6 one-cancel', () => {
     const e = run(cancelPlan);
     const c = requests(e, (r) => r.route === 'cancel')[0]!;
     addRequest(e, c, ms(c.at) + 600, { worker_id: 'worker-2', effect: 'cancel_repeated' });
-    e.harness = [{ at: iso(ms(c.at) + 1), type: 'kill', worker_id: 'worker-1' }, { at: iso(ms(c.at) + 2), type: 'start', worker_id: 'worker-2' }];
+    e.harness = [
+      { at: iso(ms(c.at) + 1), type: 'kill', worker_id: 'worker-1' },
+      { at: iso(ms(c.at) + 2), type: 'start', worker_id: 'worker-2' },
+    ];
     expect(status(judge(e), 'I6')).toBe('held');
   });
 });
@@ -63,7 +66,14 @@ describe('I7 retry-after', () => {
   it('holds another worker’s request in the window (it could not have seen the 429)', () => {
     const e = run({ polls429: 1 });
     const limited = requests(e, (r) => r.status === 429)[0]!;
-    addRequest(e, limited, ms(limited.at) + 300, { worker_id: 'worker-2', status: 200, effect: 'read', code: null, retry_after: 1, job_state: 'running' });
+    addRequest(e, limited, ms(limited.at) + 300, {
+      worker_id: 'worker-2',
+      status: 200,
+      effect: 'read',
+      code: null,
+      retry_after: 1,
+      job_state: 'running',
+    });
     expect(status(judge(e), 'I7')).toBe('held');
   });
 });
@@ -165,7 +175,18 @@ function foreignReplay(): Evidence {
   Object.assign(replay, { effect: 'foreign_replay', job_id: 'job_foreign' });
   const t = ms(replay.at);
   dropRequests(e, (r) => ms(r.at) > t);
-  addRequest(e, replay, t + 5, { method: 'GET', path: '/v1/jobs?idempotency_key=idem_op_1', route: 'list', effect: 'read', job_id: null, status: 200, job_state: null, idempotency_key: null, client_ref: null, fingerprint: null });
+  addRequest(e, replay, t + 5, {
+    method: 'GET',
+    path: '/v1/jobs?idempotency_key=idem_op_1',
+    route: 'list',
+    effect: 'read',
+    job_id: null,
+    status: 200,
+    job_state: null,
+    idempotency_key: null,
+    client_ref: null,
+    fingerprint: null,
+  });
   const r = record(e);
   setTail(r, 'create_unknown', [['needs_attention', 20]]);
   r.history.at(-1)!.cause = 'replay answered job_foreign but the key created job_op_1';
@@ -184,7 +205,18 @@ describe('I10 contract-violation', () => {
   it('breaks when a find listed a foreign job under the key and the client adopted one anyway (the lookup path)', () => {
     const e = run({ create: 'lost_then_replay' });
     const replay = requests(e, (r) => r.effect === 'replayed')[0]!;
-    addRequest(e, replay, ms(replay.at) - 5, { method: 'GET', path: '/v1/jobs?idempotency_key=idem_op_1', route: 'list', effect: 'foreign_replay', job_id: 'job_foreign', status: 200, job_state: null, idempotency_key: null, client_ref: null, fingerprint: null });
+    addRequest(e, replay, ms(replay.at) - 5, {
+      method: 'GET',
+      path: '/v1/jobs?idempotency_key=idem_op_1',
+      route: 'list',
+      effect: 'foreign_replay',
+      job_id: 'job_foreign',
+      status: 200,
+      job_state: null,
+      idempotency_key: null,
+      client_ref: null,
+      fingerprint: null,
+    });
     const v = judge(e);
     expect(v.broken).toEqual(['I10']);
     expect(v.invariants[9]!.failures[0]!.explanation).toMatch(/the find .* answered job job_foreign/);
@@ -205,7 +237,10 @@ describe('I10 contract-violation', () => {
 
   it('breaks when the client accepts the foreign id', () => {
     const e = foreignReplay();
-    setTail(record(e), 'create_unknown', [['accepted', 20], ['observing', 100]]);
+    setTail(record(e), 'create_unknown', [
+      ['accepted', 20],
+      ['observing', 100],
+    ]);
     record(e).remote_job_id = 'job_foreign';
     expect(judge(e).broken).toEqual(['I10']);
   });
@@ -215,7 +250,15 @@ describe('I7 and delayed requests', () => {
   it('does not count a request held by a delay fault (journaled when answered, sent before the 429 came back)', () => {
     const e = run({ polls429: 1 });
     const limited = requests(e, (r) => r.status === 429)[0]!;
-    addRequest(e, limited, ms(limited.at) + 30, { received_at: new Date(ms(limited.at) - 500).toISOString(), status: 200, effect: 'read', code: null, job_state: 'running', delivery: 'delayed', fault: { rule_id: 'slow', type: 'delay' } });
+    addRequest(e, limited, ms(limited.at) + 30, {
+      received_at: new Date(ms(limited.at) - 500).toISOString(),
+      status: 200,
+      effect: 'read',
+      code: null,
+      job_state: 'running',
+      delivery: 'delayed',
+      fault: { rule_id: 'slow', type: 'delay' },
+    });
     expect(status(judge(e), 'I7')).toBe('held');
   });
 });

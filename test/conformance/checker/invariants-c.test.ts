@@ -110,7 +110,19 @@ describe('I13 webhook-safety', () => {
     dropRequests(e, (r) => r.seq >= final.seq);
     setTail(record(e), 'observing', []);
     record(e).result = null;
-    addEntry(e, { type: 'webhook', at: iso(ms(final.at) + 9000), event_id: 'evt_late', event_type: 'job.succeeded', job_id: 'job_op_1', url: 'http://127.0.0.1:9000/', attempt: 6, outcome: 'dropped', status: null, error: null, fault: null });
+    addEntry(e, {
+      type: 'webhook',
+      at: iso(ms(final.at) + 9000),
+      event_id: 'evt_late',
+      event_type: 'job.succeeded',
+      job_id: 'job_op_1',
+      url: 'http://127.0.0.1:9000/',
+      attempt: 6,
+      outcome: 'dropped',
+      status: null,
+      error: null,
+      fault: null,
+    });
     expect(judge(e).broken).toEqual(['I3', 'I13']);
   });
 });

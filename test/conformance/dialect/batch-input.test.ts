@@ -4,16 +4,26 @@ import { customIdsFor, customIdsOf, dialectSubmission } from '../../../src/confo
 import { notApplicableIn } from '../../../src/conformance/dialect/applicability.js';
 import { catalog } from '../../../src/scenarios/index.js';
 
-const op = (operation_id: string) => ({ operation_id, kind: 'report', input: { a: 1 }, create_deadline_ms: 1000, result_deadline_ms: 2000 });
+const op = (operation_id: string) => ({
+  operation_id,
+  kind: 'report',
+  input: { a: 1 },
+  create_deadline_ms: 1000,
+  result_deadline_ms: 2000,
+});
 
 describe('batch inputs of dialect operations (spec/dialects.md)', () => {
   it('gives custom_ids unique across operations, valid for Anthropic (1-64 of [A-Za-z0-9_-]), one per request', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 200 }), { minLength: 1, maxLength: 20 }), fc.integer({ min: 1, max: 30 }), (ids, n) => {
-        const all = ids.flatMap((id) => customIdsFor(id, n));
-        expect(new Set(all).size).toBe(all.length);
-        for (const c of all) expect(c).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
-      }),
+      fc.property(
+        fc.uniqueArray(fc.string({ minLength: 1, maxLength: 200 }), { minLength: 1, maxLength: 20 }),
+        fc.integer({ min: 1, max: 30 }),
+        (ids, n) => {
+          const all = ids.flatMap((id) => customIdsFor(id, n));
+          expect(new Set(all).size).toBe(all.length);
+          for (const c of all) expect(c).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+        },
+      ),
     );
   });
 
@@ -21,7 +31,11 @@ describe('batch inputs of dialect operations (spec/dialects.md)', () => {
     const o = dialectSubmission('openai', op('op_1'), 3);
     expect(o.input).toMatchObject({ endpoint: '/v1/chat/completions' });
     expect((o.input.requests as unknown[]).length).toBe(3);
-    expect((o.input.requests as Array<Record<string, unknown>>)[0]).toMatchObject({ custom_id: 'op_1-1', method: 'POST', url: '/v1/chat/completions' });
+    expect((o.input.requests as Array<Record<string, unknown>>)[0]).toMatchObject({
+      custom_id: 'op_1-1',
+      method: 'POST',
+      url: '/v1/chat/completions',
+    });
     const a = dialectSubmission('anthropic', op('op_1'), 2);
     expect(customIdsOf(a.input)).toEqual(['op_1-1', 'op_1-2']);
     expect((a.input.requests as Array<{ params: Record<string, unknown> }>)[0]!.params).toMatchObject({ max_tokens: 64 });
@@ -33,9 +47,20 @@ describe('batch inputs of dialect operations (spec/dialects.md)', () => {
   });
 
   it('names the catalog scenarios a dialect cannot express, with a reason, and only those', () => {
-    const na = (d: 'openai' | 'anthropic') => catalog.filter((s) => notApplicableIn(d, s)).map((s) => s.name).sort();
+    const na = (d: 'openai' | 'anthropic') =>
+      catalog
+        .filter((s) => notApplicableIn(d, s))
+        .map((s) => s.name)
+        .sort();
     expect(na('openai')).toEqual(['corrupt-result', 'error-row', 'foreign-job-id']);
-    expect(na('anthropic')).toEqual(['corrupt-result', 'dropped-webhooks', 'duplicate-webhook', 'error-row', 'foreign-job-id', 'out-of-order-webhooks']);
+    expect(na('anthropic')).toEqual([
+      'corrupt-result',
+      'dropped-webhooks',
+      'duplicate-webhook',
+      'error-row',
+      'foreign-job-id',
+      'out-of-order-webhooks',
+    ]);
     expect(catalog.every((s) => notApplicableIn('native', s) === null)).toBe(true);
   });
 });

@@ -19,6 +19,8 @@ describe('the judge catches deliberately broken clients, naming the right invari
 
   it.each([...new Set(mutants.map((m) => m.scenario))])('the correct client is not flagged on %s', async (scenario) => {
     const run = await runScenarioInProcess(getScenario(scenario), createReferenceClient, { seed: 11 });
-    expect(run.verdict.invariants.filter((i) => i.status === 'broken').flatMap((i) => i.failures.map((f) => `${i.id}: ${f.explanation}`))).toEqual([]);
+    expect(
+      run.verdict.invariants.filter((i) => i.status === 'broken').flatMap((i) => i.failures.map((f) => `${i.id}: ${f.explanation}`)),
+    ).toEqual([]);
   });
 });

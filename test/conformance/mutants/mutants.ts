@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Clock, } from '../../../src/lib/clock.js';
+import type { Clock } from '../../../src/lib/clock.js';
 import type { InProcessClientFactory, InProcessClientOptions } from '../../../src/contract/client-protocol.js';
 import type { InvariantId } from '../../../src/contract/invariants.js';
 import { ReferenceClient, SqliteOperationStore, type OperationStore } from '../../../src/reference-client/index.js';
@@ -50,7 +50,7 @@ const jobPath = /^\/v1\/jobs\/([^/]+)$/;
 async function rewriteJson(res: Response, f: (body: any) => any, headers?: Record<string, string | null>): Promise<Response> {
   const body = f(await res.json());
   const h = new Headers(res.headers);
-  for (const [k, v] of Object.entries(headers ?? {})) (v === null ? h.delete(k) : h.set(k, v));
+  for (const [k, v] of Object.entries(headers ?? {})) v === null ? h.delete(k) : h.set(k, v);
   return new Response(JSON.stringify(body), { status: res.status, headers: h });
 }
 
@@ -81,7 +81,16 @@ function trusting(transform: (body: string) => string): FetchMw {
       if (job.state !== 'succeeded' || !job.result) return res;
       const body = await served(job.job_id);
       const c = counts(body);
-      return rewriteJson(res, (j) => ({ ...j, result: { ...j.result, sha256: sha256(body).toString('hex'), size: Buffer.byteLength(body), items_total: c.total, items_failed: c.failed } }));
+      return rewriteJson(res, (j) => ({
+        ...j,
+        result: {
+          ...j.result,
+          sha256: sha256(body).toString('hex'),
+          size: Buffer.byteLength(body),
+          items_total: c.total,
+          items_failed: c.failed,
+        },
+      }));
     }
     if (req.method === 'GET' && path(req).endsWith('/results') && res.status === 200) {
       const body = await served(path(req).split('/')[3]!);
@@ -117,7 +126,16 @@ function staleLeaseStore(s: OperationStore): Partial<OperationStore> {
       for (const [id, token] of mine) {
         const row = await s.get(id);
         if (!row || real.some((l) => l.operation_id === id) || row.lease_owner === owner) continue;
-        const open = !['succeeded', 'failed', 'cancelled', 'cancellation_unconfirmed', 'result_timed_out', 'result_unavailable', 'result_validation_failed', 'needs_attention'].includes(row.state);
+        const open = ![
+          'succeeded',
+          'failed',
+          'cancelled',
+          'cancellation_unconfirmed',
+          'result_timed_out',
+          'result_unavailable',
+          'result_validation_failed',
+          'needs_attention',
+        ].includes(row.state);
         if (open && now - (stepped.get(id) ?? -Infinity) >= leaseMs / 2) {
           stepped.set(id, now);
           real.push({ operation_id: id, owner, token, expires_at: now + leaseMs });
@@ -202,7 +220,9 @@ export const mutants: Mutant[] = [
           const res = await next(req);
           if (req.method === 'POST' && path(req).endsWith('/cancel') && res.status === 202) asked.add(path(req).split('/')[3]!);
           const m = jobPath.exec(path(req));
-          const cancelledHere = (req.method === 'POST' && path(req).endsWith('/cancel') && res.status === 202) || (m && req.method === 'GET' && asked.has(m[1]!) && res.status === 200);
+          const cancelledHere =
+            (req.method === 'POST' && path(req).endsWith('/cancel') && res.status === 202) ||
+            (m && req.method === 'GET' && asked.has(m[1]!) && res.status === 200);
           return cancelledHere ? rewriteJson(res, (job) => ({ ...job, state: 'cancelled' }), { 'retry-after': null }) : res;
         };
       })(),
@@ -237,7 +257,10 @@ export const mutants: Mutant[] = [
         get: (t, prop, recv) =>
           prop === 'commit'
             ? (lease: Parameters<OperationStore['commit']>[0], change: Parameters<OperationStore['commit']>[1]) =>
-                t.commit(lease, 'next_poll_at' in change.patch ? { ...change, patch: { ...change.patch, next_poll_at: opts.clock.now() + 5 } } : change)
+                t.commit(
+                  lease,
+                  'next_poll_at' in change.patch ? { ...change, patch: { ...change.patch, next_poll_at: opts.clock.now() + 5 } } : change,
+                )
             : Reflect.get(t, prop, recv),
       }) as OperationStore;
       return new ReferenceClient(opts, hot);
@@ -248,7 +271,14 @@ export const mutants: Mutant[] = [
     mistake: 'drops failed items from a partial batch and reports it whole',
     scenario: 'partial-batch',
     caughtBy: 'I11',
-    factory: withFetch(trusting((body) => body.split('\n').filter((l) => !l.includes('"status":"failed"')).join('\n'))),
+    factory: withFetch(
+      trusting((body) =>
+        body
+          .split('\n')
+          .filter((l) => !l.includes('"status":"failed"'))
+          .join('\n'),
+      ),
+    ),
   },
   {
     name: 'no-digest-check',
@@ -267,13 +297,32 @@ export const mutants: Mutant[] = [
       if (req.method === 'GET' && path(req).endsWith('/results')) {
         const res = await next(req);
         if (res.status !== 409) return res;
-        return new Response('', { status: 200, headers: { 'content-type': 'application/x-ndjson', 'content-digest': `sha-256=:${sha256('').toString('base64')}:`, 'x-items-total': '0', 'x-items-failed': '0' } });
+        return new Response('', {
+          status: 200,
+          headers: {
+            'content-type': 'application/x-ndjson',
+            'content-digest': `sha-256=:${sha256('').toString('base64')}:`,
+            'x-items-total': '0',
+            'x-items-failed': '0',
+          },
+        });
       }
       const res = await next(req);
       if (!(req.method === 'GET' && m && res.status === 200)) return res;
       return rewriteJson(res, (j) =>
         j.state === 'running' && j.progress.completed >= j.progress.total
-          ? { ...j, state: 'succeeded', result: { url: `/v1/jobs/${j.job_id}/results`, sha256: sha256('').toString('hex'), content_type: 'application/x-ndjson', size: 0, items_total: 0, items_failed: 0 } }
+          ? {
+              ...j,
+              state: 'succeeded',
+              result: {
+                url: `/v1/jobs/${j.job_id}/results`,
+                sha256: sha256('').toString('hex'),
+                content_type: 'application/x-ndjson',
+                size: 0,
+                items_total: 0,
+                items_failed: 0,
+              },
+            }
           : j,
       );
     }),
@@ -293,7 +342,7 @@ export const mutants: Mutant[] = [
   },
   {
     name: 'cancel-terminal-is-cancelled',
-    mistake: "takes a 409 job_terminal answer to its cancel (the job ended first) for a cancelled job",
+    mistake: 'takes a 409 job_terminal answer to its cancel (the job ended first) for a cancelled job',
     scenario: 'cancel-after-end',
     caughtBy: 'I4',
     factory: withFetch(async (req, next) => {
@@ -323,4 +372,3 @@ export const mutants: Mutant[] = [
     factory: withStore(staleLeaseStore),
   },
 ];
-

@@ -29,9 +29,14 @@ describe('the catalog catches classic mistakes through the process runner', () =
       scenario !== 'cancel-after-end' || r.evidence.journal.some((e) => e.type === 'request' && e.code === 'job_terminal');
     for (let i = 0; i < 3 && (run.outcome.verdict === 'not_exercised' || !met(run)); i++) run = await once();
     const broken = run.verdict.invariants.filter((i) => i.status === 'broken').map((i) => i.id);
-    const story = run.evidence.journal.map((e) => (e.type === 'request' ? `${e.worker_id} ${e.route} ${e.status} ${e.code ?? ''}` : `${e.type}`)).join(', ');
+    const story = run.evidence.journal
+      .map((e) => (e.type === 'request' ? `${e.worker_id} ${e.route} ${e.status} ${e.code ?? ''}` : `${e.type}`))
+      .join(', ');
     const history = run.evidence.records[0]?.history.map((h) => `${h.at.slice(17)} ${h.to} (${h.cause})`).join(', ');
-    expect(broken, `${mutant}: ${run.outcome.reason}; ${story}; ${history}; ${run.evidence.harness.map((h) => `${h.at.slice(17)} ${h.type}`).join(', ')}; ${run.diagnostics.join(' | ')}`).toContain(caughtBy);
+    expect(
+      broken,
+      `${mutant}: ${run.outcome.reason}; ${story}; ${history}; ${run.evidence.harness.map((h) => `${h.at.slice(17)} ${h.type}`).join(', ')}; ${run.diagnostics.join(' | ')}`,
+    ).toContain(caughtBy);
     expect(run.outcome.verdict).toBe('fail');
   });
 });

@@ -22,14 +22,28 @@ describe('the reference client, in-process on a virtual clock', () => {
 
   // 0 false alarms: no schedule fails (by the certification's rule: a broken invariant, a time bound hit, a client
   // that never acted), with webhooks as drawn and with webhooks off (a polling-only client).
-  it.each([['as drawn', true], ['off', false]] as const)(`holds every invariant over ${LONG ? 1000 : 40} random fault schedules, webhooks %s`, { timeout: LONG ? 1_800_000 : 120_000 }, async (_label, webhooks) => {
-    const prepare = webhooks ? undefined : (s: Parameters<NonNullable<Parameters<typeof propertyRun>[1]['prepare']>>[0]) => ({ ...s, webhooks: false });
-    const result = await propertyRun({ kind: 'in-process', factory: createReferenceClient }, { runs: LONG ? 1000 : 40, seed: 424242, prepare });
-    const detail = result.counterexample ? `${result.counterexample.run.outcome.reason}\n${brokenOf(result.counterexample.run).join('\n')}\n${JSON.stringify(result.counterexample.scenario)}` : '';
-    expect(result.failed, detail).toBe(false);
-    expect(result.runs).toBe(LONG ? 1000 : 40);
-    if (LONG) console.log(`webhooks ${_label}: ${JSON.stringify(result.verdicts)} in ${(result.wallMs / 1000).toFixed(1)} s`);
-  });
+  it.each([
+    ['as drawn', true],
+    ['off', false],
+  ] as const)(
+    `holds every invariant over ${LONG ? 1000 : 40} random fault schedules, webhooks %s`,
+    { timeout: LONG ? 1_800_000 : 120_000 },
+    async (_label, webhooks) => {
+      const prepare = webhooks
+        ? undefined
+        : (s: Parameters<NonNullable<Parameters<typeof propertyRun>[1]['prepare']>>[0]) => ({ ...s, webhooks: false });
+      const result = await propertyRun(
+        { kind: 'in-process', factory: createReferenceClient },
+        { runs: LONG ? 1000 : 40, seed: 424242, prepare },
+      );
+      const detail = result.counterexample
+        ? `${result.counterexample.run.outcome.reason}\n${brokenOf(result.counterexample.run).join('\n')}\n${JSON.stringify(result.counterexample.scenario)}`
+        : '';
+      expect(result.failed, detail).toBe(false);
+      expect(result.runs).toBe(LONG ? 1000 : 40);
+      if (LONG) console.log(`webhooks ${_label}: ${JSON.stringify(result.verdicts)} in ${(result.wallMs / 1000).toFixed(1)} s`);
+    },
+  );
 
   it('certifyInProcess (the vitest helper) reports a certified client with its seed', async () => {
     const result = await certifyInProcess(createReferenceClient, { scenarios: ['lost-create-response', 'cancel-race'], runs: 5, seed: 99 });

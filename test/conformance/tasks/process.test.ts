@@ -41,30 +41,37 @@ function expectPassed(run: TaskScenarioRun): void {
 }
 
 describe('task verbs: submit, show and their exit codes', () => {
-  for (const [name, cmd] of [['reference', REFERENCE], ['python', PY]] as const) {
-    it.skipIf(name === 'python' && !python)(`${name}: same request again 0, changed 3, unknown 2, bad input 2; show prints a task record with its create key`, { timeout: 30_000 }, async () => {
-      const state = mkdtempSync(join(tmpdir(), 'jobproof-taskverbs-'));
-      try {
-        const env = { ...process.env, JOBPROOF_STATE: state, JOBPROOF_PROVIDER_URL: 'http://127.0.0.1:9', JOBPROOF_TOKEN: 't' };
-        const req = { task_op_id: 'op-1', object_ref: 'invoice-1', object_version: 1, input: { changes: { a: 1 } }, deadline_ms: 60_000 };
-        expect((await callClient(cmd, ['task', 'submit'], env, JSON.stringify(req))).exit).toBe(0);
-        const first = await callClient(cmd, ['task', 'show', 'op-1'], env, null);
-        expect(first.exit, first.stderr).toBe(0);
-        const rec = TaskRecordSchema.parse(JSON.parse(first.stdout));
-        expect(rec).toMatchObject({ task_op_id: 'op-1', state: 'create_pending', task_id: null, apply_key: null, object_version: 1 });
-        expect(rec.history.map((h) => [h.from, h.to])).toEqual([[null, 'create_pending']]);
-        expect((await callClient(cmd, ['task', 'submit'], env, JSON.stringify(req))).exit).toBe(0);
-        const again = TaskRecordSchema.parse(JSON.parse((await callClient(cmd, ['task', 'show', 'op-1'], env, null)).stdout));
-        expect(again.create_key).toBe(rec.create_key);
-        const changed = await callClient(cmd, ['task', 'submit'], env, JSON.stringify({ ...req, input: { changes: { a: 2 } } }));
-        expect(changed.exit).toBe(3);
-        expect(changed.stderr).toMatch(/different request/);
-        expect((await callClient(cmd, ['task', 'show', 'nope'], env, null)).exit).toBe(2);
-        expect((await callClient(cmd, ['task', 'submit'], env, '{"task_op_id": 1}')).exit).toBe(2);
-      } finally {
-        rmSync(state, { recursive: true, force: true });
-      }
-    });
+  for (const [name, cmd] of [
+    ['reference', REFERENCE],
+    ['python', PY],
+  ] as const) {
+    it.skipIf(name === 'python' && !python)(
+      `${name}: same request again 0, changed 3, unknown 2, bad input 2; show prints a task record with its create key`,
+      { timeout: 30_000 },
+      async () => {
+        const state = mkdtempSync(join(tmpdir(), 'jobproof-taskverbs-'));
+        try {
+          const env = { ...process.env, JOBPROOF_STATE: state, JOBPROOF_PROVIDER_URL: 'http://127.0.0.1:9', JOBPROOF_TOKEN: 't' };
+          const req = { task_op_id: 'op-1', object_ref: 'invoice-1', object_version: 1, input: { changes: { a: 1 } }, deadline_ms: 60_000 };
+          expect((await callClient(cmd, ['task', 'submit'], env, JSON.stringify(req))).exit).toBe(0);
+          const first = await callClient(cmd, ['task', 'show', 'op-1'], env, null);
+          expect(first.exit, first.stderr).toBe(0);
+          const rec = TaskRecordSchema.parse(JSON.parse(first.stdout));
+          expect(rec).toMatchObject({ task_op_id: 'op-1', state: 'create_pending', task_id: null, apply_key: null, object_version: 1 });
+          expect(rec.history.map((h) => [h.from, h.to])).toEqual([[null, 'create_pending']]);
+          expect((await callClient(cmd, ['task', 'submit'], env, JSON.stringify(req))).exit).toBe(0);
+          const again = TaskRecordSchema.parse(JSON.parse((await callClient(cmd, ['task', 'show', 'op-1'], env, null)).stdout));
+          expect(again.create_key).toBe(rec.create_key);
+          const changed = await callClient(cmd, ['task', 'submit'], env, JSON.stringify({ ...req, input: { changes: { a: 2 } } }));
+          expect(changed.exit).toBe(3);
+          expect(changed.stderr).toMatch(/different request/);
+          expect((await callClient(cmd, ['task', 'show', 'nope'], env, null)).exit).toBe(2);
+          expect((await callClient(cmd, ['task', 'submit'], env, '{"task_op_id": 1}')).exit).toBe(2);
+        } finally {
+          rmSync(state, { recursive: true, force: true });
+        }
+      },
+    );
   }
 });
 
@@ -82,7 +89,21 @@ describe('the reference task client through its CLI', () => {
 describe.skipIf(!python)('examples/python-client task support', () => {
   const names = TASK_SCENARIOS.map((s) => s.name).filter((n) => n !== 'no-approval-yet');
   // A shorter wait for the reviewer than the catalog's 45 s; the same shape.
-  const shortWait = { ...taskScenario('no-approval-yet'), steps: [{ at_ms: 6_000, action: { type: 'review' as const, decision: 'approve' as const, op: 'op-1', token: 'reviewer-token', proposal: 'current' as const } }] };
+  const shortWait = {
+    ...taskScenario('no-approval-yet'),
+    steps: [
+      {
+        at_ms: 6_000,
+        action: {
+          type: 'review' as const,
+          decision: 'approve' as const,
+          op: 'op-1',
+          token: 'reviewer-token',
+          proposal: 'current' as const,
+        },
+      },
+    ],
+  };
   // Every run starts at once: they mostly wait on timers and on each other's processes.
   const runs = new Map<string, Promise<TaskScenarioRun>>();
   const start = (label: string, go: () => Promise<TaskScenarioRun>) => {
@@ -94,7 +115,9 @@ describe.skipIf(!python)('examples/python-client task support', () => {
     for (const n of names) start(n, () => runTaskScenarioProcess(taskScenario(n), PY, { timeScale: SCALE }));
     start('short-wait', () => runTaskScenarioProcess(shortWait, PY, { timeScale: SCALE }));
     start('broken-no-approval', () => runTaskScenarioProcess(shortWait, PY_BROKEN, { timeScale: SCALE }));
-    start('broken-key-in-memory', () => runTaskScenarioProcess(taskScenario('apply-crash-restart'), PY_KEY_IN_MEMORY, { timeScale: SCALE }));
+    start('broken-key-in-memory', () =>
+      runTaskScenarioProcess(taskScenario('apply-crash-restart'), PY_KEY_IN_MEMORY, { timeScale: SCALE }),
+    );
   }
 
   for (const n of names) {
@@ -102,7 +125,8 @@ describe.skipIf(!python)('examples/python-client task support', () => {
       const run = await runs.get(n)!;
       expectPassed(run);
       if (n.startsWith('redraft')) expect(caseOf(run).invariants.T3).toBe('held');
-      if (n === 'apply-lost-answer') expect(run.evidence.journal.filter((e) => e.route === 'apply').map((e) => e.effect)).toEqual(['applied', 'replayed']);
+      if (n === 'apply-lost-answer')
+        expect(run.evidence.journal.filter((e) => e.route === 'apply').map((e) => e.effect)).toEqual(['applied', 'replayed']);
       if (n === 'apply-crash-restart') {
         // The worker was SIGKILLed while its apply was held; the next one replayed the recorded key.
         expect(run.evidence.harness.some((h) => h.kind === 'restart_worker')).toBe(true);

@@ -1,11 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { checkTasks, runTaskScenario, TASK_INVARIANT_IDS, TASK_SCENARIOS, TaskScenarioSchema, taskScenario } from '../../../src/conformance/tasks/index.js';
+import {
+  checkTasks,
+  runTaskScenario,
+  TASK_INVARIANT_IDS,
+  TASK_SCENARIOS,
+  TaskScenarioSchema,
+  taskScenario,
+} from '../../../src/conformance/tasks/index.js';
 import { BROKEN, referenceFactory } from './helpers.js';
 
 describe('task scenarios: the reference task client', () => {
   it('has the five named scenarios (plus redraft-after-approval), all valid', () => {
     const names = TASK_SCENARIOS.map((s) => s.name);
-    for (const n of ['apply-lost-answer', 'no-approval-yet', 'redraft-mid-review', 'revoked-approval', 'self-approval-refused', 'redraft-after-approval']) expect(names).toContain(n);
+    for (const n of [
+      'apply-lost-answer',
+      'no-approval-yet',
+      'redraft-mid-review',
+      'revoked-approval',
+      'self-approval-refused',
+      'redraft-after-approval',
+    ])
+      expect(names).toContain(n);
     expect(() => TaskScenarioSchema.parse({ ...TASK_SCENARIOS[0], name: 'Bad Name' })).toThrow();
   });
 
@@ -23,7 +38,10 @@ describe('task scenarios: the reference task client', () => {
   it('apply-lost-answer: two applies with one key, the second replayed; the object changed once; the key is reported', async () => {
     const run = await runTaskScenario(taskScenario('apply-lost-answer'), referenceFactory());
     const applies = run.evidence.journal.filter((e) => e.route === 'apply');
-    expect(applies.map((e) => [e.effect, e.delivery])).toEqual([['applied', 'lost'], ['replayed', 'delivered']]);
+    expect(applies.map((e) => [e.effect, e.delivery])).toEqual([
+      ['applied', 'lost'],
+      ['replayed', 'delivered'],
+    ]);
     const [r] = run.reports;
     expect(new Set(applies.map((e) => e.idempotency_key))).toEqual(new Set([r!.apply_key]));
     expect(r!.application?.idempotency_key).toBe(r!.apply_key);
@@ -70,7 +88,12 @@ describe('broken task clients are caught with the right invariant', () => {
 
 describe('checkTasks is a pure function of its evidence', () => {
   it('empty evidence: nothing judged, nothing failed', () => {
-    const v = checkTasks({ journal: [], client: { tenant: 'acme', subject: 'agent-1', ops: [] }, provider: { tasks: [], objects: [] }, harness: [] });
+    const v = checkTasks({
+      journal: [],
+      client: { tenant: 'acme', subject: 'agent-1', ops: [] },
+      provider: { tasks: [], objects: [] },
+      harness: [],
+    });
     expect(v.ok).toBe(true);
     for (const id of TASK_INVARIANT_IDS) expect(v.results[id].status).toBe('vacuous');
   });
@@ -103,8 +126,10 @@ describe('apply-crash-restart (in process: the worker abandoned mid-apply, a new
   });
 
   it('a client that makes a new apply key on every attempt is caught (T5)', async () => {
-    const run = await runTaskScenario(taskScenario('apply-crash-restart'), referenceFactory({ policy: BROKEN['new-apply-key-per-retry']!.policy() }));
+    const run = await runTaskScenario(
+      taskScenario('apply-crash-restart'),
+      referenceFactory({ policy: BROKEN['new-apply-key-per-retry']!.policy() }),
+    );
     expect(run.verdict.failed).toContain('T5');
   });
 });
-

@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyStep, dueSteps, nextStep, planJob, progressAt, requestCancel, type JobTimes, type Step } from '../../../src/fake-provider/engine/lifecycle.js';
+import {
+  applyStep,
+  dueSteps,
+  nextStep,
+  planJob,
+  progressAt,
+  requestCancel,
+  type JobTimes,
+  type Step,
+} from '../../../src/fake-provider/engine/lifecycle.js';
 import { BehaviorSchema, type Behavior, type BehaviorInput } from '../../../src/contract/behavior.js';
 import type { JobState } from '../../../src/contract/jobs.js';
 
@@ -12,7 +21,14 @@ const isTerminal = (s: JobState) => TERMINAL.includes(s);
 const behavior = (b: BehaviorInput = {}): Behavior => BehaviorSchema.parse(b);
 
 function newJob(b: Behavior, createdAt = T0): JobTimes {
-  return { state: 'queued', behavior: b, created_at: createdAt, ...planJob(b, createdAt), cancel_requested_at: null, cancel_effective_at: null };
+  return {
+    state: 'queued',
+    behavior: b,
+    created_at: createdAt,
+    ...planJob(b, createdAt),
+    cancel_requested_at: null,
+    cancel_effective_at: null,
+  };
 }
 
 /** Apply every step due by `now`; returns the job and the steps taken. */
@@ -100,7 +116,10 @@ describe('lifecycle (unit)', () => {
   it('a sync job is finished at its creation instant', () => {
     const job = newJob(behavior({ mode: 'sync', duration_ms: 5_000 }));
     const { job: end, steps } = runTo(job, T0);
-    expect(steps.map((s) => [s.kind, s.at])).toEqual([['run', T0], ['finish', T0]]);
+    expect(steps.map((s) => [s.kind, s.at])).toEqual([
+      ['run', T0],
+      ['finish', T0],
+    ]);
     expect(end.state).toBe('succeeded');
   });
 
@@ -119,9 +138,16 @@ describe('lifecycle (unit)', () => {
     const job = newJob(behavior({ duration_ms: 10_000, commit_point: 0.5, outcome: 'failed' }));
     const { outcome, after } = cancelAt(job, T0 + 5_000);
     expect(outcome).toMatchObject({ kind: 'accepted', wins: false });
-    expect(after).toMatchObject({ state: 'cancelling', cancel_requested_at: T0 + 5_000, cancel_effective_at: null, finish_at: T0 + 10_000 });
+    expect(after).toMatchObject({
+      state: 'cancelling',
+      cancel_requested_at: T0 + 5_000,
+      cancel_effective_at: null,
+      finish_at: T0 + 10_000,
+    });
     const { job: end, steps } = runOut(after);
-    expect(steps).toEqual([expect.objectContaining({ kind: 'finish', at: T0 + 10_000, to: 'failed', cause: expect.stringContaining('commit point') })]);
+    expect(steps).toEqual([
+      expect.objectContaining({ kind: 'finish', at: T0 + 10_000, to: 'failed', cause: expect.stringContaining('commit point') }),
+    ]);
     expect(end).toMatchObject({ state: 'failed', cancel_requested_at: T0 + 5_000 });
   });
 

@@ -47,18 +47,44 @@ const BAD: Array<{ what: string; plan: unknown; path: string }> = [
   { what: 'probability: -0.1', plan: rule({ probability: -0.1 }), path: 'rules.0.probability' },
   { what: 'times: 0', plan: rule({ times: 0 }), path: 'rules.0.times' },
   { what: 'webhook fault (drop) on a request route', plan: rule({ fault: { type: 'drop' } }), path: 'rules.0.fault.type' },
-  { what: 'webhook fault (duplicate) on status', plan: rule({ on: 'status', fault: { type: 'duplicate', copies: 1 } }), path: 'rules.0.fault.type' },
+  {
+    what: 'webhook fault (duplicate) on status',
+    plan: rule({ on: 'status', fault: { type: 'duplicate', copies: 1 } }),
+    path: 'rules.0.fault.type',
+  },
   { what: 'webhook fault (reorder) on cancel', plan: rule({ on: 'cancel', fault: 'reorder' }), path: 'rules.0.fault.type' },
-  { what: 'request fault on the webhook route', plan: rule({ on: 'webhook', fault: { type: 'lose_response' } }), path: 'rules.0.fault.type' },
+  {
+    what: 'request fault on the webhook route',
+    plan: rule({ on: 'webhook', fault: { type: 'lose_response' } }),
+    path: 'rules.0.fault.type',
+  },
   { what: 'foreign_job_id on status', plan: rule({ on: 'status', fault: { type: 'foreign_job_id' } }), path: 'rules.0.on' },
   { what: 'foreign_job_id on results', plan: rule({ on: 'results', fault: 'foreign_job_id' }), path: 'rules.0.on' },
   { what: 'unknown route', plan: rule({ on: 'everything' }), path: 'rules.0.on' },
-  { what: 'fail_before_commit with status 404', plan: rule({ fault: { type: 'fail_before_commit', status: 404 } }), path: 'rules.0.fault.status' },
-  { what: 'lose_response with an unknown mode', plan: rule({ fault: { type: 'lose_response', mode: 'drip' } }), path: 'rules.0.fault.mode' },
+  {
+    what: 'fail_before_commit with status 404',
+    plan: rule({ fault: { type: 'fail_before_commit', status: 404 } }),
+    path: 'rules.0.fault.status',
+  },
+  {
+    what: 'lose_response with an unknown mode',
+    plan: rule({ fault: { type: 'lose_response', mode: 'drip' } }),
+    path: 'rules.0.fault.mode',
+  },
   { what: 'delay without ms', plan: rule({ fault: { type: 'delay' } }), path: 'rules.0.fault.ms' },
   { what: 'negative retry_after', plan: rule({ fault: { type: 'rate_limit', retry_after: -1 } }), path: 'rules.0.fault.retry_after' },
   { what: 'unknown field on a rule', plan: rule({ every: 2 }), path: 'rules.0' },
-  { what: 'a bad second rule', plan: { seed: 1, rules: [{ on: 'create', fault: 'rate_limit' }, { on: 'list', nth: 0, fault: 'rate_limit' }] }, path: 'rules.1.nth' },
+  {
+    what: 'a bad second rule',
+    plan: {
+      seed: 1,
+      rules: [
+        { on: 'create', fault: 'rate_limit' },
+        { on: 'list', nth: 0, fault: 'rate_limit' },
+      ],
+    },
+    path: 'rules.1.nth',
+  },
   { what: 'non-integer seed', plan: { seed: 1.5, rules: [] }, path: 'seed' },
 ];
 
@@ -72,7 +98,10 @@ describe('PUT /_control/faults refuses bad plans', () => {
     for (const e of problem.errors ?? []) expect(e.message).toEqual(expect.any(String));
 
     // The plan in force is unchanged.
-    const shown = (await (await fetch(`${server.url}/_control/faults`, controlInit('GET'))).json()) as { seed: number; rules: Array<{ id: string }> };
+    const shown = (await (await fetch(`${server.url}/_control/faults`, controlInit('GET'))).json()) as {
+      seed: number;
+      rules: Array<{ id: string }>;
+    };
     expect(shown.seed).toBe(3);
     expect(shown.rules.map((r) => r.id)).toEqual(['keep-me']);
   });
@@ -93,7 +122,15 @@ describe('PUT /_control/faults refuses bad plans', () => {
   });
 
   it('a good plan with defaults is accepted and shown with hit counts', async () => {
-    const res = await fetch(`${server.url}/_control/faults`, controlInit('PUT', { rules: [{ on: 'webhook', fault: 'duplicate' }, { on: 'create', nth: [1, 2], fault: 'lose_response' }] }));
+    const res = await fetch(
+      `${server.url}/_control/faults`,
+      controlInit('PUT', {
+        rules: [
+          { on: 'webhook', fault: 'duplicate' },
+          { on: 'create', nth: [1, 2], fault: 'lose_response' },
+        ],
+      }),
+    );
     expect(res.status).toBe(200);
     const shown = (await res.json()) as { seed: number; rules: Array<Record<string, unknown>> };
     expect(shown.seed).toBe(0);

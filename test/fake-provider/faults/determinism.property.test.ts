@@ -8,7 +8,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { decide, emptyFaultState, type FiredRule } from '../../../src/fake-provider/faults/decide.js';
 import { FaultEngine } from '../../../src/fake-provider/faults/fault-engine.js';
 import { createProvider, type Provider } from '../../../src/fake-provider/index.js';
-import { FAULT_ROUTES, FaultPlanSchema, type FaultPlan, type FaultPlanInput, type FaultRoute, type JournalEntry } from '../../../src/contract/index.js';
+import {
+  FAULT_ROUTES,
+  FaultPlanSchema,
+  type FaultPlan,
+  type FaultPlanInput,
+  type FaultRoute,
+  type JournalEntry,
+} from '../../../src/contract/index.js';
 import { openDatabase } from '../../../src/fake-provider/store/database.js';
 import { SettingsRepo } from '../../../src/fake-provider/store/settings-repo.js';
 import { faultPlanArb } from '../../../src/scenarios/index.js';
@@ -17,8 +24,12 @@ import { createInit, createdJobIds, getInit, settle, track } from './helpers.js'
 
 const routeArb = fc.constantFrom(...FAULT_ROUTES);
 const REQUEST_FAULTS = [
-  { type: 'lose_response', mode: 'reset' }, { type: 'lose_response', mode: 'hang' }, { type: 'fail_before_commit', status: 502 },
-  { type: 'rate_limit', retry_after: 1 }, { type: 'error_after_commit' }, { type: 'delay', ms: 10 },
+  { type: 'lose_response', mode: 'reset' },
+  { type: 'lose_response', mode: 'hang' },
+  { type: 'fail_before_commit', status: 502 },
+  { type: 'rate_limit', retry_after: 1 },
+  { type: 'error_after_commit' },
+  { type: 'delay', ms: 10 },
 ] as const;
 const WEBHOOK_FAULTS = [{ type: 'duplicate', copies: 2 }, { type: 'reorder' }, { type: 'drop' }, { type: 'delay', ms: 10 }] as const;
 
@@ -69,13 +80,18 @@ describe('decide is a pure function of seed and request sequence', () => {
     );
   });
 
-  it('a route\'s decisions depend only on the requests on that route', () => {
+  it("a route's decisions depend only on the requests on that route", () => {
     fc.assert(
       fc.property(anyPlanArb, fc.array(routeArb, { maxLength: 60 }), (plan, routes) => {
         const all = runPure(plan, routes);
         for (const route of FAULT_ROUTES) {
           const mine = all.filter((_, i) => routes[i] === route);
-          expect(runPure(plan, routes.filter((r) => r === route))).toEqual(mine);
+          expect(
+            runPure(
+              plan,
+              routes.filter((r) => r === route),
+            ),
+          ).toEqual(mine);
         }
       }),
       { numRuns: 150 },
@@ -111,7 +127,10 @@ type Op =
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ t: fc.constant('create' as const), key: fc.integer({ min: 0, max: 3 }), changed: fc.boolean() }) },
-  { weight: 3, arbitrary: fc.record({ t: fc.constantFrom('status' as const, 'cancel' as const, 'results' as const), job: fc.nat({ max: 4 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ t: fc.constantFrom('status' as const, 'cancel' as const, 'results' as const), job: fc.nat({ max: 4 }) }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('list' as const), key: fc.option(fc.integer({ min: 0, max: 3 }), { nil: null }) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 1500 }) }) },
 );
@@ -197,7 +216,9 @@ describe('end to end: same plan, same requests, same journal', () => {
         expect(shape(b)).toEqual(shape(a));
         // Also, no request ever failed on its own: every 5xx was injected.
         for (const e of a) if (e.type === 'request' && e.status >= 500) expect(e.fault).not.toBeNull();
-        for (const e of a) if (e.type !== 'transition' && e.fault) seen.add(e.type === 'request' ? `${e.fault.type}/${e.delivery}` : `webhook:${e.fault.type}`);
+        for (const e of a)
+          if (e.type !== 'transition' && e.fault)
+            seen.add(e.type === 'request' ? `${e.fault.type}/${e.delivery}` : `webhook:${e.fault.type}`);
       }),
       { numRuns: 40 },
     );

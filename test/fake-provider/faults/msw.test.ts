@@ -29,7 +29,10 @@ describe('msw handlers', () => {
     const read = await fetch(`${BASE}/v1/jobs/${job_id}`, getInit());
     expect(read.status).toBe(200);
     expect(((await read.json()) as { job_id: string }).job_id).toBe(job_id);
-    expect(requests(provider.journal.all()).map((e) => [e.route, e.effect])).toEqual([['create', 'created'], ['status', 'read']]);
+    expect(requests(provider.journal.all()).map((e) => [e.route, e.effect])).toEqual([
+      ['create', 'created'],
+      ['status', 'read'],
+    ]);
   });
 
   it('a lose_response reset surfaces as a TypeError from fetch; the job exists and the replay returns it', async () => {
@@ -61,7 +64,10 @@ describe('msw handlers', () => {
   });
 
   it('an injected 503 arrives as an ordinary answer with Retry-After', async () => {
-    provider.control.setFaults({ seed: 3, rules: [{ on: 'create', nth: 1, fault: { type: 'fail_before_commit', status: 503, retry_after: 2 } }] });
+    provider.control.setFaults({
+      seed: 3,
+      rules: [{ on: 'create', nth: 1, fault: { type: 'fail_before_commit', status: 503, retry_after: 2 } }],
+    });
     const res = await fetch(`${BASE}/v1/jobs`, createInit('msw-503'));
     expect(res.status).toBe(503);
     expect(res.headers.get('retry-after')).toBe('2');

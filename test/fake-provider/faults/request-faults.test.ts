@@ -7,9 +7,7 @@ import { VirtualClock } from '../../../src/lib/clock.js';
 import { createProvider, serve, type Provider } from '../../../src/fake-provider/index.js';
 import type { FaultPlanInput, RequestEntry } from '../../../src/contract/index.js';
 import { waitFor } from '../../helpers/provider-server.js';
-import {
-  controlInit, createInit, getInit, outcome, requests, settle, track,
-} from './helpers.js';
+import { controlInit, createInit, getInit, outcome, requests, settle, track } from './helpers.js';
 
 interface Harness {
   provider: Provider;
@@ -108,7 +106,11 @@ describe.each(transports)('request faults over $name', ({ open }) => {
 
     const [entry] = creates();
     expect(entry).toMatchObject({
-      route: 'create', status: 202, effect: 'created', delivery: 'lost', idempotency_key: 'key-reset',
+      route: 'create',
+      status: 202,
+      effect: 'created',
+      delivery: 'lost',
+      idempotency_key: 'key-reset',
       fault: { rule_id: 'lose', type: 'lose_response' },
     });
     expect(entry!.job_id).toMatch(/^job_/);
@@ -152,27 +154,38 @@ describe.each(transports)('request faults over $name', ({ open }) => {
     { status: 500, retry_after: undefined },
     { status: 502, retry_after: 0 },
     { status: 503, retry_after: 7 },
-  ] as const)('fail_before_commit $status (retry_after $retry_after): nothing created, the key stays unused', async ({ status, retry_after }) => {
-    const fault = retry_after === undefined ? { type: 'fail_before_commit' as const, status } : { type: 'fail_before_commit' as const, status, retry_after };
-    await install({ seed: 3, rules: [{ id: 'fbc', on: 'create', nth: 1, fault }] });
-    const res = await h.fetch('/v1/jobs', createInit('key-fbc'));
-    expect(res.status).toBe(status);
-    expect(res.headers.get('content-type')).toContain('application/problem+json');
-    expect(res.headers.get('retry-after')).toBe(retry_after === undefined ? null : String(retry_after));
-    const body = (await res.json()) as { status: number; code: string; request_id: string };
-    expect(body.status).toBe(status);
-    expect(body.request_id).toBe(res.headers.get('x-request-id'));
+  ] as const)(
+    'fail_before_commit $status (retry_after $retry_after): nothing created, the key stays unused',
+    async ({ status, retry_after }) => {
+      const fault =
+        retry_after === undefined
+          ? { type: 'fail_before_commit' as const, status }
+          : { type: 'fail_before_commit' as const, status, retry_after };
+      await install({ seed: 3, rules: [{ id: 'fbc', on: 'create', nth: 1, fault }] });
+      const res = await h.fetch('/v1/jobs', createInit('key-fbc'));
+      expect(res.status).toBe(status);
+      expect(res.headers.get('content-type')).toContain('application/problem+json');
+      expect(res.headers.get('retry-after')).toBe(retry_after === undefined ? null : String(retry_after));
+      const body = (await res.json()) as { status: number; code: string; request_id: string };
+      expect(body.status).toBe(status);
+      expect(body.request_id).toBe(res.headers.get('x-request-id'));
 
-    expect(creates()[0]).toMatchObject({
-      status, effect: 'none', job_id: null, delivery: 'delivered', code: body.code,
-      fault: { rule_id: 'fbc', type: 'fail_before_commit' }, retry_after: retry_after ?? null,
-    });
-    expect(await allJobs()).toEqual([]);
-    expect(await jobsByKey('key-fbc')).toEqual([]);
-    // The key was not used: the same request now creates the job (not a replay).
-    const jobId = await expectFreshCreate('key-fbc');
-    expect((await allJobs()).map((j) => j.job_id)).toEqual([jobId]);
-  });
+      expect(creates()[0]).toMatchObject({
+        status,
+        effect: 'none',
+        job_id: null,
+        delivery: 'delivered',
+        code: body.code,
+        fault: { rule_id: 'fbc', type: 'fail_before_commit' },
+        retry_after: retry_after ?? null,
+      });
+      expect(await allJobs()).toEqual([]);
+      expect(await jobsByKey('key-fbc')).toEqual([]);
+      // The key was not used: the same request now creates the job (not a replay).
+      const jobId = await expectFreshCreate('key-fbc');
+      expect((await allJobs()).map((j) => j.job_id)).toEqual([jobId]);
+    },
+  );
 
   it('rate_limit on create: 429 with Retry-After, not executed, key unused', async () => {
     await install({ seed: 4, rules: [{ id: 'rl', on: 'create', nth: 1, fault: { type: 'rate_limit', retry_after: 3 } }] });
@@ -180,7 +193,13 @@ describe.each(transports)('request faults over $name', ({ open }) => {
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('3');
     expect(((await res.json()) as { code: string }).code).toBe('rate_limited');
-    expect(creates()[0]).toMatchObject({ status: 429, effect: 'none', job_id: null, retry_after: 3, fault: { rule_id: 'rl', type: 'rate_limit' } });
+    expect(creates()[0]).toMatchObject({
+      status: 429,
+      effect: 'none',
+      job_id: null,
+      retry_after: 3,
+      fault: { rule_id: 'rl', type: 'rate_limit' },
+    });
     expect(await allJobs()).toEqual([]);
     await expectFreshCreate('key-rl');
   });
@@ -210,7 +229,12 @@ describe.each(transports)('request faults over $name', ({ open }) => {
     expect(body.job_id).toBeUndefined();
 
     const [entry] = creates();
-    expect(entry).toMatchObject({ status: 500, effect: 'created', delivery: 'delivered', fault: { rule_id: 'eac', type: 'error_after_commit' } });
+    expect(entry).toMatchObject({
+      status: 500,
+      effect: 'created',
+      delivery: 'delivered',
+      fault: { rule_id: 'eac', type: 'error_after_commit' },
+    });
     expect((await allJobs()).map((j) => j.job_id)).toEqual([entry!.job_id]);
     await expectReplayOf('key-eac', entry!.job_id!);
     expect(await allJobs()).toHaveLength(1);
@@ -242,8 +266,20 @@ describe.each(transports)('request faults over $name', ({ open }) => {
     const jobId = ((await res.json()) as { job_id: string }).job_id;
 
     const [dupEntry, firstEntry] = creates(); // the duplicate was answered first
-    expect(dupEntry).toMatchObject({ status: 409, effect: 'none', code: 'idempotency_request_in_progress', delivery: 'delivered', fault: null });
-    expect(firstEntry).toMatchObject({ status: 202, effect: 'created', job_id: jobId, delivery: 'delayed', fault: { rule_id: 'slow', type: 'delay' } });
+    expect(dupEntry).toMatchObject({
+      status: 409,
+      effect: 'none',
+      code: 'idempotency_request_in_progress',
+      delivery: 'delivered',
+      fault: null,
+    });
+    expect(firstEntry).toMatchObject({
+      status: 202,
+      effect: 'created',
+      job_id: jobId,
+      delivery: 'delayed',
+      fault: { rule_id: 'slow', type: 'delay' },
+    });
     expect(await allJobs()).toHaveLength(1);
     await expectReplayOf('key-delay', jobId);
   });
@@ -273,7 +309,11 @@ describe.each(transports)('request faults over $name', ({ open }) => {
 
     const [first, second] = creates();
     expect(first).toMatchObject({ effect: 'created', delivery: 'lost', job_id: real[0], fault: { rule_id: 'lose-first' } });
-    expect(second).toMatchObject({ effect: 'foreign_replay', delivery: 'delivered', fault: { rule_id: 'foreign', type: 'foreign_job_id' } });
+    expect(second).toMatchObject({
+      effect: 'foreign_replay',
+      delivery: 'delivered',
+      fault: { rule_id: 'foreign', type: 'foreign_job_id' },
+    });
     // The third ask replays the truth again.
     await expectReplayOf('key-foreign', real[0]!);
     expect(await allJobs()).toHaveLength(1);

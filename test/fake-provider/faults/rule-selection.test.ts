@@ -44,7 +44,11 @@ describe('rule selection', () => {
     const p = await fresh({ seed: 1, rules: [{ on: 'list', nth: [2, 4, 5], fault: rateLimit }] });
     expect(await firedPositions(p, 8)).toEqual([2, 4, 5]);
     // Without an id the rule is named by its position.
-    expect(requests(p.journal.all()).filter((e) => e.fault).map((e) => e.fault!.rule_id)).toEqual(['rule-1', 'rule-1', 'rule-1']);
+    expect(
+      requests(p.journal.all())
+        .filter((e) => e.fault)
+        .map((e) => e.fault!.rule_id),
+    ).toEqual(['rule-1', 'rule-1', 'rule-1']);
   });
 
   it('nth counts per route: requests on other routes do not move it', async () => {
@@ -111,12 +115,16 @@ describe('rule selection', () => {
 
   it('probability 0 never fires, probability 1 always fires', async () => {
     expect(await firedPositions(await fresh({ seed: 5, rules: [{ on: 'list', probability: 0, fault: rateLimit }] }), 20)).toEqual([]);
-    expect(await firedPositions(await fresh({ seed: 5, rules: [{ on: 'list', probability: 1, fault: rateLimit }] }), 5)).toEqual([1, 2, 3, 4, 5]);
+    expect(await firedPositions(await fresh({ seed: 5, rules: [{ on: 'list', probability: 1, fault: rateLimit }] }), 5)).toEqual([
+      1, 2, 3, 4, 5,
+    ]);
   });
 
   it('probability and times together: the first two seeded hits only', async () => {
     const p = await fresh({ seed: 9, rules: [{ on: 'list', probability: 0.5, times: 2, fault: rateLimit }] });
-    const expected = Array.from({ length: 30 }, (_, i) => i + 1).filter((n) => uniform(9, 0, n) < 0.5).slice(0, 2);
+    const expected = Array.from({ length: 30 }, (_, i) => i + 1)
+      .filter((n) => uniform(9, 0, n) < 0.5)
+      .slice(0, 2);
     expect(await firedPositions(p, 30)).toEqual(expected);
   });
 });

@@ -15,7 +15,18 @@ import { createProvider, type Provider } from '../../../src/fake-provider/index.
 import { BehaviorConfigSchema, FaultPlanSchema, type Job, type RequestEntry } from '../../../src/contract/index.js';
 import { VirtualClock } from '../../../src/lib/clock.js';
 import { catalog, getScenario, ScenarioSchema, type Scenario, type WorkloadOperation } from '../../../src/scenarios/index.js';
-import { controlInit, getInit, inProcessReceiver, outcome, requests, settle, TOKEN, track, webhookEntries, type ReceivedWebhook } from './helpers.js';
+import {
+  controlInit,
+  getInit,
+  inProcessReceiver,
+  outcome,
+  requests,
+  settle,
+  TOKEN,
+  track,
+  webhookEntries,
+  type ReceivedWebhook,
+} from './helpers.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'jobproof-faults-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -65,7 +76,9 @@ async function runScenario(s: Scenario): Promise<Run> {
     signal,
     headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json', 'idempotency-key': key },
     body: JSON.stringify({
-      kind: op.kind, input, client_ref: op.operation_id,
+      kind: op.kind,
+      input,
+      client_ref: op.operation_id,
       ...(s.webhooks ? { webhook_url: `http://receiver.test/hooks/${op.operation_id}` } : {}),
     }),
   });
@@ -97,14 +110,26 @@ async function runScenario(s: Scenario): Promise<Run> {
   }
 
   async function findByKey(key: string): Promise<string | null> {
-    const res = await retrying((signal) => call(`/v1/jobs?idempotency_key=${encodeURIComponent(key)}`, getInit({ signal })), clock.now() + 30_000);
+    const res = await retrying(
+      (signal) => call(`/v1/jobs?idempotency_key=${encodeURIComponent(key)}`, getInit({ signal })),
+      clock.now() + 30_000,
+    );
     if (res?.status !== 200) return null;
     const data = ((await res.json()) as { data: Job[] }).data;
     return data[0]?.job_id ?? null;
   }
 
   async function submit(op: WorkloadOperation, input = op.input, onFirstSent?: () => Promise<void>): Promise<void> {
-    const run: OpRun = { op: op.operation_id, key: `${s.name}/${op.operation_id}`, answered: [], createStatuses: [], jobId: null, final: null, reads: [], results: [] };
+    const run: OpRun = {
+      op: op.operation_id,
+      key: `${s.name}/${op.operation_id}`,
+      answered: [],
+      createStatuses: [],
+      jobId: null,
+      final: null,
+      reads: [],
+      results: [],
+    };
     ops.set(op.operation_id, run);
     const deadline = clock.now() + op.create_deadline_ms;
     let first = true;
@@ -169,10 +194,14 @@ async function runScenario(s: Scenario): Promise<Run> {
   // The provider-side actions, in order; worker actions (kill, start, pause) have no provider-side part.
   for (const [i, a] of s.actions.entries()) {
     if (a.after?.event === 'job_state') await reachedState(a.after.operation, a.after.state);
-    const ref = a.at_ms !== undefined ? t0 + a.at_ms
-      : a.after?.event === 'create_answered' ? (answeredAt.get(a.after.operation) ?? clock.now())
-      : a.after?.event === 'action_done' ? (doneAt.get(a.after.action) ?? clock.now())
-      : clock.now();
+    const ref =
+      a.at_ms !== undefined
+        ? t0 + a.at_ms
+        : a.after?.event === 'create_answered'
+          ? (answeredAt.get(a.after.operation) ?? clock.now())
+          : a.after?.event === 'action_done'
+            ? (doneAt.get(a.after.action) ?? clock.now())
+            : clock.now();
     const at = ref + a.delay_ms;
     if (a.type === 'cancel' || a.type === 'restart_provider') {
       if (clock.now() < at) await clock.advanceTo(at);
@@ -180,7 +209,11 @@ async function runScenario(s: Scenario): Promise<Run> {
     if (a.type === 'cancel') {
       const jobId = ops.get(a.operation)?.jobId;
       expect(jobId, `${s.name}: job of ${a.operation}`).toBeTruthy();
-      const res = await retrying((signal) => call(`/v1/jobs/${jobId}/cancel`, { ...getInit({ signal }), method: 'POST', body: JSON.stringify({ reason: a.reason }) }), clock.now() + a.cancel_deadline_ms);
+      const res = await retrying(
+        (signal) =>
+          call(`/v1/jobs/${jobId}/cancel`, { ...getInit({ signal }), method: 'POST', body: JSON.stringify({ reason: a.reason }) }),
+        clock.now() + a.cancel_deadline_ms,
+      );
       expect([202, 409]).toContain(res?.status);
       await res?.arrayBuffer();
     } else if (a.type === 'restart_provider') {
@@ -211,7 +244,12 @@ async function runScenario(s: Scenario): Promise<Run> {
       for (let i = 0; i < 2; i++) {
         const res = await retrying((signal) => call(`/v1/jobs/${run.jobId}/results`, getInit({ signal })), clock.now() + 30_000);
         if (!res) continue;
-        run.results.push({ status: res.status, body: await res.text(), digest: res.headers.get('content-digest'), itemsFailed: res.headers.get('x-items-failed') });
+        run.results.push({
+          status: res.status,
+          body: await res.text(),
+          digest: res.headers.get('content-digest'),
+          itemsFailed: res.headers.get('x-items-failed'),
+        });
       }
     }
   }
@@ -284,7 +322,11 @@ const EXPECT: Record<string, (r: Run) => void> = {
   'cancel-unconfirmed': (r) => expect(only(r).final?.state).toBe('cancelling'),
   'partial-batch': (r) => {
     expect(only(r).results[0]).toMatchObject({ status: 200, itemsFailed: '2' });
-    expect(only(r).results[0]!.body.split('\n').filter((l) => l.includes('"status":"failed"'))).toHaveLength(2);
+    expect(
+      only(r)
+        .results[0]!.body.split('\n')
+        .filter((l) => l.includes('"status":"failed"')),
+    ).toHaveLength(2);
   },
   'corrupt-result': (r) => {
     const res = only(r).results[0]!;
@@ -294,7 +336,12 @@ const EXPECT: Record<string, (r: Run) => void> = {
   'error-row': (r) => {
     const res = only(r).results[0]!;
     expect(res.digest).toBe(digestOf(res.body));
-    expect(res.body.split('\n').filter(Boolean).some((l) => (JSON.parse(l) as { item_id?: string }).item_id === undefined)).toBe(true);
+    expect(
+      res.body
+        .split('\n')
+        .filter(Boolean)
+        .some((l) => (JSON.parse(l) as { item_id?: string }).item_id === undefined),
+    ).toBe(true);
   },
   'one-shot-results': (r) => expect(only(r).results.map((x) => x.status)).toEqual([200, 410]),
   'out-of-order-webhooks': (r) => {
@@ -375,13 +422,23 @@ describe('PUT /_control/scenario', () => {
       expect(plan.seed).toBe(getScenario('lost-create-response').faults.seed);
 
       // The switched plan is in force: the first create's answer is lost.
-      const lost = await outcome(provider.fetch('/v1/jobs', { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'idempotency-key': 'sw-1' }, body: '{"kind":"report","input":{}}' }));
+      const lost = await outcome(
+        provider.fetch('/v1/jobs', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'idempotency-key': 'sw-1' },
+          body: '{"kind":"report","input":{}}',
+        }),
+      );
       expect(lost.ok).toBe(false);
 
       // Switch again: the behaviour follows (sync-completion answers 200 with a finished job), the old plan is gone.
       expect((await put({ name: 'sync-completion' })).status).toBe(200);
       expect(provider.control.behavior().default.mode).toBe('sync');
-      const sync = await provider.fetch('/v1/jobs', { method: 'POST', headers: { authorization: `Bearer ${TOKEN}`, 'idempotency-key': 'sw-2' }, body: '{"kind":"report","input":{}}' });
+      const sync = await provider.fetch('/v1/jobs', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'idempotency-key': 'sw-2' },
+        body: '{"kind":"report","input":{}}',
+      });
       expect(sync.status).toBe(200);
       expect(((await sync.json()) as Job).state).toBe('succeeded');
 

@@ -28,9 +28,17 @@ describe('webhook faults with a real node:http receiver', () => {
 
   async function run(plan: FaultPlanInput): Promise<{ provider: Provider; received: ReceivedWebhook[]; jobId: string }> {
     const receiver = await startReceiver();
-    const provider = createProvider({ behavior: { default: { duration_ms: 150 } }, faults: plan, webhooks: { backoffMs: 50, reorderSpacingMs: 150 } });
+    const provider = createProvider({
+      behavior: { default: { duration_ms: 150 } },
+      faults: plan,
+      webhooks: { backoffMs: 50, reorderSpacingMs: 150 },
+    });
     const server: RunningServer = await serve(provider, { port: 0 });
-    cleanup.push(() => receiver.close(), () => server.close(), () => provider.close());
+    cleanup.push(
+      () => receiver.close(),
+      () => server.close(),
+      () => provider.close(),
+    );
     const res = await fetch(`${server.url}/v1/jobs`, createInit('key-hook', { webhook_url: receiver.url }));
     expect(res.status).toBe(202);
     const jobId = ((await res.json()) as { job_id: string }).job_id;
@@ -74,7 +82,10 @@ describe('webhook faults with a real node:http receiver', () => {
   });
 
   it('delay: the delayed event still arrives, journalled with its fault', async () => {
-    const { provider, received } = await run({ seed: 20, rules: [{ id: 'late-running', on: 'webhook', nth: 1, fault: { type: 'delay', ms: 600 } }] });
+    const { provider, received } = await run({
+      seed: 20,
+      rules: [{ id: 'late-running', on: 'webhook', nth: 1, fault: { type: 'delay', ms: 600 } }],
+    });
     // Held 600 ms past its due time, it is the last to arrive.
     expect(received.map((r) => r.type).sort()).toEqual([...LIFECYCLE].sort());
     expect(received.at(-1)!.type).toBe('job.running');
@@ -84,9 +95,9 @@ describe('webhook faults with a real node:http receiver', () => {
 });
 
 function pendingWebhooks(provider: Provider): number {
-  const row = provider.core.db
-    .prepare(`SELECT COUNT(*) AS n FROM webhook_events WHERE status IN ('pending', 'sending', 'held')`)
-    .get() as { n: number };
+  const row = provider.core.db.prepare(`SELECT COUNT(*) AS n FROM webhook_events WHERE status IN ('pending', 'sending', 'held')`).get() as {
+    n: number;
+  };
   return row.n;
 }
 
@@ -105,20 +116,29 @@ describe('webhook faults on a virtual clock (webhookFetch to an in-process recei
   }
 
   it('duplicate: copies + 1 deliveries of the same webhook-id, at the event time', async () => {
-    const { clock, received, t0 } = await start({ seed: 4, rules: [{ id: 'dup', on: 'webhook', fault: { type: 'duplicate', copies: 1 } }] });
+    const { clock, received, t0 } = await start({
+      seed: 4,
+      rules: [{ id: 'dup', on: 'webhook', fault: { type: 'duplicate', copies: 1 } }],
+    });
     await clock.advance(2000);
     await provider!.idle();
     expect(received.map((r) => [r.type, r.at - t0])).toEqual([
-      ['job.running', 100], ['job.running', 100],
-      ['job.progress', 500], ['job.progress', 500],
-      ['job.succeeded', 1000], ['job.succeeded', 1000],
+      ['job.running', 100],
+      ['job.running', 100],
+      ['job.progress', 500],
+      ['job.progress', 500],
+      ['job.succeeded', 1000],
+      ['job.succeeded', 1000],
     ]);
     expect([...countById(received).values()]).toEqual([2, 2, 2]);
     expect(webhookEntries(provider!.journal.all()).every((e) => e.outcome === 'delivered' && e.fault?.rule_id === 'dup')).toBe(true);
   });
 
   it('reorder (first two events): held until the final event, then released newest first', async () => {
-    const { clock, received, t0 } = await start({ seed: 18, rules: [{ id: 'hold', on: 'webhook', nth: [1, 2], fault: { type: 'reorder' } }] });
+    const { clock, received, t0 } = await start({
+      seed: 18,
+      rules: [{ id: 'hold', on: 'webhook', nth: [1, 2], fault: { type: 'reorder' } }],
+    });
     await clock.advance(999);
     expect(received).toEqual([]);
     await clock.advance(1000);
@@ -150,12 +170,18 @@ describe('webhook faults on a virtual clock (webhookFetch to an in-process recei
   });
 
   it('delay: the event arrives exactly ms later, not before', async () => {
-    const { clock, received, t0 } = await start({ seed: 20, rules: [{ id: 'late', on: 'webhook', nth: 1, fault: { type: 'delay', ms: 700 } }] });
+    const { clock, received, t0 } = await start({
+      seed: 20,
+      rules: [{ id: 'late', on: 'webhook', nth: 1, fault: { type: 'delay', ms: 700 } }],
+    });
     await clock.advance(100 + 699);
     expect(received.map((r) => r.type)).toEqual(['job.progress']);
     await clock.advance(1);
     await provider!.idle();
-    expect(received.map((r) => [r.type, r.at - t0])).toEqual([['job.progress', 500], ['job.running', 800]]);
+    expect(received.map((r) => [r.type, r.at - t0])).toEqual([
+      ['job.progress', 500],
+      ['job.running', 800],
+    ]);
     await clock.advance(1000);
     await provider!.idle();
     expect(received.map((r) => r.type)).toEqual(['job.progress', 'job.running', 'job.succeeded']);

@@ -8,7 +8,8 @@ let doneJob: string;
 beforeAll(async () => {
   ps = await startProviderServer({ behavior: { default: { duration_ms: 3_600_000 }, by_kind: { quick: { mode: 'sync' } } } });
   acmeJob = (await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey() }, body: createBody() })).json.job_id;
-  doneJob = (await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey() }, body: { kind: 'quick', input: {} } })).json.job_id;
+  doneJob = (await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey() }, body: { kind: 'quick', input: {} } })).json
+    .job_id;
 });
 afterAll(async () => ps.stop());
 
@@ -33,7 +34,11 @@ describe('authentication', () => {
   for (const [name, headers] of badAuth) {
     it(`401 unauthorized on every endpoint: ${name}`, async () => {
       for (const [method, path] of endpoints(acmeJob)) {
-        const res = await ps.call(method, path, { token: null, headers: { ...headers, 'idempotency-key': newKey() }, body: method === 'POST' ? createBody() : undefined });
+        const res = await ps.call(method, path, {
+          token: null,
+          headers: { ...headers, 'idempotency-key': newKey() },
+          body: method === 'POST' ? createBody() : undefined,
+        });
         problemOf(res, 401, 'unauthorized');
         expect(journalEntryFor(ps.provider, res)).toMatchObject({ status: 401, tenant: null, subject: null, effect: 'none' });
       }
@@ -86,18 +91,37 @@ describe('tenancy', () => {
     }
     expect(new Set(ids).size).toBe(3);
     // A different body under the same key by another principal is not a mismatch either.
-    const other = await ps.call('POST', '/v1/jobs', { token: 'reviewer-token', headers: { 'idempotency-key': key }, body: createBody({ client_ref: 'different' }) });
+    const other = await ps.call('POST', '/v1/jobs', {
+      token: 'reviewer-token',
+      headers: { 'idempotency-key': key },
+      body: createBody({ client_ref: 'different' }),
+    });
     expect(other.status).toBe(202);
-    const jobs = (await ps.control('GET', '/_control/jobs')).json.data.filter((j: { job_id: string }) => [...ids, other.json.job_id].includes(j.job_id));
-    expect(jobs.map((j: { tenant: string; subject: string }) => `${j.tenant}/${j.subject}`).sort()).toEqual(['acme/agent-1', 'acme/agent-2', 'acme/reviewer-1', 'globex/agent-9']);
+    const jobs = (await ps.control('GET', '/_control/jobs')).json.data.filter((j: { job_id: string }) =>
+      [...ids, other.json.job_id].includes(j.job_id),
+    );
+    expect(jobs.map((j: { tenant: string; subject: string }) => `${j.tenant}/${j.subject}`).sort()).toEqual([
+      'acme/agent-1',
+      'acme/agent-2',
+      'acme/reviewer-1',
+      'globex/agent-9',
+    ]);
   });
 
   it('tenant and subject come from the token only, never from the body', async () => {
-    const res = await ps.call('POST', '/v1/jobs', { token: 'other-tenant-token', headers: { 'idempotency-key': newKey() }, body: { kind: 'report', input: { tenant: 'acme', subject: 'agent-1' } } });
+    const res = await ps.call('POST', '/v1/jobs', {
+      token: 'other-tenant-token',
+      headers: { 'idempotency-key': newKey() },
+      body: { kind: 'report', input: { tenant: 'acme', subject: 'agent-1' } },
+    });
     expect(res.status).toBe(202);
     const job = (await ps.control('GET', '/_control/jobs')).json.data.find((j: { job_id: string }) => j.job_id === res.json.job_id);
     expect(job).toMatchObject({ tenant: 'globex', subject: 'agent-9' });
-    problemOf(await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey() }, body: { ...createBody(), tenant: 'globex' } }), 400, 'invalid_request');
+    problemOf(
+      await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey() }, body: { ...createBody(), tenant: 'globex' } }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('custom tokens replace the defaults', async () => {

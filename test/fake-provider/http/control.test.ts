@@ -12,7 +12,8 @@ beforeAll(async () => {
 });
 afterAll(async () => ps.stop());
 
-const create = async (token = 'dev-token', key = newKey(), body = createBody()) => ps.call('POST', '/v1/jobs', { token, headers: { 'idempotency-key': key }, body });
+const create = async (token = 'dev-token', key = newKey(), body = createBody()) =>
+  ps.call('POST', '/v1/jobs', { token, headers: { 'idempotency-key': key }, body });
 
 describe('control API', () => {
   it.each([
@@ -48,9 +49,19 @@ describe('control API', () => {
 
   it('PUT /_control/behavior applies to jobs created after it; a bad behaviour is 400 naming the field', async () => {
     const before = (await create()).json.job_id;
-    const put = await ps.control('PUT', '/_control/behavior', { body: { default: { duration_ms: 500, items: 3 }, by_kind: { quick: { mode: 'sync' } } } });
+    const put = await ps.control('PUT', '/_control/behavior', {
+      body: { default: { duration_ms: 500, items: 3 }, by_kind: { quick: { mode: 'sync' } } },
+    });
     expect(put.status).toBe(200);
-    expect(put.json.default).toMatchObject({ duration_ms: 500, items: 3, mode: 'async', outcome: 'succeeded', commit_point: 0.8, cancel: 'honour', cancel_ms: 200 });
+    expect(put.json.default).toMatchObject({
+      duration_ms: 500,
+      items: 3,
+      mode: 'async',
+      outcome: 'succeeded',
+      commit_point: 0.8,
+      cancel: 'honour',
+      cancel_ms: 200,
+    });
     expect((await ps.control('GET', '/_control/behavior')).json).toEqual(put.json);
     const after = (await create()).json.job_id;
     const quick = await create('dev-token', newKey(), { kind: 'quick', input: {} });
@@ -75,17 +86,30 @@ describe('control API', () => {
       expect(p.errors.map((e: { path: string }) => e.path)).toContain(path);
       expect(p.detail).toContain(path === '(body)' ? '' : path);
     }
-    problemOf(await ps.control('PUT', '/_control/behavior', { body: '{bad', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
+    problemOf(
+      await ps.control('PUT', '/_control/behavior', { body: '{bad', headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_json',
+    );
     // The refused updates changed nothing.
     expect((await ps.control('GET', '/_control/behavior')).json).toEqual(put.json);
     await ps.control('PUT', '/_control/behavior', { body: { default: { duration_ms: 10_000 } } });
   });
 
   it('PUT/GET/DELETE /_control/faults: install, count hits per rule, clear; a bad plan is 400', async () => {
-    const plan = { seed: 7, rules: [{ id: 'slow-status', on: 'status', nth: [2, 3], fault: { type: 'rate_limit', retry_after: 1 } }, { on: 'create', fault: 'fail_before_commit' }] };
+    const plan = {
+      seed: 7,
+      rules: [
+        { id: 'slow-status', on: 'status', nth: [2, 3], fault: { type: 'rate_limit', retry_after: 1 } },
+        { on: 'create', fault: 'fail_before_commit' },
+      ],
+    };
     const put = await ps.control('PUT', '/_control/faults', { body: plan });
     expect(put.status).toBe(200);
-    expect(put.json.rules.map((r: { id: string; hits: number }) => [r.id, r.hits])).toEqual([['slow-status', 0], ['rule-2', 0]]);
+    expect(put.json.rules.map((r: { id: string; hits: number }) => [r.id, r.hits])).toEqual([
+      ['slow-status', 0],
+      ['rule-2', 0],
+    ]);
     expect(put.json.rules[1].fault).toEqual({ type: 'fail_before_commit', status: 503 });
     const id = 'job_whatever';
     expect((await ps.call('GET', `/v1/jobs/${id}`)).status).toBe(404);

@@ -2,7 +2,17 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createProvider, type Provider } from '../../../src/fake-provider/index.js';
 import { JobSchema } from '../../../src/contract/index.js';
 import { VirtualClock } from '../../../src/lib/clock.js';
-import { createBody, journalEntryFor, keyInFlight, makeCall, newKey, problemOf, startProviderServer, waitFor, type ProviderServer } from '../../helpers/provider-server.js';
+import {
+  createBody,
+  journalEntryFor,
+  keyInFlight,
+  makeCall,
+  newKey,
+  problemOf,
+  startProviderServer,
+  waitFor,
+  type ProviderServer,
+} from '../../helpers/provider-server.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -31,7 +41,15 @@ describe('POST /v1/jobs over HTTP', () => {
     expect(res.json.created_at).toMatch(ISO_MS);
     expect(res.headers.get('idempotent-replayed')).toBeNull();
     const entry = journalEntryFor(ps.provider, res);
-    expect(entry).toMatchObject({ effect: 'created', job_id: res.json.job_id, status: 202, idempotency_key: key, tenant: 'acme', subject: 'agent-1', client_ref: 'op_1' });
+    expect(entry).toMatchObject({
+      effect: 'created',
+      job_id: res.json.job_id,
+      status: 202,
+      idempotency_key: key,
+      tenant: 'acme',
+      subject: 'agent-1',
+      client_ref: 'op_1',
+    });
     expect(entry.fingerprint).toMatch(/^sha256:[0-9a-f]{64}$/);
     const read = await ps.call('GET', res.json.status_url);
     expect(read.status).toBe(200);
@@ -43,7 +61,12 @@ describe('POST /v1/jobs over HTTP', () => {
     expect(res.status).toBe(200);
     expect(JobSchema.strict().parse(res.json).state).toBe('succeeded');
     expect(res.headers.get('location')).toBe(`/v1/jobs/${res.json.job_id}`);
-    expect(res.json.result).toMatchObject({ url: `/v1/jobs/${res.json.job_id}/results`, content_type: 'application/x-ndjson', items_total: 3, items_failed: 0 });
+    expect(res.json.result).toMatchObject({
+      url: `/v1/jobs/${res.json.job_id}/results`,
+      content_type: 'application/x-ndjson',
+      items_total: 3,
+      items_failed: 0,
+    });
     const results = await ps.call('GET', res.json.result.url);
     expect(results.status).toBe(200);
   });
@@ -98,7 +121,11 @@ describe('POST /v1/jobs over HTTP', () => {
     ['empty sf-string', '""'],
     ['sf-string naming a key with a space', '"a b"'],
   ])('refuses a malformed Idempotency-Key (%s) with 400 invalid_request', async (_n, key) => {
-    const p = problemOf(await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: createBody() }), 400, 'invalid_request');
+    const p = problemOf(
+      await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: createBody() }),
+      400,
+      'invalid_request',
+    );
     expect(p.errors[0]).toMatchObject({ path: expect.any(String), message: expect.any(String) });
   });
 
@@ -117,7 +144,11 @@ describe('POST /v1/jobs over HTTP', () => {
     // And the other way round, with a different body: the quoted key is the same key, so 422.
     const quotedFirst = newKey('sf2');
     await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': `"${quotedFirst}"` }, body: createBody() });
-    problemOf(await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': quotedFirst }, body: createBody({ client_ref: 'x' }) }), 422, 'idempotency_key_reused');
+    problemOf(
+      await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': quotedFirst }, body: createBody({ client_ref: 'x' }) }),
+      422,
+      'idempotency_key_reused',
+    );
   });
 
   it('answers a duplicate that arrives while the first is in flight with 409 idempotency_request_in_progress + Retry-After', async () => {
@@ -133,7 +164,11 @@ describe('POST /v1/jobs over HTTP', () => {
       expect(Number(dup.headers.get('retry-after'))).toBeGreaterThanOrEqual(0);
       expect(dup.headers.get('retry-after')).toMatch(/^\d+$/);
       // A different body while in flight is still a mismatch.
-      problemOf(await local.call('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: createBody({ client_ref: 'z' }) }), 422, 'idempotency_key_reused');
+      problemOf(
+        await local.call('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: createBody({ client_ref: 'z' }) }),
+        422,
+        'idempotency_key_reused',
+      );
       expect(keyInFlight(local.provider, 'POST /v1/jobs', key)).toBe(true);
       await clock.advance(500);
       const done = await first;
@@ -177,7 +212,10 @@ describe('POST /v1/jobs over HTTP', () => {
   ])('answers a schema violation (%s) with 400 invalid_request and errors[{path,message}]', async (_n, body, path) => {
     const before = await jobCount();
     const key = newKey();
-    const res = await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await ps.call('POST', '/v1/jobs', {
+      headers: { 'idempotency-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const p = problemOf(res, 400, 'invalid_request');
     expect(Array.isArray(p.errors)).toBe(true);
     for (const e of p.errors) expect(e).toEqual({ path: expect.any(String), message: expect.any(String) });
@@ -190,7 +228,10 @@ describe('POST /v1/jobs over HTTP', () => {
   it('answers a body over 1 MiB with 413 payload_too_large, whether or not Content-Length is sent', async () => {
     const before = await jobCount();
     const big = JSON.stringify(createBody({ input: { blob: 'x'.repeat(1024 * 1024) } }));
-    const res = await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' }, body: big });
+    const res = await ps.call('POST', '/v1/jobs', {
+      headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' },
+      body: big,
+    });
     problemOf(res, 413, 'payload_too_large');
     // The server read the whole body before answering (issue 11 item 8), so the connection stays usable.
     expect(res.headers.get('connection')).not.toBe('close');
@@ -245,7 +286,10 @@ describe('POST /v1/jobs over HTTP', () => {
     problemOf(refused, status, code);
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(await jobCount()).toBe(before);
-    const ok = await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: createBody({ client_ref: 'other-body-is-fine' }) });
+    const ok = await ps.call('POST', '/v1/jobs', {
+      headers: { 'idempotency-key': key },
+      body: createBody({ client_ref: 'other-body-is-fine' }),
+    });
     expect(ok.status).toBe(202);
     expect(ok.headers.get('idempotent-replayed')).toBeNull();
   });
@@ -263,7 +307,9 @@ describe('POST /v1/jobs over HTTP', () => {
   });
 
   it('lose_response (reset): the client sees a network error, the job exists and the retry replays it', async () => {
-    await ps.control('PUT', '/_control/faults', { body: { rules: [{ on: 'create', nth: 1, fault: { type: 'lose_response', mode: 'reset' } }] } });
+    await ps.control('PUT', '/_control/faults', {
+      body: { rules: [{ on: 'create', nth: 1, fault: { type: 'lose_response', mode: 'reset' } }] },
+    });
     const key = newKey();
     await expect(ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: createBody() })).rejects.toThrow();
     const retry = await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': key }, body: createBody() });

@@ -32,7 +32,11 @@ interface Req {
 const reqArb: fc.Arbitrary<Req> = fc.record({
   token: fc.nat({ max: TOKENS.length - 1 }),
   key: fc.nat({ max: KEYS.length - 1 }),
-  body: fc.oneof({ weight: 6, arbitrary: fc.nat({ max: 1 }) }, { weight: 2, arbitrary: fc.constant(2) }, { weight: 1, arbitrary: fc.constant(INVALID_BODY) }),
+  body: fc.oneof(
+    { weight: 6, arbitrary: fc.nat({ max: 1 }) },
+    { weight: 2, arbitrary: fc.constant(2) },
+    { weight: 1, arbitrary: fc.constant(INVALID_BODY) },
+  ),
   sf: fc.boolean(),
 });
 
@@ -122,42 +126,52 @@ function check(provider: Provider, answers: Answer[], controlJobs: Array<{ job_i
     if (res.status === 200 || res.status === 202) {
       const job = jobsById.get(res.json.job_id)!;
       expect(job).toBeDefined();
-      expect({ tenant: job.tenant, subject: job.subject }).toEqual({ tenant: principal(req.token).tenant, subject: principal(req.token).subject });
+      expect({ tenant: job.tenant, subject: job.subject }).toEqual({
+        tenant: principal(req.token).tenant,
+        subject: principal(req.token).subject,
+      });
       expect(res.headers.get('location')).toBe(`/v1/jobs/${res.json.job_id}`);
     }
   }
 }
 
 describe('idempotent create (property)', () => {
-  it('creates one job per (tenant, subject, key), replays byte for byte, refuses mismatches, shares nothing', async () => {
-    await fc.assert(
-      fc.asyncProperty(scheduleArb, async ({ batches, seed, delayProbability }) => {
-        const clock = new VirtualClock();
-        const provider = createProvider({
-          clock,
-          behavior: { default: { duration_ms: 3_600_000 }, by_kind: { quick: { mode: 'sync' } } },
-          faults: { seed, rules: delayProbability > 0 ? [{ on: 'create', probability: delayProbability, fault: { type: 'delay', ms: 100 } }] : [] },
-        });
-        try {
-          const answers = await runSchedule(provider, clock, batches);
-          const jobs = (await makeCall('', provider.fetch, 'control-token')('GET', '/_control/jobs')).json.data;
-          check(provider, answers, jobs);
-          // Per-subject lookup agrees: each principal finds exactly its own job for each key it used validly.
-          const call = makeCall('', provider.fetch, null);
-          for (let t = 0; t < TOKENS.length; t++) {
-            for (let k = 0; k < KEYS.length; k++) {
-              const used = answers.some((a) => a.req.token === t && a.req.key === k && a.req.body !== INVALID_BODY);
-              const found = await call('GET', `/v1/jobs?idempotency_key=${KEYS[k]}`, { token: TOKENS[t] });
-              expect(found.json.data).toHaveLength(used ? 1 : 0);
+  it(
+    'creates one job per (tenant, subject, key), replays byte for byte, refuses mismatches, shares nothing',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(scheduleArb, async ({ batches, seed, delayProbability }) => {
+          const clock = new VirtualClock();
+          const provider = createProvider({
+            clock,
+            behavior: { default: { duration_ms: 3_600_000 }, by_kind: { quick: { mode: 'sync' } } },
+            faults: {
+              seed,
+              rules: delayProbability > 0 ? [{ on: 'create', probability: delayProbability, fault: { type: 'delay', ms: 100 } }] : [],
+            },
+          });
+          try {
+            const answers = await runSchedule(provider, clock, batches);
+            const jobs = (await makeCall('', provider.fetch, 'control-token')('GET', '/_control/jobs')).json.data;
+            check(provider, answers, jobs);
+            // Per-subject lookup agrees: each principal finds exactly its own job for each key it used validly.
+            const call = makeCall('', provider.fetch, null);
+            for (let t = 0; t < TOKENS.length; t++) {
+              for (let k = 0; k < KEYS.length; k++) {
+                const used = answers.some((a) => a.req.token === t && a.req.key === k && a.req.body !== INVALID_BODY);
+                const found = await call('GET', `/v1/jobs?idempotency_key=${KEYS[k]}`, { token: TOKENS[t] });
+                expect(found.json.data).toHaveLength(used ? 1 : 0);
+              }
             }
+          } finally {
+            provider.close();
           }
-        } finally {
-          provider.close();
-        }
-      }),
-      { numRuns: RUNS },
-    );
-   }, process.env.JOBPROOF_LONG ? 900_000 : 30_000);
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    process.env.JOBPROOF_LONG ? 900_000 : 30_000,
+  );
 
   it('meets 409 in flight at least once across a fixed concurrent schedule (the property is not vacuous)', async () => {
     const clock = new VirtualClock();

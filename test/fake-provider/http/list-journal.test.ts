@@ -7,12 +7,19 @@ describe('the journal of a find', () => {
     const clock = new VirtualClock();
     const p = createProvider({ clock, behavior: { default: { duration_ms: 100 } } });
     const auth = { authorization: 'Bearer dev-token', 'content-type': 'application/json' };
-    const res = await p.fetch('/v1/jobs', { method: 'POST', headers: { ...auth, 'idempotency-key': 'k1' }, body: JSON.stringify({ kind: 'report', input: {}, client_ref: 'op_1' }) });
+    const res = await p.fetch('/v1/jobs', {
+      method: 'POST',
+      headers: { ...auth, 'idempotency-key': 'k1' },
+      body: JSON.stringify({ kind: 'report', input: {}, client_ref: 'op_1' }),
+    });
     const { job_id } = (await res.json()) as { job_id: string };
     await clock.advance(500);
     const list = await p.fetch('/v1/jobs?client_ref=op_1', { headers: auth });
     expect(list.status).toBe(200);
-    const entry = p.journal.all().filter((e) => e.type === 'request' && e.route === 'list').at(-1);
+    const entry = p.journal
+      .all()
+      .filter((e) => e.type === 'request' && e.route === 'list')
+      .at(-1);
     expect(entry && entry.type === 'request' && entry.listed).toEqual([{ job_id, state: 'succeeded' }]);
     p.close();
   });

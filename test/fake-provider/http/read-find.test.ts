@@ -23,9 +23,23 @@ describe('GET /v1/jobs/{id}', () => {
     const queued = await ps.call('GET', `/v1/jobs/${id}`);
     expect(queued.status).toBe(200);
     const job = JobSchema.strict().parse(queued.json);
-    expect(job).toMatchObject({ job_id: id, kind: 'report', state: 'queued', client_ref: 'read-1', trace_id: null, cancel_requested_at: null, result: null, error: null });
+    expect(job).toMatchObject({
+      job_id: id,
+      kind: 'report',
+      state: 'queued',
+      client_ref: 'read-1',
+      trace_id: null,
+      cancel_requested_at: null,
+      result: null,
+      error: null,
+    });
     expect(queued.headers.get('retry-after')).toMatch(/^\d+$/);
-    expect(journalEntryFor(ps.provider, queued)).toMatchObject({ effect: 'read', job_id: id, job_state: 'queued', retry_after: Number(queued.headers.get('retry-after')) });
+    expect(journalEntryFor(ps.provider, queued)).toMatchObject({
+      effect: 'read',
+      job_id: id,
+      job_state: 'queued',
+      retry_after: Number(queued.headers.get('retry-after')),
+    });
 
     await advance(5_000);
     const running = await ps.call('GET', `/v1/jobs/${id}`);
@@ -108,7 +122,9 @@ describe('GET /v1/jobs?client_ref= / ?idempotency_key=', () => {
     const b = await create('dev-token-2', {}, key);
     const c = await create('other-tenant-token', {}, key);
     const ids = async (token: string, k = key) =>
-      (await ps.call('GET', `/v1/jobs?idempotency_key=${encodeURIComponent(k)}`, { token })).json.data.map((j: { job_id: string }) => j.job_id);
+      (await ps.call('GET', `/v1/jobs?idempotency_key=${encodeURIComponent(k)}`, { token })).json.data.map(
+        (j: { job_id: string }) => j.job_id,
+      );
     expect(await ids('dev-token')).toEqual([a]);
     expect(await ids('dev-token-2')).toEqual([b]);
     expect(await ids('other-tenant-token')).toEqual([c]);
@@ -154,7 +170,10 @@ describe('X-Request-ID on every answer', () => {
       await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey() }, body: createBody() }),
       await ps.call('POST', '/v1/jobs', { body: createBody() }),
       await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' }, body: '{' }),
-      await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' }, body: 'x'.repeat(1024 * 1024 + 1) }),
+      await ps.call('POST', '/v1/jobs', {
+        headers: { 'idempotency-key': newKey(), 'content-type': 'application/json' },
+        body: 'x'.repeat(1024 * 1024 + 1),
+      }),
       await ps.call('POST', `/v1/jobs/${id}/cancel`),
     ];
     const seen = new Set<string>();
@@ -171,4 +190,3 @@ describe('X-Request-ID on every answer', () => {
     expect((await ps.control('GET', '/_control/jobs')).headers.get('x-request-id')).toMatch(/^req_/);
   });
 });
-

@@ -46,13 +46,20 @@ describe('GET /v1/jobs/{id}/results', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/x-ndjson/);
     expect(res.headers.get('content-digest')).toBe(`sha-256=:${sha256(res.text, 'base64')}:`);
     expect(job.result).toEqual({
-      url: `/v1/jobs/${id}/results`, sha256: sha256(res.text, 'hex'), content_type: 'application/x-ndjson',
-      size: Buffer.byteLength(res.text), items_total: 12, items_failed: 3,
+      url: `/v1/jobs/${id}/results`,
+      sha256: sha256(res.text, 'hex'),
+      content_type: 'application/x-ndjson',
+      size: Buffer.byteLength(res.text),
+      items_total: 12,
+      items_failed: 3,
     });
     expect(res.headers.get('x-items-total')).toBe('12');
     expect(res.headers.get('x-items-failed')).toBe('3');
     expect(res.text.endsWith('\n')).toBe(true);
-    const items = res.text.trimEnd().split('\n').map((l) => ResultItemSchema.parse(JSON.parse(l)));
+    const items = res.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => ResultItemSchema.parse(JSON.parse(l)));
     expect(items).toHaveLength(12);
     expect(items.filter((i) => i.status === 'failed')).toHaveLength(3);
     expect(new Set(items.map((i) => i.item_id)).size).toBe(12);
@@ -126,7 +133,10 @@ describe('GET /v1/jobs/{id}/results', () => {
     const id = await create('errorrow');
     await advance(1_000);
     const res = await results(id);
-    const lines = res.text.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const lines = res.text
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(4);
     const bad = lines.filter((l) => !ResultItemSchema.safeParse(l).success);
     expect(bad).toHaveLength(1);

@@ -7,7 +7,12 @@ export function newRef(label = 'obj'): string {
   return `${label}-${process.pid}-${refSeq}`;
 }
 
-export async function putObject(ps: ProviderServer, ref: string, data: Record<string, unknown> = { amount: 1 }, tenant = 'acme'): Promise<number> {
+export async function putObject(
+  ps: ProviderServer,
+  ref: string,
+  data: Record<string, unknown> = { amount: 1 },
+  tenant = 'acme',
+): Promise<number> {
   const a = await ps.control('PUT', `/_control/objects/${ref}`, { body: { tenant, data } });
   expect(a.status).toBe(200);
   return a.json.version;
@@ -17,8 +22,17 @@ export function taskBody(ref: string, version: number, input: Record<string, unk
   return { type: 'propose_update', object_ref: ref, object_version: version, input };
 }
 
-export async function createTask(ps: ProviderServer, ref: string, version: number, opts: { token?: string; key?: string; input?: Record<string, unknown> } = {}) {
-  const a = await ps.call('POST', '/v1/tasks', { token: opts.token, headers: { 'idempotency-key': opts.key ?? newKey('t') }, body: taskBody(ref, version, opts.input) });
+export async function createTask(
+  ps: ProviderServer,
+  ref: string,
+  version: number,
+  opts: { token?: string; key?: string; input?: Record<string, unknown> } = {},
+) {
+  const a = await ps.call('POST', '/v1/tasks', {
+    token: opts.token,
+    headers: { 'idempotency-key': opts.key ?? newKey('t') },
+    body: taskBody(ref, version, opts.input),
+  });
   expect(a.status, a.text).toBe(202);
   return a;
 }

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson, sha256Hex } from '../../../src/lib/canonical-json.js';
 import { VirtualClock } from '../../../src/lib/clock.js';
-import { journalEntryFor, keyInFlight, newKey, problemOf, startProviderServer, waitFor, type ProviderServer } from '../../helpers/provider-server.js';
+import {
+  journalEntryFor,
+  keyInFlight,
+  newKey,
+  problemOf,
+  startProviderServer,
+  waitFor,
+  type ProviderServer,
+} from '../../helpers/provider-server.js';
 import { apply, awaitingTask, createTask, newRef, objectVersion, putObject, readTask, review, taskBody } from './helpers.js';
 
 let ps: ProviderServer;
@@ -32,11 +40,22 @@ describe('POST /v1/tasks', () => {
   it('202 with task_id, state queued, status_url and Location; journalled as task_create/created', async () => {
     const ref = newRef();
     const v = await putObject(ps, ref);
-    const a = await ps.call('POST', '/v1/tasks', { headers: { 'idempotency-key': newKey(), 'x-trace-id': 'tr-1' }, body: taskBody(ref, v) });
+    const a = await ps.call('POST', '/v1/tasks', {
+      headers: { 'idempotency-key': newKey(), 'x-trace-id': 'tr-1' },
+      body: taskBody(ref, v),
+    });
     expect(a.status).toBe(202);
     expect(a.json).toMatchObject({ task_id: expect.stringMatching(/^task_/), state: 'queued', status_url: `/v1/tasks/${a.json.task_id}` });
     expect(a.headers.get('location')).toBe(`/v1/tasks/${a.json.task_id}`);
-    expect(journalEntryFor(ps.provider, a)).toMatchObject({ route: 'task_create', effect: 'created', task_id: a.json.task_id, task_state: 'queued', trace_id: 'tr-1', tenant: 'acme', subject: 'agent-1' });
+    expect(journalEntryFor(ps.provider, a)).toMatchObject({
+      route: 'task_create',
+      effect: 'created',
+      task_id: a.json.task_id,
+      task_state: 'queued',
+      trace_id: 'tr-1',
+      tenant: 'acme',
+      subject: 'agent-1',
+    });
   });
 
   it('refuses before any work: 400 without key, 400 bad body, 403 forbidden_role, 404 object_not_found, 409 stale_object_version', async () => {
@@ -44,13 +63,37 @@ describe('POST /v1/tasks', () => {
     const v = await putObject(ps, ref);
     await putObject(ps, ref);
     problemOf(await ps.call('POST', '/v1/tasks', { body: taskBody(ref, v + 1) }), 400, 'idempotency_key_missing');
-    const bad = problemOf(await ps.call('POST', '/v1/tasks', { headers: { 'idempotency-key': newKey() }, body: { type: 'delete_all', object_ref: ref } }), 400, 'invalid_request');
+    const bad = problemOf(
+      await ps.call('POST', '/v1/tasks', { headers: { 'idempotency-key': newKey() }, body: { type: 'delete_all', object_ref: ref } }),
+      400,
+      'invalid_request',
+    );
     expect(bad.errors.length).toBeGreaterThan(0);
     problemOf(await ps.call('POST', '/v1/tasks', { headers: { 'idempotency-key': newKey() }, body: '{"type":' }), 400, 'invalid_json');
-    problemOf(await ps.call('POST', '/v1/tasks', { token: 'reviewer-token', headers: { 'idempotency-key': newKey() }, body: taskBody(ref, v + 1) }), 403, 'forbidden_role');
-    problemOf(await ps.call('POST', '/v1/tasks', { headers: { 'idempotency-key': newKey() }, body: taskBody('no-such-object', 1) }), 404, 'object_not_found');
-    problemOf(await ps.call('POST', '/v1/tasks', { token: 'other-tenant-token', headers: { 'idempotency-key': newKey() }, body: taskBody(ref, v + 1) }), 404, 'object_not_found');
-    const stale = problemOf(await ps.call('POST', '/v1/tasks', { headers: { 'idempotency-key': newKey() }, body: taskBody(ref, v) }), 409, 'stale_object_version');
+    problemOf(
+      await ps.call('POST', '/v1/tasks', { token: 'reviewer-token', headers: { 'idempotency-key': newKey() }, body: taskBody(ref, v + 1) }),
+      403,
+      'forbidden_role',
+    );
+    problemOf(
+      await ps.call('POST', '/v1/tasks', { headers: { 'idempotency-key': newKey() }, body: taskBody('no-such-object', 1) }),
+      404,
+      'object_not_found',
+    );
+    problemOf(
+      await ps.call('POST', '/v1/tasks', {
+        token: 'other-tenant-token',
+        headers: { 'idempotency-key': newKey() },
+        body: taskBody(ref, v + 1),
+      }),
+      404,
+      'object_not_found',
+    );
+    const stale = problemOf(
+      await ps.call('POST', '/v1/tasks', { headers: { 'idempotency-key': newKey() }, body: taskBody(ref, v) }),
+      409,
+      'stale_object_version',
+    );
     expect(stale).toMatchObject({ object_ref: ref, current_version: v + 1 });
     // Nothing was created by any of them.
     const all = (await ps.control('GET', '/_control/tasks')).json.data.filter((t: any) => t.object_ref === ref);
@@ -61,7 +104,11 @@ describe('POST /v1/tasks', () => {
     const ref = newRef();
     const v = await putObject(ps, ref);
     const key = newKey();
-    problemOf(await ps.call('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body: taskBody(ref, v + 5) }), 409, 'stale_object_version');
+    problemOf(
+      await ps.call('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body: taskBody(ref, v + 5) }),
+      409,
+      'stale_object_version',
+    );
     expect((await ps.call('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body: taskBody(ref, v) })).status).toBe(202);
   });
 
@@ -76,17 +123,23 @@ describe('POST /v1/tasks', () => {
     expect(b.headers.get('idempotent-replayed')).toBe('true');
     expect(b.headers.get('location')).toBe(a.headers.get('location'));
     expect(journalEntryFor(ps.provider, b)).toMatchObject({ effect: 'replayed', task_id: a.json.task_id });
-    problemOf(await ps.call('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body: taskBody(ref, v, { other: 1 }) }), 422, 'idempotency_key_reused');
+    problemOf(
+      await ps.call('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body: taskBody(ref, v, { other: 1 }) }),
+      422,
+      'idempotency_key_reused',
+    );
     const c = await ps.call('POST', '/v1/tasks', { token: 'dev-token-2', headers: { 'idempotency-key': key }, body: taskBody(ref, v) });
     expect(c.status).toBe(202);
     expect(c.json.task_id).not.toBe(a.json.task_id);
-
   });
 
   it('a duplicate while the first create is in flight (delay fault) gets 409 idempotency_request_in_progress', async () => {
     // A virtual clock holds the first request until the test lets it go: the duplicate surely meets the key in flight.
     const clock = new VirtualClock();
-    const local = await startProviderServer({ clock, faults: { rules: [{ on: 'task_create', nth: 1, fault: { type: 'delay', ms: 400 } }] } });
+    const local = await startProviderServer({
+      clock,
+      faults: { rules: [{ on: 'task_create', nth: 1, fault: { type: 'delay', ms: 400 } }] },
+    });
     try {
       const ref = newRef();
       const v = await putObject(local, ref);
@@ -114,7 +167,9 @@ describe('POST /v1/tasks', () => {
     const b = await ps.call('POST', '/v1/tasks', { headers: { 'idempotency-key': key }, body: taskBody(ref, v) });
     expect(b.status).toBe(202);
     expect(b.headers.get('idempotent-replayed')).toBe('true');
-    const created = ps.provider.journal.all().filter((e) => e.type === 'request' && e.route === 'task_create' && e.idempotency_key === key && e.effect === 'created');
+    const created = ps.provider.journal
+      .all()
+      .filter((e) => e.type === 'request' && e.route === 'task_create' && e.idempotency_key === key && e.effect === 'created');
     expect(created).toHaveLength(1);
     expect(created[0]).toMatchObject({ delivery: 'lost', task_id: b.json.task_id });
   });
@@ -130,16 +185,34 @@ describe('GET /v1/tasks/{id}', () => {
     expect(first.json.state).toBe('queued');
     expect(first.headers.get('retry-after')).toBe('1');
     await waitFor(async () => (await readTask(ps, id)).json.state === 'running', 2000, 10);
-    const t = await waitFor(async () => {
-      const r = await readTask(ps, id);
-      return r.json.state === 'awaiting_review' ? r : null;
-    }, 3000, 20);
+    const t = await waitFor(
+      async () => {
+        const r = await readTask(ps, id);
+        return r.json.state === 'awaiting_review' ? r : null;
+      },
+      3000,
+      20,
+    );
     expect(t.headers.get('retry-after')).toBeNull();
-    expect(t.json).toMatchObject({ task_id: id, type: 'propose_update', object_ref: ref, object_version: v, initiator: 'agent-1', review: null, application: null, error: null });
+    expect(t.json).toMatchObject({
+      task_id: id,
+      type: 'propose_update',
+      object_ref: ref,
+      object_version: v,
+      initiator: 'agent-1',
+      review: null,
+      application: null,
+      error: null,
+    });
     const { draft, proposal } = t.json.result;
     expect(draft.sources).toEqual([{ ref, version: v, excerpt: '{"amount":5}' }]);
     expect(draft.confidence).toBe(0.8);
-    expect(proposal).toMatchObject({ proposal_version: 1, object_ref: ref, base_version: v, change: { type: 'merge_patch', patch: { amount: 6 } } });
+    expect(proposal).toMatchObject({
+      proposal_version: 1,
+      object_ref: ref,
+      base_version: v,
+      change: { type: 'merge_patch', patch: { amount: 6 } },
+    });
     const { sha256, ...rest } = proposal;
     expect(sha256).toBe(sha256Hex(canonicalJson(rest)));
   });
@@ -164,7 +237,9 @@ describe('GET /v1/tasks/{id}', () => {
 
   it('a fault plan on task_read applies (rate_limit → 429)', async () => {
     const { id } = await awaitingTask(ps);
-    await ps.control('PUT', '/_control/faults', { body: { rules: [{ on: 'task_read', nth: 1, fault: { type: 'rate_limit', retry_after: 2 } }] } });
+    await ps.control('PUT', '/_control/faults', {
+      body: { rules: [{ on: 'task_read', nth: 1, fault: { type: 'rate_limit', retry_after: 2 } }] },
+    });
     const a = await readTask(ps, id);
     problemOf(a, 429, 'rate_limited');
     expect(journalEntryFor(ps.provider, a)).toMatchObject({ route: 'task_read', fault: { type: 'rate_limit' } });
@@ -178,7 +253,13 @@ describe('POST /v1/tasks/{id}/review', () => {
     const a = await review(ps, id, 'approve', 1);
     expect(a.status).toBe(200);
     expect(a.json.state).toBe('approved');
-    expect(a.json.review).toEqual({ decision: 'approved', reviewer: 'reviewer-1', proposal_version: 1, proposal_sha256: task.result.proposal.sha256, at: expect.any(String) });
+    expect(a.json.review).toEqual({
+      decision: 'approved',
+      reviewer: 'reviewer-1',
+      proposal_version: 1,
+      proposal_sha256: task.result.proposal.sha256,
+      at: expect.any(String),
+    });
     expect(journalEntryFor(ps.provider, a)).toMatchObject({ route: 'review', effect: 'reviewed', task_state: 'approved' });
   });
 
@@ -186,12 +267,16 @@ describe('POST /v1/tasks/{id}/review', () => {
     const { id } = await awaitingTask(ps);
     problemOf(await review(ps, id, 'approve', 1, 'dev-token-2'), 403, 'forbidden_role');
     problemOf(await review(ps, id, 'approve', 1, 'dev-token'), 403, 'forbidden_role');
-    await ps.control('PUT', '/_control/principals', { body: { tokens: { 'dev-token': { tenant: 'acme', subject: 'agent-1', roles: ['submitter', 'reviewer'] } } } });
+    await ps.control('PUT', '/_control/principals', {
+      body: { tokens: { 'dev-token': { tenant: 'acme', subject: 'agent-1', roles: ['submitter', 'reviewer'] } } },
+    });
     try {
       problemOf(await review(ps, id, 'approve', 1, 'dev-token'), 403, 'self_review_forbidden');
       problemOf(await review(ps, id, 'reject', 1, 'dev-token'), 403, 'self_review_forbidden');
     } finally {
-      await ps.control('PUT', '/_control/principals', { body: { tokens: { 'dev-token': { tenant: 'acme', subject: 'agent-1', roles: ['submitter'] } } } });
+      await ps.control('PUT', '/_control/principals', {
+        body: { tokens: { 'dev-token': { tenant: 'acme', subject: 'agent-1', roles: ['submitter'] } } },
+      });
     }
     expect((await readTask(ps, id)).json.state).toBe('awaiting_review');
   });
@@ -207,7 +292,11 @@ describe('POST /v1/tasks/{id}/review', () => {
     expect((await review(ps, id, 'approve', 2)).status).toBe(200);
     problemOf(await review(ps, id, 'approve', 2), 409, 'invalid_state');
     problemOf(await review(ps, id, 'reject', 2), 409, 'invalid_state');
-    problemOf(await ps.call('POST', `/v1/tasks/${id}/review`, { token: 'reviewer-token', body: { decision: 'maybe', proposal_version: 2 } }), 400, 'invalid_request');
+    problemOf(
+      await ps.call('POST', `/v1/tasks/${id}/review`, { token: 'reviewer-token', body: { decision: 'maybe', proposal_version: 2 } }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('revoke returns the task to awaiting_review; reject is final', async () => {
@@ -231,8 +320,16 @@ describe('POST /v1/tasks/{id}/apply', () => {
     const key = newKey('apply');
     const a = await apply(ps, id, key);
     expect(a.status).toBe(200);
-    expect(a.json).toMatchObject({ state: 'applied', application: { new_version: version + 1, idempotency_key: key, applied_at: expect.any(String) } });
-    expect(journalEntryFor(ps.provider, a)).toMatchObject({ route: 'apply', effect: 'applied', idempotency_key: key, task_state: 'applied' });
+    expect(a.json).toMatchObject({
+      state: 'applied',
+      application: { new_version: version + 1, idempotency_key: key, applied_at: expect.any(String) },
+    });
+    expect(journalEntryFor(ps.provider, a)).toMatchObject({
+      route: 'apply',
+      effect: 'applied',
+      idempotency_key: key,
+      task_state: 'applied',
+    });
     const b = await apply(ps, id, key);
     expect(b.status).toBe(200);
     expect(b.text).toBe(a.text);
@@ -276,13 +373,17 @@ describe('POST /v1/tasks/{id}/apply', () => {
   it('the approver lost the reviewer role: 409 approval_required and the approval lapses', async () => {
     const { id, ref, version } = await awaitingTask(ps);
     await review(ps, id, 'approve', 1);
-    await ps.control('PUT', '/_control/principals', { body: { tokens: { 'reviewer-token': { tenant: 'acme', subject: 'reviewer-1', roles: [] } } } });
+    await ps.control('PUT', '/_control/principals', {
+      body: { tokens: { 'reviewer-token': { tenant: 'acme', subject: 'reviewer-1', roles: [] } } },
+    });
     try {
       problemOf(await apply(ps, id), 409, 'approval_required');
       expect((await readTask(ps, id)).json).toMatchObject({ state: 'awaiting_review', review: null });
       expect(await objectVersion(ps, ref)).toBe(version);
     } finally {
-      await ps.control('PUT', '/_control/principals', { body: { tokens: { 'reviewer-token': { tenant: 'acme', subject: 'reviewer-1', roles: ['reviewer'] } } } });
+      await ps.control('PUT', '/_control/principals', {
+        body: { tokens: { 'reviewer-token': { tenant: 'acme', subject: 'reviewer-1', roles: ['reviewer'] } } },
+      });
     }
   });
 
@@ -295,7 +396,10 @@ describe('POST /v1/tasks/{id}/apply', () => {
     await review(ps, a, 'approve', 1);
     await review(ps, b, 'approve', 1);
     expect((await apply(ps, a)).status).toBe(200);
-    expect((await readTask(ps, b)).json).toMatchObject({ state: 'awaiting_review', result: { proposal: { proposal_version: 2, base_version: v + 1 } } });
+    expect((await readTask(ps, b)).json).toMatchObject({
+      state: 'awaiting_review',
+      result: { proposal: { proposal_version: 2, base_version: v + 1 } },
+    });
     problemOf(await apply(ps, b), 409, 'stale_object_version');
   });
 
@@ -355,13 +459,33 @@ describe('GET /v1/tasks/{id}/audit', () => {
     expect(ev.map((e) => e.seq)).toEqual(ev.map((_, i) => i + 1));
     const kinds = ev.map((e) => (e.type === 'transition' ? `${e.from}→${e.to}` : e.type));
     expect(kinds).toEqual([
-      'created', 'object_read', 'null→queued', 'queued→running', 'object_read', 'draft', 'running→awaiting_review',
-      'review', 'awaiting_review→approved',
-      'object_read', 'draft', 'approval_lapsed', 'approved→awaiting_review',
-      'review', 'awaiting_review→approved',
-      'apply_requested', 'approved→applying', 'application', 'applying→applied',
+      'created',
+      'object_read',
+      'null→queued',
+      'queued→running',
+      'object_read',
+      'draft',
+      'running→awaiting_review',
+      'review',
+      'awaiting_review→approved',
+      'object_read',
+      'draft',
+      'approval_lapsed',
+      'approved→awaiting_review',
+      'review',
+      'awaiting_review→approved',
+      'apply_requested',
+      'approved→applying',
+      'application',
+      'applying→applied',
     ]);
-    expect(ev[0]).toMatchObject({ actor: 'agent-1', initiator: 'agent-1', idempotency_key: expect.any(String), object_ref: ref, object_version: 1 });
+    expect(ev[0]).toMatchObject({
+      actor: 'agent-1',
+      initiator: 'agent-1',
+      idempotency_key: expect.any(String),
+      object_ref: ref,
+      object_version: 1,
+    });
     expect(ev.find((e) => e.type === 'draft')).toMatchObject({ proposal_version: 1, base_version: 1, sources: [{ ref, version: 1 }] });
     expect(ev[12].cause).toMatch(/redrafted.*version 1 to 2.*approval lapsed/);
     expect(ev[13]).toMatchObject({ reviewer: 'reviewer-1', decision: 'approved', proposal_version: 2 });
@@ -374,14 +498,20 @@ describe('control additions', () => {
   it('validates bodies: objects, principals, task behaviour', async () => {
     problemOf(await ps.control('PUT', '/_control/objects/x', { body: { data: {} } }), 400, 'invalid_request');
     problemOf(await ps.control('PUT', '/_control/objects/x', { body: '{' }), 400, 'invalid_json');
-    problemOf(await ps.control('PUT', '/_control/principals', { body: { tokens: { t: { tenant: 'a', subject: 's', roles: ['admin'] } } } }), 400, 'invalid_request');
+    problemOf(
+      await ps.control('PUT', '/_control/principals', { body: { tokens: { t: { tenant: 'a', subject: 's', roles: ['admin'] } } } }),
+      400,
+      'invalid_request',
+    );
     problemOf(await ps.control('PUT', '/_control/task-behavior', { body: { outcome: 'maybe' } }), 400, 'invalid_request');
     problemOf(await ps.call('PUT', '/_control/task-behavior', { body: {} }), 401, 'unauthorized');
     expect((await ps.control('GET', '/_control/task-behavior')).json).toEqual({ draft_ms: 0, outcome: 'awaiting_review', apply: 'ok' });
   });
 
   it('principals change at run time: a new token works at once, a removed one is 401', async () => {
-    await ps.control('PUT', '/_control/principals', { body: { tokens: { 'tok-new': { tenant: 'acme', subject: 'rev-2', roles: ['reviewer'] } } } });
+    await ps.control('PUT', '/_control/principals', {
+      body: { tokens: { 'tok-new': { tenant: 'acme', subject: 'rev-2', roles: ['reviewer'] } } },
+    });
     const { id } = await awaitingTask(ps);
     expect((await review(ps, id, 'approve', 1, 'tok-new')).json.review.reviewer).toBe('rev-2');
     await ps.control('PUT', '/_control/principals', { body: { tokens: { 'tok-new': null } } });

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { applyGate, canTransition, makeDraft, mergePatch, needsRedraft, proposalSha, reviewOutcome, TASK_TRANSITIONS, type TaskRow } from '../../../src/fake-provider/tasks/index.js';
+import {
+  applyGate,
+  canTransition,
+  makeDraft,
+  mergePatch,
+  needsRedraft,
+  proposalSha,
+  reviewOutcome,
+  TASK_TRANSITIONS,
+  type TaskRow,
+} from '../../../src/fake-provider/tasks/index.js';
 import { TASK_STATES } from '../../../src/contract/index.js';
 
 const obj = { tenant: 'acme', object_ref: 'o', version: 3, data: { a: 1, b: { c: 2 } }, updated_at: 0 };
@@ -7,9 +17,26 @@ const obj = { tenant: 'acme', object_ref: 'o', version: 3, data: { a: 1, b: { c:
 function task(over: Partial<TaskRow> = {}): TaskRow {
   const made = makeDraft(obj, { changes: { a: 2 } }, 1);
   return {
-    task_id: 't', tenant: 'acme', type: 'propose_update', state: 'awaiting_review', object_ref: 'o', object_version: 3, input: { changes: { a: 2 } },
-    initiator: 'agent-1', idempotency_key: 'k', trace_id: null, behavior: { draft_ms: 0, outcome: 'awaiting_review', apply: 'ok' },
-    created_at: 0, updated_at: 0, next_step_at: null, result: made, review: null, application: null, error: null, lapse_reason: null, ...over,
+    task_id: 't',
+    tenant: 'acme',
+    type: 'propose_update',
+    state: 'awaiting_review',
+    object_ref: 'o',
+    object_version: 3,
+    input: { changes: { a: 2 } },
+    initiator: 'agent-1',
+    idempotency_key: 'k',
+    trace_id: null,
+    behavior: { draft_ms: 0, outcome: 'awaiting_review', apply: 'ok' },
+    created_at: 0,
+    updated_at: 0,
+    next_step_at: null,
+    result: made,
+    review: null,
+    application: null,
+    error: null,
+    lapse_reason: null,
+    ...over,
   };
 }
 
@@ -23,13 +50,27 @@ describe('task machine (pure)', () => {
 
   it('review order: role, own task, state, proposal version', () => {
     const rev = { tenant: 'acme', subject: 'r', roles: ['reviewer' as const] };
-    expect(reviewOutcome(task(), { ...rev, roles: ['submitter'] }, { decision: 'approve', proposal_version: 1 })).toMatchObject({ code: 'forbidden_role' });
-    expect(reviewOutcome(task(), { ...rev, subject: 'agent-1' }, { decision: 'approve', proposal_version: 1 })).toMatchObject({ code: 'self_review_forbidden' });
-    expect(reviewOutcome(task({ state: 'applied' }), rev, { decision: 'approve', proposal_version: 1 })).toMatchObject({ code: 'invalid_state' });
+    expect(reviewOutcome(task(), { ...rev, roles: ['submitter'] }, { decision: 'approve', proposal_version: 1 })).toMatchObject({
+      code: 'forbidden_role',
+    });
+    expect(reviewOutcome(task(), { ...rev, subject: 'agent-1' }, { decision: 'approve', proposal_version: 1 })).toMatchObject({
+      code: 'self_review_forbidden',
+    });
+    expect(reviewOutcome(task({ state: 'applied' }), rev, { decision: 'approve', proposal_version: 1 })).toMatchObject({
+      code: 'invalid_state',
+    });
     expect(reviewOutcome(task(), rev, { decision: 'approve', proposal_version: 2 })).toMatchObject({ code: 'stale_proposal' });
     expect(reviewOutcome(task(), rev, { decision: 'revoke', proposal_version: 1 })).toMatchObject({ code: 'invalid_state' });
-    expect(reviewOutcome(task(), rev, { decision: 'approve', proposal_version: 1 })).toEqual({ ok: true, to: 'approved', decision: 'approved' });
-    expect(reviewOutcome(task({ state: 'approved' }), rev, { decision: 'revoke', proposal_version: 1 })).toEqual({ ok: true, to: 'awaiting_review', decision: 'revoked' });
+    expect(reviewOutcome(task(), rev, { decision: 'approve', proposal_version: 1 })).toEqual({
+      ok: true,
+      to: 'approved',
+      decision: 'approved',
+    });
+    expect(reviewOutcome(task({ state: 'approved' }), rev, { decision: 'revoke', proposal_version: 1 })).toEqual({
+      ok: true,
+      to: 'awaiting_review',
+      decision: 'revoked',
+    });
   });
 
   it('apply gate: approval bound to version and SHA, approver still a reviewer, object at base_version', () => {

@@ -10,7 +10,12 @@ import { createProvider, type Provider } from '../../../src/fake-provider/index.
 type Role = 'submitter' | 'reviewer';
 const TOKENS = ['dev-token', 'dev-token-2', 'reviewer-token', 'rev-b'] as const;
 type Token = (typeof TOKENS)[number];
-const SUBJECT: Record<Token, string> = { 'dev-token': 'agent-1', 'dev-token-2': 'agent-2', 'reviewer-token': 'reviewer-1', 'rev-b': 'reviewer-2' };
+const SUBJECT: Record<Token, string> = {
+  'dev-token': 'agent-1',
+  'dev-token-2': 'agent-2',
+  'reviewer-token': 'reviewer-1',
+  'rev-b': 'reviewer-2',
+};
 const ROLE_SETS: Role[][] = [[], ['submitter'], ['reviewer'], ['submitter', 'reviewer']];
 
 type Action =
@@ -23,10 +28,22 @@ type Action =
 const token = fc.constantFrom(...TOKENS);
 const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ t: fc.constant('create' as const), by: fc.constantFrom<Token>('dev-token', 'dev-token-2') }) },
-  { weight: 4, arbitrary: fc.record({ t: fc.constant('review' as const), by: token, task: fc.nat(5), decision: fc.constantFrom('approve' as const, 'approve' as const, 'reject' as const, 'revoke' as const), stale: fc.boolean() }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      t: fc.constant('review' as const),
+      by: token,
+      task: fc.nat(5),
+      decision: fc.constantFrom('approve' as const, 'approve' as const, 'reject' as const, 'revoke' as const),
+      stale: fc.boolean(),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('roles' as const), token, roles: fc.nat(3) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('edit' as const) }) },
-  { weight: 4, arbitrary: fc.record({ t: fc.constant('apply' as const), by: token, task: fc.nat(5), reuseKey: fc.boolean(), lose: fc.boolean() }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ t: fc.constant('apply' as const), by: token, task: fc.nat(5), reuseKey: fc.boolean(), lose: fc.boolean() }),
+  },
 );
 
 interface MTask {
@@ -40,7 +57,12 @@ interface MTask {
 }
 
 class Model {
-  roles: Record<Token, Role[]> = { 'dev-token': ['submitter'], 'dev-token-2': ['submitter'], 'reviewer-token': ['reviewer'], 'rev-b': ['reviewer'] };
+  roles: Record<Token, Role[]> = {
+    'dev-token': ['submitter'],
+    'dev-token-2': ['submitter'],
+    'reviewer-token': ['reviewer'],
+    'rev-b': ['reviewer'],
+  };
   version = 1;
   edits = 0;
   applied = 0;
@@ -91,7 +113,8 @@ class Model {
     const refuse = (code: string) => ({ status: 409, code, replayed: false });
     if (t.state === 'applied') return refuse('already_applied');
     if (['rejected', 'failed', 'apply_failed'].includes(t.state)) return refuse('invalid_state');
-    if (t.state !== 'approved') return refuse(t.state === 'awaiting_review' && t.lapse === 'object_changed' ? 'stale_object_version' : 'approval_required');
+    if (t.state !== 'approved')
+      return refuse(t.state === 'awaiting_review' && t.lapse === 'object_changed' ? 'stale_object_version' : 'approval_required');
     if (!this.isReviewer(t.approver!)) {
       t.state = 'awaiting_review';
       t.approver = null;
@@ -108,14 +131,25 @@ class Model {
 }
 
 async function call(p: Provider, method: string, path: string, tok: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await p.fetch(path, { method, headers: { authorization: `Bearer ${tok}`, 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await p.fetch(path, {
+    method,
+    headers: { authorization: `Bearer ${tok}`, 'content-type': 'application/json', ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, json: text ? JSON.parse(text) : undefined, replayed: res.headers.get('idempotent-replayed') === 'true' };
 }
 
 async function runActions(actions: Action[]): Promise<void> {
   const p = createProvider({
-    tokens: { tokens: { 'dev-token': { tenant: 'acme', subject: 'agent-1', roles: ['submitter'] }, 'dev-token-2': { tenant: 'acme', subject: 'agent-2', roles: ['submitter'] }, 'reviewer-token': { tenant: 'acme', subject: 'reviewer-1', roles: ['reviewer'] }, 'rev-b': { tenant: 'acme', subject: 'reviewer-2', roles: ['reviewer'] } } },
+    tokens: {
+      tokens: {
+        'dev-token': { tenant: 'acme', subject: 'agent-1', roles: ['submitter'] },
+        'dev-token-2': { tenant: 'acme', subject: 'agent-2', roles: ['submitter'] },
+        'reviewer-token': { tenant: 'acme', subject: 'reviewer-1', roles: ['reviewer'] },
+        'rev-b': { tenant: 'acme', subject: 'reviewer-2', roles: ['reviewer'] },
+      },
+    },
   });
   const m = new Model();
   const ctl = (method: string, path: string, body?: unknown) => call(p, method, `/_control${path}`, 'control-token', body);
@@ -126,15 +160,32 @@ async function runActions(actions: Action[]): Promise<void> {
     for (const [i, a] of actions.entries()) {
       const where = `action ${i} ${JSON.stringify(a)}`;
       if (a.t === 'create') {
-        const r = await call(p, 'POST', '/v1/tasks', a.by, { type: 'propose_update', object_ref: 'obj', object_version: m.version, input: { changes: { [`k${i}`]: i } } }, { 'idempotency-key': `c${i}` });
+        const r = await call(
+          p,
+          'POST',
+          '/v1/tasks',
+          a.by,
+          { type: 'propose_update', object_ref: 'obj', object_version: m.version, input: { changes: { [`k${i}`]: i } } },
+          { 'idempotency-key': `c${i}` },
+        );
         if (!m.roles[a.by].includes('submitter')) expect(r.status, where).toBe(403);
         else {
           expect(r.status, where).toBe(202);
-          m.tasks.push({ id: r.json.task_id, initiator: SUBJECT[a.by], state: 'awaiting_review', pv: 1, base: m.version, approver: null, lapse: null });
+          m.tasks.push({
+            id: r.json.task_id,
+            initiator: SUBJECT[a.by],
+            state: 'awaiting_review',
+            pv: 1,
+            base: m.version,
+            approver: null,
+            lapse: null,
+          });
         }
       } else if (a.t === 'roles') {
         m.roles[a.token] = ROLE_SETS[a.roles]!;
-        const r = await ctl('PUT', '/principals', { tokens: { [a.token]: { tenant: 'acme', subject: SUBJECT[a.token], roles: m.roles[a.token] } } });
+        const r = await ctl('PUT', '/principals', {
+          tokens: { [a.token]: { tenant: 'acme', subject: SUBJECT[a.token], roles: m.roles[a.token] } },
+        });
         expect(r.status, where).toBe(200);
       } else if (a.t === 'edit') {
         await ctl('PUT', '/objects/obj', { tenant: 'acme', data: { n: 0, edit: i } });
@@ -161,7 +212,10 @@ async function runActions(actions: Action[]): Promise<void> {
             // The retry, same key: a replay of what happened (or the same refusal, recomputed).
             const again = m.apply(a.by, t, key);
             const r = await call(p, 'POST', `/v1/tasks/${t.id}/apply`, a.by, undefined, { 'idempotency-key': key });
-            expect({ status: r.status, code: r.json?.code ?? null, replayed: r.replayed }, `${where} (retry after the lost answer)`).toEqual(again);
+            expect(
+              { status: r.status, code: r.json?.code ?? null, replayed: r.replayed },
+              `${where} (retry after the lost answer)`,
+            ).toEqual(again);
           } else {
             const r = await call(p, 'POST', `/v1/tasks/${t.id}/apply`, a.by, undefined, { 'idempotency-key': key });
             expect({ status: r.status, code: r.json?.code ?? null, replayed: r.replayed }, where).toEqual(want);
@@ -177,7 +231,11 @@ async function runActions(actions: Action[]): Promise<void> {
     expect(version).toBe(m.version);
     for (const t of m.tasks) {
       const row = p.tasks.tasks.get(t.id)!;
-      expect({ state: row.state, pv: row.result?.proposal.proposal_version, base: row.result?.proposal.base_version }).toEqual({ state: t.state, pv: t.pv, base: t.base });
+      expect({ state: row.state, pv: row.result?.proposal.proposal_version, base: row.result?.proposal.base_version }).toEqual({
+        state: t.state,
+        pv: t.pv,
+        base: t.base,
+      });
       expect(row.application !== null).toBe(t.state === 'applied');
     }
     const appliedEntries = p.journal.all().filter((e) => e.type === 'request' && e.route === 'apply' && e.effect === 'applied');

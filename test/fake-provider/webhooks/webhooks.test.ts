@@ -58,7 +58,11 @@ afterAll(async () => {
 });
 
 async function createWithHook(url: string, token = 'dev-token') {
-  const res = await ps.call('POST', '/v1/jobs', { token, headers: { 'idempotency-key': newKey() }, body: { kind: 'report', input: {}, webhook_url: url } });
+  const res = await ps.call('POST', '/v1/jobs', {
+    token,
+    headers: { 'idempotency-key': newKey() },
+    body: { kind: 'report', input: {}, webhook_url: url },
+  });
   expect(res.status).toBe(202);
   return res.json.job_id as string;
 }
@@ -94,7 +98,9 @@ describe('webhooks', () => {
     expect((await ps.call('GET', `/v1/jobs/${jobId}`)).json).toMatchObject({ state: 'succeeded', result: done.data.result });
     // Every delivery is in the journal.
     const journal = attempts(jobId);
-    expect(journal.map((a) => [a.event_id, a.attempt, a.outcome, a.status]).sort()).toEqual(events.map((e) => [e.id, 1, 'delivered', 204]).sort());
+    expect(journal.map((a) => [a.event_id, a.attempt, a.outcome, a.status]).sort()).toEqual(
+      events.map((e) => [e.id, 1, 'delivered', 204]).sort(),
+    );
     // A wrong secret does not verify.
     expect(() => verify(rx.deliveries[0]!, 'whsec_' + Buffer.from('not the secret').toString('base64'))).toThrow();
     // Tampering with the body breaks the signature.
@@ -149,7 +155,10 @@ describe('webhooks', () => {
     for (const a of journal) byEvent.set(a.event_id, [...(byEvent.get(a.event_id) ?? []), a]);
     expect(byEvent.size).toBe(3);
     for (const [eventId, list] of byEvent) {
-      expect(list.map((a) => [a.attempt, a.outcome, a.status])).toEqual([[1, 'failed', 500], [2, 'delivered', 200]]);
+      expect(list.map((a) => [a.attempt, a.outcome, a.status])).toEqual([
+        [1, 'failed', 500],
+        [2, 'delivered', 200],
+      ]);
       // Both attempts carried the same event id and the same body.
       const bodies = rx.deliveries.filter((d) => d.headers['webhook-id'] === eventId).map((d) => d.body);
       expect(bodies).toHaveLength(2);
@@ -161,19 +170,33 @@ describe('webhooks', () => {
   it('gives up after maxAttempts on a receiver that never answers 2xx, journalling each attempt', async () => {
     const rx = await startReceiver(() => 503);
     receivers.push(rx);
-    const local = await startProviderServer({ behavior: { default: { duration_ms: 50, items: 0 } }, webhooks: { backoffMs: 10, maxAttempts: 3 } });
+    const local = await startProviderServer({
+      behavior: { default: { duration_ms: 50, items: 0 } },
+      webhooks: { backoffMs: 10, maxAttempts: 3 },
+    });
     try {
-      const res = await local.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey() }, body: { kind: 'report', input: {}, webhook_url: rx.url } });
+      const res = await local.call('POST', '/v1/jobs', {
+        headers: { 'idempotency-key': newKey() },
+        body: { kind: 'report', input: {}, webhook_url: rx.url },
+      });
       const jobId = res.json.job_id as string;
       const all = () => local.provider.journal.all().filter((e): e is WebhookEntry => e.type === 'webhook' && e.job_id === jobId);
       // Given up: both events are marked failed, so no further attempt can be scheduled.
-      const statuses = () => local.provider.core.db.prepare<[string], { status: string }>('SELECT status FROM webhook_events WHERE job_id = ?').all(jobId).map((r) => r.status);
+      const statuses = () =>
+        local.provider.core.db
+          .prepare<[string], { status: string }>('SELECT status FROM webhook_events WHERE job_id = ?')
+          .all(jobId)
+          .map((r) => r.status);
       await waitFor(() => statuses().length === 2 && statuses().every((s) => s === 'failed'), 10_000);
       await local.provider.idle();
       const entries = all();
       expect(entries).toHaveLength(6);
       for (const type of ['job.running', 'job.succeeded']) {
-        expect(entries.filter((e) => e.event_type === type).map((e) => [e.attempt, e.outcome, e.status])).toEqual([[1, 'failed', 503], [2, 'failed', 503], [3, 'failed', 503]]);
+        expect(entries.filter((e) => e.event_type === type).map((e) => [e.attempt, e.outcome, e.status])).toEqual([
+          [1, 'failed', 503],
+          [2, 'failed', 503],
+          [3, 'failed', 503],
+        ]);
       }
     } finally {
       await local.stop();
@@ -183,9 +206,15 @@ describe('webhooks', () => {
   it('journals a delivery to a closed port as a failed attempt with an error', async () => {
     const rx = await startReceiver();
     await rx.close();
-    const local = await startProviderServer({ behavior: { default: { duration_ms: 50, items: 0 } }, webhooks: { backoffMs: 10, maxAttempts: 2 } });
+    const local = await startProviderServer({
+      behavior: { default: { duration_ms: 50, items: 0 } },
+      webhooks: { backoffMs: 10, maxAttempts: 2 },
+    });
     try {
-      const res = await local.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey() }, body: { kind: 'report', input: {}, webhook_url: rx.url } });
+      const res = await local.call('POST', '/v1/jobs', {
+        headers: { 'idempotency-key': newKey() },
+        body: { kind: 'report', input: {}, webhook_url: rx.url },
+      });
       const jobId = res.json.job_id as string;
       const all = () => local.provider.journal.all().filter((e): e is WebhookEntry => e.type === 'webhook' && e.job_id === jobId);
       await waitFor(() => all().length === 4, 10_000);

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createProvider, IN_PROCESS_BASE, type Provider } from '../../../src/fake-provider/index.js';
 import { settle, VirtualClock } from '../../../src/lib/clock.js';
 import { seededIds } from '../../../src/lib/ids.js';
-import { createTaskClient, type TaskClient, } from '../../../src/reference-client/tasks/index.js';
+import { createTaskClient, type TaskClient } from '../../../src/reference-client/tasks/index.js';
 
 const CONTROL = { authorization: 'Bearer control-token', 'content-type': 'application/json' };
 
@@ -19,7 +19,11 @@ beforeEach(async () => {
   clock = new VirtualClock();
   provider = createProvider({ clock, ids: seededIds(3) });
   state = mkdtempSync(join(tmpdir(), 'jobproof-taskclient-'));
-  await provider.fetch(`${IN_PROCESS_BASE}/_control/objects/inv-1`, { method: 'PUT', headers: CONTROL, body: JSON.stringify({ tenant: 'acme', data: { amount: 1 } }) });
+  await provider.fetch(`${IN_PROCESS_BASE}/_control/objects/inv-1`, {
+    method: 'PUT',
+    headers: CONTROL,
+    body: JSON.stringify({ tenant: 'acme', data: { amount: 1 } }),
+  });
 });
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.close();
@@ -35,7 +39,10 @@ function client(fetchImpl: typeof fetch = provider.fetch): TaskClient {
 
 async function drive<T>(p: Promise<T>, untilMs = 120_000): Promise<T> {
   let done = false;
-  p.then(() => (done = true), () => (done = true));
+  p.then(
+    () => (done = true),
+    () => (done = true),
+  );
   const limit = clock.now() + untilMs;
   while (!done && clock.now() < limit) if (!(await clock.step())) await settle(10);
   return p;
@@ -44,7 +51,8 @@ async function drive<T>(p: Promise<T>, untilMs = 120_000): Promise<T> {
 async function review(taskId: string, decision = 'approve', token = 'reviewer-token'): Promise<number> {
   const t = provider.tasks.tasks.get(taskId)!;
   const res = await provider.fetch(`${IN_PROCESS_BASE}/v1/tasks/${taskId}/review`, {
-    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify({ decision, proposal_version: t.result!.proposal.proposal_version }),
   });
   return res.status;
@@ -59,8 +67,12 @@ function approveWhenAwaiting(c: TaskClient): void {
   clock.setTimeout(() => void tick(), 250);
 }
 
-const submit = (c: TaskClient) => c.submitTask({ task_op_id: 'op-1', object_ref: 'inv-1', object_version: 1, input: { changes: { status: 'paid' } } });
-const requests = (route: string) => provider.journal.all().filter((e) => e.type === 'request' && e.route === route) as Array<Extract<ReturnType<Provider['journal']['all']>[number], { type: 'request' }>>;
+const submit = (c: TaskClient) =>
+  c.submitTask({ task_op_id: 'op-1', object_ref: 'inv-1', object_version: 1, input: { changes: { status: 'paid' } } });
+const requests = (route: string) =>
+  provider.journal.all().filter((e) => e.type === 'request' && e.route === route) as Array<
+    Extract<ReturnType<Provider['journal']['all']>[number], { type: 'request' }>
+  >;
 
 describe('reference task client', () => {
   it('records the intent with a 128-bit create key before sending anything, in <state>/tasks.db (WAL); a second submit is a no-op', async () => {
@@ -99,7 +111,11 @@ describe('reference task client', () => {
   });
 
   it('honours Retry-After while the task is drafting', async () => {
-    await provider.fetch(`${IN_PROCESS_BASE}/_control/task-behavior`, { method: 'PUT', headers: CONTROL, body: JSON.stringify({ draft_ms: 6_000 }) });
+    await provider.fetch(`${IN_PROCESS_BASE}/_control/task-behavior`, {
+      method: 'PUT',
+      headers: CONTROL,
+      body: JSON.stringify({ draft_ms: 6_000 }),
+    });
     const c = client();
     await submit(c);
     approveWhenAwaiting(c);
@@ -108,7 +124,8 @@ describe('reference task client', () => {
     expect(reads.filter((e) => e.retry_after !== null).length).toBeGreaterThanOrEqual(2);
     for (let i = 1; i < reads.length; i++) {
       const prev = reads[i - 1]!;
-      if (prev.retry_after !== null) expect(Date.parse(reads[i]!.received_at) - Date.parse(prev.at)).toBeGreaterThanOrEqual(prev.retry_after * 1000);
+      if (prev.retry_after !== null)
+        expect(Date.parse(reads[i]!.received_at) - Date.parse(prev.at)).toBeGreaterThanOrEqual(prev.retry_after * 1000);
     }
   });
 
@@ -120,7 +137,10 @@ describe('reference task client', () => {
     const r = await drive(c.runTask('op-1'));
     expect(r.state).toBe('applied');
     const creates = requests('task_create');
-    expect(creates.map((e) => [e.effect, e.delivery])).toEqual([['created', 'lost'], ['replayed', 'delivered']]);
+    expect(creates.map((e) => [e.effect, e.delivery])).toEqual([
+      ['created', 'lost'],
+      ['replayed', 'delivered'],
+    ]);
     expect(new Set(creates.map((e) => e.idempotency_key)).size).toBe(1);
     expect(provider.tasks.tasks.get(r.task_id!)).toBeTruthy();
   });
@@ -148,7 +168,10 @@ describe('reference task client', () => {
     const r2 = await drive(second.runTask('op-1'));
     expect(r2.state).toBe('applied');
     expect(r2.apply_key).toBe(key);
-    expect(requests('apply').map((e) => [e.idempotency_key, e.effect])).toEqual([[key, 'applied'], [key, 'replayed']]);
+    expect(requests('apply').map((e) => [e.idempotency_key, e.effect])).toEqual([
+      [key, 'applied'],
+      [key, 'replayed'],
+    ]);
     expect(provider.tasks.objects.get('acme', 'inv-1')!.version).toBe(2);
   });
 
@@ -157,7 +180,10 @@ describe('reference task client', () => {
     const c = client((async (input: RequestInfo | URL, init?: RequestInit) => {
       if (String(input).endsWith('/apply') && !raced) {
         raced = true;
-        await provider.fetch(input, { method: 'POST', headers: { authorization: 'Bearer dev-token-2', 'idempotency-key': 'other-submitter-key-0001' } });
+        await provider.fetch(input, {
+          method: 'POST',
+          headers: { authorization: 'Bearer dev-token-2', 'idempotency-key': 'other-submitter-key-0001' },
+        });
       }
       return provider.fetch(input, init);
     }) as typeof fetch);
@@ -185,12 +211,20 @@ describe('reference task client', () => {
   });
 
   it('apply behaviour fail → apply_failed; draft failure → failed', async () => {
-    await provider.fetch(`${IN_PROCESS_BASE}/_control/task-behavior`, { method: 'PUT', headers: CONTROL, body: JSON.stringify({ apply: 'fail' }) });
+    await provider.fetch(`${IN_PROCESS_BASE}/_control/task-behavior`, {
+      method: 'PUT',
+      headers: CONTROL,
+      body: JSON.stringify({ apply: 'fail' }),
+    });
     const c = client();
     await submit(c);
     approveWhenAwaiting(c);
     expect((await drive(c.runTask('op-1'))).state).toBe('apply_failed');
-    await provider.fetch(`${IN_PROCESS_BASE}/_control/task-behavior`, { method: 'PUT', headers: CONTROL, body: JSON.stringify({ outcome: 'failed' }) });
+    await provider.fetch(`${IN_PROCESS_BASE}/_control/task-behavior`, {
+      method: 'PUT',
+      headers: CONTROL,
+      body: JSON.stringify({ outcome: 'failed' }),
+    });
     await c.submitTask({ task_op_id: 'op-2', object_ref: 'inv-1', object_version: 1, input: { changes: { x: 1 } } });
     expect((await drive(c.runTask('op-2'))).state).toBe('failed');
   });

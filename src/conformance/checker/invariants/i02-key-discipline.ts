@@ -18,14 +18,22 @@ export const i02KeyDiscipline: InvariantCheck = {
       const otherKeys = op.creates.filter((c) => normKey(c.idempotency_key) !== key);
       if (otherKeys.length) {
         failures.push(
-          failure(op.id, `${op.id}'s creates carried keys other than ${key} (${otherKeys.map((c) => `#${c.seq}: ${c.idempotency_key ?? 'none'}`).join(', ')}); store the key with the operation before the first attempt and reuse it`, op.creates.map((c) => c.seq)),
+          failure(
+            op.id,
+            `${op.id}'s creates carried keys other than ${key} (${otherKeys.map((c) => `#${c.seq}: ${c.idempotency_key ?? 'none'}`).join(', ')}); store the key with the operation before the first attempt and reuse it`,
+            op.creates.map((c) => c.seq),
+          ),
         );
       }
       const prints = new Set(op.creates.filter((c) => c.fingerprint !== null).map((c) => c.fingerprint));
       const reused = op.creates.filter((c) => c.code === 'idempotency_key_reused');
       if (prints.size > 1 || reused.length) {
         failures.push(
-          failure(op.id, `${op.id} sent different create bodies under one key (${prints.size} fingerprints${reused.length ? `, 422 idempotency_key_reused at #${reused.map((c) => c.seq).join(', #')}` : ''}); persist the exact body with the key and resend it byte for byte`, op.creates.map((c) => c.seq)),
+          failure(
+            op.id,
+            `${op.id} sent different create bodies under one key (${prints.size} fingerprints${reused.length ? `, 422 idempotency_key_reused at #${reused.map((c) => c.seq).join(', #')}` : ''}); persist the exact body with the key and resend it byte for byte`,
+            op.creates.map((c) => c.seq),
+          ),
         );
       }
       failures.push(...changedNotRefused(op));
@@ -44,7 +52,13 @@ export const i02KeyDiscipline: InvariantCheck = {
           ? requestBody(first.submission) !== requestBody(op.submission)
           : first.record?.request_fingerprint !== op.record?.request_fingerprint;
       if (differ) {
-        failures.push(failure(op.id, `${op.id} and ${first.id} carry different requests but share the key ${op.key}; give every operation its own key`, op.creates.map((c) => c.seq)));
+        failures.push(
+          failure(
+            op.id,
+            `${op.id} and ${first.id} carry different requests but share the key ${op.key}; give every operation its own key`,
+            op.creates.map((c) => c.seq),
+          ),
+        );
       }
     }
     return { applicable: ops.length > 0, failures };
@@ -55,7 +69,12 @@ function changedNotRefused(op: CheckContext['operations'][number]): Failure[] {
   return op.changedSubmissions
     .filter((s) => s.exit_code !== 3)
     .map((s) =>
-      failure(op.id, `submit of ${op.id} with a changed request exited ${s.exit_code ?? 'unknown'} instead of 3; a changed request is a new operation with a new id and key`, [], op.record?.history ?? []),
+      failure(
+        op.id,
+        `submit of ${op.id} with a changed request exited ${s.exit_code ?? 'unknown'} instead of 3; a changed request is a new operation with a new id and key`,
+        [],
+        op.record?.history ?? [],
+      ),
     );
 }
 

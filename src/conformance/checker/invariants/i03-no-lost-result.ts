@@ -23,7 +23,9 @@ function expectedDigests(ctx: CheckContext, op: OperationView, job: string): str
     const d = ctx.providerJob(job)?.result?.sha256;
     return d === undefined ? [] : [d];
   }
-  return op.requests.filter((r) => r.job_id === job && r.effect === 'results_served' && r.served_sha256 && delivered(r)).map((r) => r.served_sha256!);
+  return op.requests
+    .filter((r) => r.job_id === job && r.effect === 'results_served' && r.served_sha256 && delivered(r))
+    .map((r) => r.served_sha256!);
 }
 
 export const i03NoLostResult: InvariantCheck = {
@@ -43,11 +45,15 @@ export const i03NoLostResult: InvariantCheck = {
       });
       const collectable = succeeded.filter((j) => {
         const b = ctx.providerJob(j)?.behavior;
-        const resultsLost = op.requests.some((r) => r.job_id === j && r.effect === 'results_served' && (!delivered(r) || r.status !== 200)) && b?.one_shot_results !== false;
+        const resultsLost =
+          op.requests.some((r) => r.job_id === j && r.effect === 'results_served' && (!delivered(r) || r.status !== 200)) &&
+          b?.one_shot_results !== false;
         // The client tried to read the job's end in time but not one read got an answer through (all lost or
         // refused): it could not know. A client that never tried is not excused.
         const finalAt = ctx.jobFacts(j)!.final!.at;
-        const reads = op.requests.filter((r) => (r.route === 'list' || (r.route === 'status' && r.job_id === j)) && sentAt(r) <= deadline && ms(r.at) >= finalAt);
+        const reads = op.requests.filter(
+          (r) => (r.route === 'list' || (r.route === 'status' && r.job_id === j)) && sentAt(r) <= deadline && ms(r.at) >= finalAt,
+        );
         const blind = reads.length > 0 && !reads.some((r) => delivered(r) && r.status === 200);
         // No worker ran (all killed or paused) from the job's end until too close to the deadline: nobody could collect.
         if (firstRunningAtOrAfter(ctx.evidence.harness, finalAt) > deadline - ctx.options.deadline_grace_ms) return false;
@@ -57,7 +63,10 @@ export const i03NoLostResult: InvariantCheck = {
       if (collectable.length === 0) continue;
       applicable = true;
       const job = collectable.includes(mainJob(op) ?? '') ? mainJob(op)! : collectable[0]!;
-      const seqs = [ctx.jobFacts(job)!.final!.seq, ...op.requests.filter((r) => r.job_id === job && r.route === 'results').map((r) => r.seq)];
+      const seqs = [
+        ctx.jobFacts(job)!.final!.seq,
+        ...op.requests.filter((r) => r.job_id === job && r.route === 'results').map((r) => r.seq),
+      ];
       const history = op.record?.history ?? [];
       const state = op.record?.state ?? 'no record';
       // After a cancel intent, which final state is honest is I5's question (it may stop at the cancel deadline).
@@ -69,7 +78,12 @@ export const i03NoLostResult: InvariantCheck = {
       if (state === 'result_unavailable' && !resultsReached) continue;
       if (state !== 'succeeded') {
         failures.push(
-          failure(op.id, `${op.id}: job ${job} succeeded at ${iso(ctx.jobFacts(job)!.final!.at)}, before the result deadline ${iso(deadline)}, with valid results, but the operation is ${state}; keep observing until the job is final and fetch its results`, seqs, history),
+          failure(
+            op.id,
+            `${op.id}: job ${job} succeeded at ${iso(ctx.jobFacts(job)!.final!.at)}, before the result deadline ${iso(deadline)}, with valid results, but the operation is ${state}; keep observing until the job is final and fetch its results`,
+            seqs,
+            history,
+          ),
         );
         continue;
       }
@@ -77,7 +91,14 @@ export const i03NoLostResult: InvariantCheck = {
       const got = op.record?.result?.sha256;
       const digests = collectable.flatMap((j) => expectedDigests(ctx, op, j));
       if (want !== undefined && !digests.includes(got ?? '')) {
-        failures.push(failure(op.id, `${op.id} succeeded with result.sha256 ${got ?? 'missing'} but the provider's job ${job} has ${want}${ctx.dialect === 'native' ? '' : ' (the SHA-256 of the results body it served)'}; record the digest of the verified body`, seqs, history));
+        failures.push(
+          failure(
+            op.id,
+            `${op.id} succeeded with result.sha256 ${got ?? 'missing'} but the provider's job ${job} has ${want}${ctx.dialect === 'native' ? '' : ' (the SHA-256 of the results body it served)'}; record the digest of the verified body`,
+            seqs,
+            history,
+          ),
+        );
       }
     }
     return { applicable, failures };

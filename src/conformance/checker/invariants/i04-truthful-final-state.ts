@@ -15,16 +15,34 @@ function unbacked(ctx: CheckContext, op: OperationView, at: number): { why: stri
 
   const unknown = jobs.filter((j) => (jobKnownAt(ctx, op, j) ?? Infinity) > at + tol);
   if (unknown.length && state !== 'needs_attention') {
-    return { why: `ended ${state} while job ${unknown.join(', ')} existed at the provider unknown to it (create answer lost, never reconciled); find the job (${ctx.dialect === 'native' ? 'GET /v1/jobs?idempotency_key=' : 'list the batches'}) before any final state`, seqs: op.creates.map((c) => c.seq) };
+    return {
+      why: `ended ${state} while job ${unknown.join(', ')} existed at the provider unknown to it (create answer lost, never reconciled); find the job (${ctx.dialect === 'native' ? 'GET /v1/jobs?idempotency_key=' : 'list the batches'}) before any final state`,
+      seqs: op.creates.map((c) => c.seq),
+    };
   }
   const named = op.record!.remote_job_id;
   if (named && jobs.length && !jobs.includes(named) && state !== 'needs_attention') {
-    return { why: `ended ${state} naming job ${named}, which none of its creates created (its jobs: ${jobs.join(', ')})`, seqs: op.creates.map((c) => c.seq) };
+    return {
+      why: `ended ${state} naming job ${named}, which none of its creates created (its jobs: ${jobs.join(', ')})`,
+      seqs: op.creates.map((c) => c.seq),
+    };
   }
   switch (state) {
     case 'succeeded': {
-      const fetch = op.requests.find((r) => r.effect === 'results_served' && r.status === 200 && delivered(r) && byThen(r) && ctx.jobFacts(r.job_id ?? '')?.final?.state === 'succeeded');
-      return fetch ? null : { why: 'ended succeeded without a delivered results fetch of a succeeded job before it', seqs: op.requests.filter((r) => r.route === 'results').map((r) => r.seq) };
+      const fetch = op.requests.find(
+        (r) =>
+          r.effect === 'results_served' &&
+          r.status === 200 &&
+          delivered(r) &&
+          byThen(r) &&
+          ctx.jobFacts(r.job_id ?? '')?.final?.state === 'succeeded',
+      );
+      return fetch
+        ? null
+        : {
+            why: 'ended succeeded without a delivered results fetch of a succeeded job before it',
+            seqs: op.requests.filter((r) => r.route === 'results').map((r) => r.seq),
+          };
     }
     case 'cancelled': {
       const notCancelled = jobs.filter((j) => {
@@ -33,18 +51,32 @@ function unbacked(ctx: CheckContext, op: OperationView, at: number): { why: stri
       });
       if (!notCancelled.length) return null;
       const f = ctx.jobFacts(notCancelled[0]!)?.final;
-      return { why: `ended cancelled but job ${notCancelled[0]} was ${f ? `${f.state} (at ${iso(f.at)})` : 'not final'} at that time; only a provider state cancelled means cancelled`, seqs: f ? [f.seq] : [] };
+      return {
+        why: `ended cancelled but job ${notCancelled[0]} was ${f ? `${f.state} (at ${iso(f.at)})` : 'not final'} at that time; only a provider state cancelled means cancelled`,
+        seqs: f ? [f.seq] : [],
+      };
     }
     case 'failed': {
       if (!jobs.length) return null; // no job exists: saying the operation failed claims nothing false about one
       const said =
-        op.requests.find((r) => delivered(r) && byThen(r) && jobs.some((j) => shownStates(r, j).some((st) => st === 'failed' || st === 'expired'))) ??
-        jobs.flatMap((j) => ctx.jobFacts(j)?.webhooks ?? []).find((w) => w.outcome === 'delivered' && ms(w.at) <= at + tol && /^job\.(failed|expired)$/.test(w.event_type));
-      return said ? null : { why: `ended failed but the provider never told it job ${jobs.join(', ')} failed`, seqs: jobs.flatMap((j) => (ctx.jobFacts(j)?.final ? [ctx.jobFacts(j)!.final!.seq] : [])) };
+        op.requests.find(
+          (r) => delivered(r) && byThen(r) && jobs.some((j) => shownStates(r, j).some((st) => st === 'failed' || st === 'expired')),
+        ) ??
+        jobs
+          .flatMap((j) => ctx.jobFacts(j)?.webhooks ?? [])
+          .find((w) => w.outcome === 'delivered' && ms(w.at) <= at + tol && /^job\.(failed|expired)$/.test(w.event_type));
+      return said
+        ? null
+        : {
+            why: `ended failed but the provider never told it job ${jobs.join(', ')} failed`,
+            seqs: jobs.flatMap((j) => (ctx.jobFacts(j)?.final ? [ctx.jobFacts(j)!.final!.seq] : [])),
+          };
     }
     case 'result_unavailable':
     case 'result_validation_failed':
-      return jobs.some((j) => ctx.jobFacts(j)?.final?.state === 'succeeded') ? null : { why: `ended ${state} but no job of it succeeded at the provider`, seqs: [] };
+      return jobs.some((j) => ctx.jobFacts(j)?.final?.state === 'succeeded')
+        ? null
+        : { why: `ended ${state} but no job of it succeeded at the provider`, seqs: [] };
     case 'cancellation_unconfirmed':
       return op.cancelIntents.length ? null : { why: 'ended cancellation_unconfirmed without any cancel intent', seqs: [] };
     default:

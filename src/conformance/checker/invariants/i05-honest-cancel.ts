@@ -1,5 +1,15 @@
 import { mainJob, type InvariantCheck } from '../context.js';
-import { delivered, describeRequest, failure, finalEntry, iso, ms, statesReporting, TERMINAL_ANSWER_STATES, reachedALiveWorker } from '../helpers.js';
+import {
+  delivered,
+  describeRequest,
+  failure,
+  finalEntry,
+  iso,
+  ms,
+  statesReporting,
+  TERMINAL_ANSWER_STATES,
+  reachedALiveWorker,
+} from '../helpers.js';
 import type { Failure } from '../verdict.js';
 
 /**
@@ -28,7 +38,14 @@ export const i05HonestCancel: InvariantCheck = {
       const seqs = [...op.requests.filter((r) => r.route === 'cancel').map((r) => r.seq), ...(jobFinal ? [jobFinal.seq] : [])];
       if (!entry) {
         if (ctx.journal.endAt > deadline + ctx.options.deadline_grace_ms) {
-          failures.push(failure(op.id, `${op.id} is still ${op.record?.state ?? 'without record'} after the cancel deadline ${iso(deadline)}; end in cancellation_unconfirmed when the provider does not confirm in time`, seqs, history));
+          failures.push(
+            failure(
+              op.id,
+              `${op.id} is still ${op.record?.state ?? 'without record'} after the cancel deadline ${iso(deadline)}; end in cancellation_unconfirmed when the provider does not confirm in time`,
+              seqs,
+              history,
+            ),
+          );
         }
         continue;
       }
@@ -48,15 +65,43 @@ export const i05HonestCancel: InvariantCheck = {
             reachedALiveWorker(r, ctx.journal.requests, ctx.evidence.harness),
         );
         if (told) {
-          failures.push(failure(op.id, `${op.id} ended ${state} although ${describeRequest(told)} had told it job ${job} was ${told.job_state}; report what happened`, [...seqs, told.seq], [entry]));
+          failures.push(
+            failure(
+              op.id,
+              `${op.id} ended ${state} although ${describeRequest(told)} had told it job ${job} was ${told.job_state}; report what happened`,
+              [...seqs, told.seq],
+              [entry],
+            ),
+          );
         } else if (at < giveUpFrom - tol) {
-          failures.push(failure(op.id, `${op.id} gave up at ${entry.at}, before the cancel deadline ${iso(giveUpFrom)}, while job ${job} was not final; keep observing until the deadline`, seqs, [entry]));
+          failures.push(
+            failure(
+              op.id,
+              `${op.id} gave up at ${entry.at}, before the cancel deadline ${iso(giveUpFrom)}, while job ${job} was not final; keep observing until the deadline`,
+              seqs,
+              [entry],
+            ),
+          );
         }
       } else if (state !== 'needs_attention') {
         if (!jobFinal || jobFinal.at > at + tol) {
-          failures.push(failure(op.id, `${op.id} ended ${state} at ${entry.at} while job ${job} was not final${jobFinal ? ` (it ended ${jobFinal.state} at ${iso(jobFinal.at)})` : ''}; report cancellation_unconfirmed when the cancel is not confirmed`, seqs, [entry]));
+          failures.push(
+            failure(
+              op.id,
+              `${op.id} ended ${state} at ${entry.at} while job ${job} was not final${jobFinal ? ` (it ended ${jobFinal.state} at ${iso(jobFinal.at)})` : ''}; report cancellation_unconfirmed when the cancel is not confirmed`,
+              seqs,
+              [entry],
+            ),
+          );
         } else if (!statesReporting(jobFinal.state).includes(state)) {
-          failures.push(failure(op.id, `${op.id} ended ${state} but its job ${job} had ended ${jobFinal.state}; a lost cancel race is reported as what happened`, seqs, [entry]));
+          failures.push(
+            failure(
+              op.id,
+              `${op.id} ended ${state} but its job ${job} had ended ${jobFinal.state}; a lost cancel race is reported as what happened`,
+              seqs,
+              [entry],
+            ),
+          );
         }
       }
     }

@@ -12,7 +12,9 @@ function ambiguous(ctx: CheckContext, prev: RequestEntry, next: RequestEntry): b
   if (prev.status === 409 && prev.code === 'idempotency_request_in_progress') return true;
   return (
     next.worker_id !== prev.worker_id &&
-    ctx.evidence.harness.some((h) => h.type === 'kill' && h.worker_id === prev.worker_id && ms(h.at) >= ms(prev.at) && ms(h.at) <= ms(next.at))
+    ctx.evidence.harness.some(
+      (h) => h.type === 'kill' && h.worker_id === prev.worker_id && ms(h.at) >= ms(prev.at) && ms(h.at) <= ms(next.at),
+    )
   );
 }
 
@@ -25,14 +27,25 @@ export const i06OneCancel: InvariantCheck = {
     for (const op of ops) {
       const cancels = op.requests.filter((r) => r.route === 'cancel');
       if (cancels.length && !op.cancelIntents.length) {
-        failures.push(failure(op.id, `${op.id} sent cancel ${describeRequest(cancels[0]!)} although nobody asked to cancel it`, cancels.map((c) => c.seq)));
+        failures.push(
+          failure(
+            op.id,
+            `${op.id} sent cancel ${describeRequest(cancels[0]!)} although nobody asked to cancel it`,
+            cancels.map((c) => c.seq),
+          ),
+        );
         continue;
       }
       cancels.forEach((c, i) => {
         const prev = cancels[i - 1];
         if (prev && !ambiguous(ctx, prev, c)) {
           failures.push(
-            failure(op.id, `${op.id} sent cancel again (${describeRequest(c)}) after ${describeRequest(prev)} had been answered; send a cancel once, by the lease owner, and repeat it only after an ambiguous failure`, [prev.seq, c.seq], op.record?.history ?? []),
+            failure(
+              op.id,
+              `${op.id} sent cancel again (${describeRequest(c)}) after ${describeRequest(prev)} had been answered; send a cancel once, by the lease owner, and repeat it only after an ambiguous failure`,
+              [prev.seq, c.seq],
+              op.record?.history ?? [],
+            ),
           );
         }
       });

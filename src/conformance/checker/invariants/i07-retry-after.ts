@@ -21,11 +21,21 @@ export const i07RetryAfter: InvariantCheck = {
         applicable = true;
         const until = ms(r.at) + r.retry_after * 1000;
         const early = op.requests.find(
-          (q) => q.seq > r.seq && q.worker_id === r.worker_id && sendTimeKnown(q) && sentAt(q) >= ms(r.at) && sentAt(q) < until - ctx.options.retry_after_tolerance_ms,
+          (q) =>
+            q.seq > r.seq &&
+            q.worker_id === r.worker_id &&
+            sendTimeKnown(q) &&
+            sentAt(q) >= ms(r.at) &&
+            sentAt(q) < until - ctx.options.retry_after_tolerance_ms,
         );
         if (early) {
           failures.push(
-            failure(op.id, `${op.id} sent ${describeRequest(early)} at ${early.at}, ${ms(early.at) - ms(r.at)} ms after ${describeRequest(r)} said Retry-After: ${r.retry_after} (wait until ${iso(until)})`, [r.seq, early.seq], op.record?.history ?? []),
+            failure(
+              op.id,
+              `${op.id} sent ${describeRequest(early)} at ${early.at}, ${ms(early.at) - ms(r.at)} ms after ${describeRequest(r)} said Retry-After: ${r.retry_after} (wait until ${iso(until)})`,
+              [r.seq, early.seq],
+              op.record?.history ?? [],
+            ),
           );
         }
       }

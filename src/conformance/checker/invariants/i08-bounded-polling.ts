@@ -45,10 +45,17 @@ export const i08BoundedPolling: InvariantCheck = {
         const webhooks = (facts?.webhooks ?? []).filter((w) => w.outcome === 'delivered').length;
         const advised = polls.filter((p) => p.status === 200 && delivered(p) && (p.retry_after ?? 0) > 0).map((p) => p.retry_after! * 1000);
         const cap = Math.min(ctx.options.poll_cap_ms, ...advised);
-        const budget = backoffPolls(span, { poll_base_ms: Math.min(ctx.options.poll_base_ms, cap), poll_cap_ms: cap }) * owners + webhooks + ctx.options.poll_slack;
+        const budget =
+          backoffPolls(span, { poll_base_ms: Math.min(ctx.options.poll_base_ms, cap), poll_cap_ms: cap }) * owners +
+          webhooks +
+          ctx.options.poll_slack;
         if (polls.length > budget) {
           failures.push(
-            failure(op.id, `${op.id} polled job ${job} ${polls.length} times in ${span} ms; the budget is ${budget} (backoff from ${ctx.options.poll_base_ms} ms doubling to ${cap} ms, ${owners} worker(s), ${webhooks} webhook(s), slack ${ctx.options.poll_slack}): back off between polls`, polls.map((p) => p.seq)),
+            failure(
+              op.id,
+              `${op.id} polled job ${job} ${polls.length} times in ${span} ms; the budget is ${budget} (backoff from ${ctx.options.poll_base_ms} ms doubling to ${cap} ms, ${owners} worker(s), ${webhooks} webhook(s), slack ${ctx.options.poll_slack}): back off between polls`,
+              polls.map((p) => p.seq),
+            ),
           );
         }
       }

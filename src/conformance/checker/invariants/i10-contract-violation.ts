@@ -22,17 +22,38 @@ export const i10ContractViolation: InvariantCheck = {
       const history = op.record?.history ?? [];
       const entry = history.find((h) => h.to === 'needs_attention');
       if (op.record?.state !== 'needs_attention' || !entry) {
-        failures.push(failure(op.id, `${op.id}: ${what} ${describeRequest(foreign)} answered job ${foreign.job_id}, which its key never created (${op.jobIds.join(', ') || 'none'}), yet it is ${op.record?.state ?? 'without record'}; check a replay against GET /v1/jobs?idempotency_key= and stop in needs_attention`, [foreign.seq, ...op.creates.filter((c) => c.effect === 'created').map((c) => c.seq)], history));
+        failures.push(
+          failure(
+            op.id,
+            `${op.id}: ${what} ${describeRequest(foreign)} answered job ${foreign.job_id}, which its key never created (${op.jobIds.join(', ') || 'none'}), yet it is ${op.record?.state ?? 'without record'}; check a replay against GET /v1/jobs?idempotency_key= and stop in needs_attention`,
+            [foreign.seq, ...op.creates.filter((c) => c.effect === 'created').map((c) => c.seq)],
+            history,
+          ),
+        );
         continue;
       }
       const text = JSON.stringify(history);
       const missing = [foreign.job_id!, ...op.jobIds].filter((id) => !text.includes(id));
       if (missing.length) {
-        failures.push(failure(op.id, `${op.id} is in needs_attention but its history does not name ${missing.join(' and ')}; keep both answers in the history`, [foreign.seq], [entry]));
+        failures.push(
+          failure(
+            op.id,
+            `${op.id} is in needs_attention but its history does not name ${missing.join(' and ')}; keep both answers in the history`,
+            [foreign.seq],
+            [entry],
+          ),
+        );
       }
       const after = op.requests.filter((r) => sendTimeKnown(r) && sentAt(r) > ms(entry.at) + ctx.options.clock_tolerance_ms);
       if (after.length) {
-        failures.push(failure(op.id, `${op.id} made ${after.length} call(s) after needs_attention (first: ${describeRequest(after[0]!)}); make no further calls for it`, after.map((r) => r.seq), [entry]));
+        failures.push(
+          failure(
+            op.id,
+            `${op.id} made ${after.length} call(s) after needs_attention (first: ${describeRequest(after[0]!)}); make no further calls for it`,
+            after.map((r) => r.seq),
+            [entry],
+          ),
+        );
       }
     }
     return { applicable: ops.length > 0, failures };

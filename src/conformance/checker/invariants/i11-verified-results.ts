@@ -24,10 +24,26 @@ export const i11VerifiedResults: InvariantCheck = {
         const seqs = op.requests.filter((r) => r.job_id === job && r.route === 'results').map((r) => r.seq);
         const entry = record.history.filter((h) => h.to === 'succeeded');
         if (corrupt) {
-          const what = snap!.behavior!.corrupt_digest ? 'a body that does not match its digest' : 'an error row the job does not account for';
-          failures.push(failure(op.id, `${op.id} ended succeeded although job ${job} served ${what}; verify Content-Digest, result.sha256 and every row before succeeding`, seqs, entry));
+          const what = snap!.behavior!.corrupt_digest
+            ? 'a body that does not match its digest'
+            : 'an error row the job does not account for';
+          failures.push(
+            failure(
+              op.id,
+              `${op.id} ended succeeded although job ${job} served ${what}; verify Content-Digest, result.sha256 and every row before succeeding`,
+              seqs,
+              entry,
+            ),
+          );
         } else if (record.result?.items_failed !== snap!.result!.items_failed || record.result?.items_total !== snap!.result!.items_total) {
-          failures.push(failure(op.id, `${op.id} reports items ${record.result?.items_failed ?? '?'} failed of ${record.result?.items_total ?? '?'}, the provider ${snap!.result!.items_failed} of ${snap!.result!.items_total}; report a partial batch's failed items`, seqs, entry));
+          failures.push(
+            failure(
+              op.id,
+              `${op.id} reports items ${record.result?.items_failed ?? '?'} failed of ${record.result?.items_total ?? '?'}, the provider ${snap!.result!.items_failed} of ${snap!.result!.items_total}; report a partial batch's failed items`,
+              seqs,
+              entry,
+            ),
+          );
         }
       }
     }

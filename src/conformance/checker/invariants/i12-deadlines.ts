@@ -13,13 +13,22 @@ export const i12Deadlines: InvariantCheck = {
   judge(ctx) {
     const failures: Failure[] = [];
     const { clock_tolerance_ms: tol, deadline_grace_ms: grace } = ctx.options;
-    const ops = ctx.operations.filter((op): op is OperationView & { submission: NonNullable<OperationView['submission']> } => op.submission !== undefined && op.creates.length > 0);
+    const ops = ctx.operations.filter(
+      (op): op is OperationView & { submission: NonNullable<OperationView['submission']> } =>
+        op.submission !== undefined && op.creates.length > 0,
+    );
     for (const op of ops) {
       const t0 = ms(op.submission.submitted_at);
       const createBy = t0 + op.submission.request.create_deadline_ms;
       const late = op.creates.filter((c) => sendTimeKnown(c) && sentAt(c) > createBy + tol);
       if (late.length) {
-        failures.push(failure(op.id, `${op.id} sent create ${describeRequest(late[0]!)} after its create deadline ${iso(createBy)}; give up creating at the deadline (and never create a second job)`, late.map((c) => c.seq)));
+        failures.push(
+          failure(
+            op.id,
+            `${op.id} sent create ${describeRequest(late[0]!)} after its create deadline ${iso(createBy)}; give up creating at the deadline (and never create a second job)`,
+            late.map((c) => c.seq),
+          ),
+        );
       }
       const resultBy = t0 + op.submission.request.result_deadline_ms;
       // With a cancel asked while the operation was still open, the cancel deadline governs (the protocol has no
@@ -34,11 +43,26 @@ export const i12Deadlines: InvariantCheck = {
       const history = op.record?.history ?? [];
       if (op.jobIds.length && !jobFinalBy && !(entry && ms(entry.at) < resultBy && entry.to !== 'result_timed_out')) {
         if (!entry) {
-          if (ctx.journal.endAt > actBy) failures.push(failure(op.id, `${op.id} is still ${op.record?.state ?? 'without record'} after its result deadline ${iso(resultBy)}; end in result_timed_out and stop polling`, [], history));
+          if (ctx.journal.endAt > actBy)
+            failures.push(
+              failure(
+                op.id,
+                `${op.id} is still ${op.record?.state ?? 'without record'} after its result deadline ${iso(resultBy)}; end in result_timed_out and stop polling`,
+                [],
+                history,
+              ),
+            );
         } else if (entry.to === 'result_timed_out' && ms(entry.at) < resultBy - tol) {
           failures.push(failure(op.id, `${op.id} timed out at ${entry.at}, before its result deadline ${iso(resultBy)}`, [], [entry]));
         } else if (ms(entry.at) > actBy) {
-          failures.push(failure(op.id, `${op.id} ended ${entry.to} at ${entry.at}, more than ${grace} ms after its result deadline ${iso(resultBy)}; wake up for the deadline`, [], [entry]));
+          failures.push(
+            failure(
+              op.id,
+              `${op.id} ended ${entry.to} at ${entry.at}, more than ${grace} ms after its result deadline ${iso(resultBy)}; wake up for the deadline`,
+              [],
+              [entry],
+            ),
+          );
         }
       }
       // After result_timed_out (or the deadline plus grace, for a job never final), automatic polling stops.
@@ -46,7 +70,14 @@ export const i12Deadlines: InvariantCheck = {
       const stopAt = timedOut ? ms(timedOut.at) + tol : !jobFinalBy && op.jobIds.length ? actBy : Infinity;
       const polls = op.requests.filter((r) => (r.route === 'status' || r.route === 'results') && sentAt(r) > stopAt);
       if (polls.length) {
-        failures.push(failure(op.id, `${op.id} kept polling after its result deadline (${polls.length} request(s), first ${describeRequest(polls[0]!)})`, polls.map((r) => r.seq), timedOut ? [timedOut] : []));
+        failures.push(
+          failure(
+            op.id,
+            `${op.id} kept polling after its result deadline (${polls.length} request(s), first ${describeRequest(polls[0]!)})`,
+            polls.map((r) => r.seq),
+            timedOut ? [timedOut] : [],
+          ),
+        );
       }
     }
     return { applicable: ops.length > 0, failures };

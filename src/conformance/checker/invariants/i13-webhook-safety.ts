@@ -26,7 +26,12 @@ export const i13WebhookSafety: InvariantCheck = {
         const hooks = facts.webhooks.map((w) => w.seq);
         const fetches = op.requests.filter((r) => r.job_id === job && r.effect === 'results_served' && r.status === 200 && delivered(r));
         if (fetches.length > 1) {
-          failures.push(failure(op.id, `${op.id} fetched job ${job}'s results ${fetches.length} times; fetch once, whatever the webhooks say`, [...fetches.map((r) => r.seq), ...hooks]));
+          failures.push(
+            failure(op.id, `${op.id} fetched job ${job}'s results ${fetches.length} times; fetch once, whatever the webhooks say`, [
+              ...fetches.map((r) => r.seq),
+              ...hooks,
+            ]),
+          );
         }
         const history = op.record?.history ?? [];
         const acted = history.find((h) => AFTER_JOB_END.has(h.to));
@@ -38,15 +43,42 @@ export const i13WebhookSafety: InvariantCheck = {
               shownStates(r, job).some((st) => TERMINAL_ANSWER_STATES.includes(st as (typeof TERMINAL_ANSWER_STATES)[number])) &&
               ms(r.at) <= ms(acted.at) + tol,
           );
-          if (!read) failures.push(failure(op.id, `${op.id} moved to ${acted.to} at ${acted.at} without a status read showing job ${job} final; a webhook is a hint, confirm it with GET /v1/jobs/${job}`, hooks, [acted]));
+          if (!read)
+            failures.push(
+              failure(
+                op.id,
+                `${op.id} moved to ${acted.to} at ${acted.at} without a status read showing job ${job} final; a webhook is a hint, confirm it with GET /v1/jobs/${job}`,
+                hooks,
+                [acted],
+              ),
+            );
         }
         const state = op.record?.state;
-        if (facts.final && state && ['succeeded', 'failed', 'cancelled'].includes(state) && !statesReporting(facts.final.state).includes(state)) {
-          failures.push(failure(op.id, `${op.id} ended ${state} but job ${job} ended ${facts.final.state}; a late or out-of-order webhook must not change the outcome`, [facts.final.seq, ...hooks], history.slice(-1)));
+        if (
+          facts.final &&
+          state &&
+          ['succeeded', 'failed', 'cancelled'].includes(state) &&
+          !statesReporting(facts.final.state).includes(state)
+        ) {
+          failures.push(
+            failure(
+              op.id,
+              `${op.id} ended ${state} but job ${job} ended ${facts.final.state}; a late or out-of-order webhook must not change the outcome`,
+              [facts.final.seq, ...hooks],
+              history.slice(-1),
+            ),
+          );
         }
         const waitedOut = facts.final && ctx.journal.endAt > facts.final.at + ctx.options.poll_cap_ms + ctx.options.deadline_grace_ms;
         if (waitedOut && !isFinal(op.record)) {
-          failures.push(failure(op.id, `${op.id} is still ${state ?? 'without record'} although job ${job} ended ${facts.final!.state} at ${iso(facts.final!.at)}; keep polling, webhooks can be missing`, [facts.final!.seq, ...hooks], history.slice(-1)));
+          failures.push(
+            failure(
+              op.id,
+              `${op.id} is still ${state ?? 'without record'} although job ${job} ended ${facts.final!.state} at ${iso(facts.final!.at)}; keep polling, webhooks can be missing`,
+              [facts.final!.seq, ...hooks],
+              history.slice(-1),
+            ),
+          );
         }
       }
     }

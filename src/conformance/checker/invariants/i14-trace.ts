@@ -13,10 +13,22 @@ export const i14Trace: InvariantCheck = {
       const trace = op.record!.trace_id;
       const off = op.requests.filter((r) => r.trace_id !== trace);
       if (off.length) {
-        failures.push(failure(op.id, `${op.id}'s trace id is ${trace}, but ${off.length} of its requests carried another (first: ${describeRequest(off[0]!)} with X-Trace-ID ${off[0]!.trace_id ?? 'missing'}); send X-Trace-ID ${trace} on every request for it`, off.map((r) => r.seq)));
+        failures.push(
+          failure(
+            op.id,
+            `${op.id}'s trace id is ${trace}, but ${off.length} of its requests carried another (first: ${describeRequest(off[0]!)} with X-Trace-ID ${off[0]!.trace_id ?? 'missing'}); send X-Trace-ID ${trace} on every request for it`,
+            off.map((r) => r.seq),
+          ),
+        );
       }
       if (normKey(trace) === op.key) {
-        failures.push(failure(op.id, `${op.id} uses its idempotency key as its trace id; the key is a secret of the create, the trace id is for logs: make them different`, op.creates.map((c) => c.seq)));
+        failures.push(
+          failure(
+            op.id,
+            `${op.id} uses its idempotency key as its trace id; the key is a secret of the create, the trace id is for logs: make them different`,
+            op.creates.map((c) => c.seq),
+          ),
+        );
       }
       const other = owners.get(trace);
       if (other) failures.push(failure(op.id, `${op.id} shares trace id ${trace} with ${other}; one trace id per operation`, []));

@@ -11,8 +11,10 @@ function historyFault(r: OperationRecord): { why: string; at: number } | null {
     const h = r.history[i]!;
     const prev = r.history[i - 1];
     const expectedFrom = prev ? prev.to : null;
-    if (h.from !== expectedFrom) return { why: `history entry ${i} goes from ${h.from} but the previous entry ended in ${expectedFrom}`, at: i };
-    if (!isAllowedTransition(h.from, h.to)) return { why: `history entry ${i} (${h.from} → ${h.to}) is a transition the state machine does not allow`, at: i };
+    if (h.from !== expectedFrom)
+      return { why: `history entry ${i} goes from ${h.from} but the previous entry ended in ${expectedFrom}`, at: i };
+    if (!isAllowedTransition(h.from, h.to))
+      return { why: `history entry ${i} (${h.from} → ${h.to}) is a transition the state machine does not allow`, at: i };
     if (Number.isNaN(ms(h.at))) return { why: `history entry ${i} has no valid time (${h.at})`, at: i };
     if (prev && ms(h.at) < ms(prev.at)) return { why: `history entry ${i} at ${h.at} goes back in time from ${prev.at}`, at: i };
   }
@@ -40,7 +42,14 @@ export const i15History: InvariantCheck = {
         if (!next) return;
         const rewritten = snap.history.findIndex((h, j) => !next.history[j] || canonicalJson(h) !== canonicalJson(next.history[j]));
         if (rewritten >= 0) {
-          failures.push(failure(op.id, `${op.id}'s history was rewritten between two show snapshots (entry ${rewritten} changed or vanished); history is append-only`, [], [snap.history[rewritten]!]));
+          failures.push(
+            failure(
+              op.id,
+              `${op.id}'s history was rewritten between two show snapshots (entry ${rewritten} changed or vanished); history is append-only`,
+              [],
+              [snap.history[rewritten]!],
+            ),
+          );
         }
       });
     }

@@ -107,7 +107,12 @@ export class InProcessDriver implements RunDriver {
       workerId,
       leaseMs: this.o.scenario.lease_ms,
       state: this.dir,
-      webhook: this.o.scenario.webhooks ? { url: `http://${workerId}.${WEBHOOK_HOST}/`, secret: this.provider!.tokens.webhook_secrets[this.principal?.tenant ?? 'acme'] ?? '' } : undefined,
+      webhook: this.o.scenario.webhooks
+        ? {
+            url: `http://${workerId}.${WEBHOOK_HOST}/`,
+            secret: this.provider!.tokens.webhook_secrets[this.principal?.tenant ?? 'acme'] ?? '',
+          }
+        : undefined,
     });
   }
 

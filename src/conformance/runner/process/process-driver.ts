@@ -95,7 +95,8 @@ export class ProcessDriver implements RunDriver {
 
   private async call(sub: string[], stdin: string | null): Promise<{ exit: number; stdout: string }> {
     const r = await callClient(this.o.command, sub, this.env('harness'), stdin);
-    if (r.exit !== 0 && r.stderr.trim()) this.notes.push(`${sub.join(' ')} exited ${r.exit}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+    if (r.exit !== 0 && r.stderr.trim())
+      this.notes.push(`${sub.join(' ')} exited ${r.exit}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
     return r;
   }
 

@@ -16,7 +16,13 @@ export interface CallResult {
 }
 
 /** Run one short client call (`submit`, `cancel`, `show`) to its end, with stdin, bounded in time. */
-export function callClient(command: string, args: string[], env: NodeJS.ProcessEnv, stdin: string | null, timeoutMs = 15_000): Promise<CallResult> {
+export function callClient(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  stdin: string | null,
+  timeoutMs = 15_000,
+): Promise<CallResult> {
   return new Promise((resolve) => {
     const child = spawnClient(command, args, env);
     let stdout = '';

@@ -24,7 +24,6 @@ export function invalid(c: Ctx, error: z.ZodError, what: string): Response {
   return problem(c, 400, 'invalid_request', `invalid ${what}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
 }
 
-
 /**
  * `/_control/…`: for harnesses and people, never for clients under test. Its own token; its requests are not
  * journalled, because the journal is the ground truth about the system under test.

@@ -21,7 +21,8 @@ export function scenarioControl(core: ProviderCore, lookup: Lookup): (app: Hono<
         return problem(c, 400, 'invalid_json', 'the body is not valid JSON');
       }
       const body = Body.safeParse(raw);
-      if (!body.success) return problem(c, 400, 'invalid_request', 'expected {"name": "<scenario>"}', { errors: [{ path: 'name', message: 'required' }] });
+      if (!body.success)
+        return problem(c, 400, 'invalid_request', 'expected {"name": "<scenario>"}', { errors: [{ path: 'name', message: 'required' }] });
       const s = lookup(body.data.name);
       if (!s) return problem(c, 404, 'scenario_not_found', `no scenario named '${body.data.name}'`);
       core.behaviors.set(parseBehaviorConfig(s.behavior));

@@ -51,7 +51,10 @@ async function foreignReplay(core: ProviderCore, c: Ctx, res: Response, realId: 
 
 /** A find answer that lists, next to the key's job, a foreign one under the same key: `foreign_job_id` on `list`. */
 async function foreignFind(core: ProviderCore, c: Ctx, res: Response): Promise<Response> {
-  const body = (await res.clone().json().catch(() => null)) as { data?: Array<Record<string, unknown>> } | null;
+  const body = (await res
+    .clone()
+    .json()
+    .catch(() => null)) as { data?: Array<Record<string, unknown>> } | null;
   const first = body?.data?.[0];
   if (!body || !first || typeof first.job_id !== 'string') return res;
   const fake = core.ids('job');

@@ -46,11 +46,28 @@ function simulateOp(jb: JournalBuilder, opId: string, plan: OpPlan, t0: number) 
   const fp = `sha256:${opId}`;
   const history: HistoryEntry[] = [];
   let t = t0;
-  const h = (to: OperationState, cause: string, actor = 'worker-1') => history.push({ at: iso(t), actor, from: history.at(-1)?.to ?? null, to, cause });
+  const h = (to: OperationState, cause: string, actor = 'worker-1') =>
+    history.push({ at: iso(t), actor, from: history.at(-1)?.to ?? null, to, cause });
   const create = (fields: Parameters<JournalBuilder['request']>[1] extends infer F ? Partial<F> : never) =>
-    jb.request(t, { method: 'POST', path: '/v1/jobs', route: 'create', idempotency_key: key, trace_id: trace, fingerprint: fp, client_ref: opId, ...fields });
+    jb.request(t, {
+      method: 'POST',
+      path: '/v1/jobs',
+      route: 'create',
+      idempotency_key: key,
+      trace_id: trace,
+      fingerprint: fp,
+      client_ref: opId,
+      ...fields,
+    });
   const req = (route: 'status' | 'cancel' | 'results' | 'list', fields: Partial<Parameters<JournalBuilder['request']>[1]> = {}) =>
-    jb.request(t, { method: route === 'cancel' ? 'POST' : 'GET', path: `/v1/jobs/${job_id}${route === 'status' ? '' : `/${route}`}`, route, trace_id: trace, job_id, ...fields });
+    jb.request(t, {
+      method: route === 'cancel' ? 'POST' : 'GET',
+      path: `/v1/jobs/${job_id}${route === 'status' ? '' : `/${route}`}`,
+      route,
+      trace_id: trace,
+      job_id,
+      ...fields,
+    });
 
   h('create_pending', 'submit', 'cli');
   t += 10;
@@ -60,7 +77,13 @@ function simulateOp(jb: JournalBuilder, opId: string, plan: OpPlan, t0: number) 
     t += 1020;
   }
   const sync = plan.sync && !plan.create.startsWith('lost') && plan.create !== 'error_after_commit';
-  const job: JobTimeline = { createdAt: t, runningAt: t + 10, cancellingAt: Infinity, finalAt: plan.outcome === 'never' ? Infinity : t + plan.durationMs, finalState: plan.outcome === 'never' ? 'running' : plan.outcome };
+  const job: JobTimeline = {
+    createdAt: t,
+    runningAt: t + 10,
+    cancellingAt: Infinity,
+    finalAt: plan.outcome === 'never' ? Infinity : t + plan.durationMs,
+    finalState: plan.outcome === 'never' ? 'running' : plan.outcome,
+  };
   if (sync) Object.assign(job, { runningAt: t, finalAt: t, finalState: 'succeeded' });
   if (plan.create === 'lost_then_list' || plan.create === 'lost_then_replay') {
     create({ effect: 'created', status: 202, job_id, job_state: 'queued', delivery: 'lost' });
@@ -164,7 +187,10 @@ function simulateOp(jb: JournalBuilder, opId: string, plan: OpPlan, t0: number) 
   else if (seen === 'cancelled') h('cancelled', 'provider confirmed');
 
   // The provider's side: transitions, then webhooks for them.
-  const steps: [number, JobState | null, JobState][] = [[job.createdAt, null, 'queued'], [job.runningAt, 'queued', 'running']];
+  const steps: [number, JobState | null, JobState][] = [
+    [job.createdAt, null, 'queued'],
+    [job.runningAt, 'queued', 'running'],
+  ];
   if (job.cancellingAt < job.finalAt) steps.push([job.cancellingAt, 'running', 'cancelling']);
   if (job.finalAt < Infinity) steps.push([job.finalAt, steps.at(-1)![2], job.finalState]);
   for (const [at, from, to] of steps) jb.transition(at, job_id, from, to);
@@ -180,12 +206,34 @@ function simulateOp(jb: JournalBuilder, opId: string, plan: OpPlan, t0: number) 
     if (plan.webhooks === 'duplicate') jb.webhook(at + 4, job_id, type);
   });
 
-  const record: OperationRecord = { operation_id: opId, state: history.at(-1)!.to, remote_job_id: job_id, idempotency_key: key, request_fingerprint: fp, trace_id: trace, result, history };
+  const record: OperationRecord = {
+    operation_id: opId,
+    state: history.at(-1)!.to,
+    remote_job_id: job_id,
+    idempotency_key: key,
+    request_fingerprint: fp,
+    trace_id: trace,
+    result,
+    history,
+  };
   const finalState = job.finalAt < Infinity ? job.finalState : stateAt(job, Infinity) === 'cancelling' ? 'cancelling' : 'running';
   return {
     record,
-    submission: { operation_id: opId, request: { operation_id: opId, kind: 'report', input: { account: opId }, create_deadline_ms: 3000, result_deadline_ms: plan.resultDeadlineMs }, submitted_at: iso(t0), exit_code: 0 },
-    cancel: plan.cancel ? { operation_id: opId, actor: 'user-1', reason: 'test', cancel_deadline_ms: plan.cancel.deadlineMs, requested_at: iso(cancelAt) } : undefined,
+    submission: {
+      operation_id: opId,
+      request: {
+        operation_id: opId,
+        kind: 'report',
+        input: { account: opId },
+        create_deadline_ms: 3000,
+        result_deadline_ms: plan.resultDeadlineMs,
+      },
+      submitted_at: iso(t0),
+      exit_code: 0,
+    },
+    cancel: plan.cancel
+      ? { operation_id: opId, actor: 'user-1', reason: 'test', cancel_deadline_ms: plan.cancel.deadlineMs, requested_at: iso(cancelAt) }
+      : undefined,
     job: {
       job_id,
       state: finalState,
@@ -212,7 +260,16 @@ export function simulate(plans: OpPlan[]): RunEvidenceInput {
   };
 }
 
-export const DEFAULT_PLAN: OpPlan = { create: 'ok', sync: false, outcome: 'succeeded', durationMs: 1000, itemsFailed: 0, polls429: 0, webhooks: 'none', resultDeadlineMs: 8000 };
+export const DEFAULT_PLAN: OpPlan = {
+  create: 'ok',
+  sync: false,
+  outcome: 'succeeded',
+  durationMs: 1000,
+  itemsFailed: 0,
+  polls429: 0,
+  webhooks: 'none',
+  resultDeadlineMs: 8000,
+};
 
 export const opPlanArb: fc.Arbitrary<OpPlan> = fc.record(
   {
@@ -221,7 +278,10 @@ export const opPlanArb: fc.Arbitrary<OpPlan> = fc.record(
     outcome: fc.constantFrom('succeeded', 'failed', 'expired', 'never'),
     durationMs: fc.integer({ min: 0, max: 4000 }),
     itemsFailed: fc.integer({ min: 0, max: 3 }),
-    cancel: fc.option(fc.record({ afterMs: fc.integer({ min: 0, max: 5000 }), wins: fc.boolean(), deadlineMs: fc.integer({ min: 200, max: 3000 }) }), { nil: undefined }),
+    cancel: fc.option(
+      fc.record({ afterMs: fc.integer({ min: 0, max: 5000 }), wins: fc.boolean(), deadlineMs: fc.integer({ min: 200, max: 3000 }) }),
+      { nil: undefined },
+    ),
     polls429: fc.integer({ min: 0, max: 3 }),
     webhooks: fc.constantFrom('none', 'normal', 'duplicate', 'dropped', 'reordered'),
     resultDeadlineMs: fc.integer({ min: 1500, max: 10_000 }),

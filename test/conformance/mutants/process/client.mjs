@@ -22,7 +22,10 @@ const MUTANTS = {
       if (!(req.method === 'POST' && new URL(req.url).pathname.endsWith('/cancel') && res.status === 409)) return res;
       const body = await res.clone().json();
       if (body.code !== 'job_terminal' || !body.job) return res;
-      return new Response(JSON.stringify({ ...body, job: { ...body.job, state: 'cancelled', result: null } }), { status: 409, headers: res.headers });
+      return new Response(JSON.stringify({ ...body, job: { ...body.job, state: 'cancelled', result: null } }), {
+        status: 409,
+        headers: res.headers,
+      });
     }),
   // Sends no X-Lease-Token.
   'no-lease-token': () =>
@@ -35,7 +38,16 @@ const MUTANTS = {
   'no-lease-fencing': () => {
     const p = SqliteOperationStore.prototype;
     const { renew, claimDue, commit } = p;
-    const FINAL = ['succeeded', 'failed', 'cancelled', 'cancellation_unconfirmed', 'result_timed_out', 'result_unavailable', 'result_validation_failed', 'needs_attention'];
+    const FINAL = [
+      'succeeded',
+      'failed',
+      'cancelled',
+      'cancellation_unconfirmed',
+      'result_timed_out',
+      'result_unavailable',
+      'result_validation_failed',
+      'needs_attention',
+    ];
     // The operations this worker ever leased, with the token it got: its belief, never checked again; it steps them
     // on its own schedule (half a lease apart), whatever the record says is due.
     const mine = new Map();
