@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { COLUMNS, toDb } from '../../src/reference-client/store/sqlite-schema.js';
 import { SqliteOperationStore } from '../../src/reference-client/store/sqlite-store.js';
 import type { Lease } from '../../src/reference-client/store/operation-store.js';
+import { newOperationRow } from '../../src/reference-client/new-operation-row.js';
 import type { OperationRow } from '../../src/reference-client/types.js';
 import { log, mb, median, rssOf, TMP } from './common.js';
 
@@ -53,43 +54,29 @@ const LIMIT = 16;
 const FAR = 10 * 365 * 86_400_000;
 
 function row(i: number, nextPollAt: number, now: number): OperationRow {
-  return {
-    operation_id: `op-${i}`,
-    state: 'observing',
-    remote_state: 'running',
-    kind: 'report',
-    input: { account: `acct_${i}` },
-    request_fingerprint: `fp-${i}`,
-    idempotency_key: `key-${i}`,
-    trace_id: `trace-${i}`,
-    submitted_at: now - 60_000,
-    create_deadline_at: now + 3_600_000,
-    result_deadline_at: now + 86_400_000,
-    cancel: null,
-    remote_job_id: `job_${i}`,
-    webhook_url: null,
-    conflicting_job_id: null,
-    next_poll_at: nextPollAt,
-    not_before: 0,
-    attempt: 1,
-    poll_count: 1,
-    create_attempts: 1,
-    last_create_at: now - 60_000,
-    cancel_sends: 0,
-    cancel_attempt: null,
-    collect_attempts: 0,
-    expected_result: null,
-    result_sha256: null,
-    result_location: null,
-    items_total: null,
-    items_failed: null,
-    remote_progress: null,
-    reason: null,
-    lease_owner: null,
-    lease_expires_at: null,
-    fencing_token: 0,
-    read_failures: 0,
-  } as OperationRow;
+  return newOperationRow(
+    {
+      operation_id: `op-${i}`,
+      kind: 'report',
+      input: { account: `acct_${i}` },
+      request_fingerprint: `fp-${i}`,
+      idempotency_key: `key-${i}`,
+      trace_id: `trace-${i}`,
+      submitted_at: now - 60_000,
+      create_deadline_at: now + 3_600_000,
+      result_deadline_at: now + 86_400_000,
+    },
+    {
+      state: 'observing',
+      remote_state: 'running',
+      remote_job_id: `job_${i}`,
+      next_poll_at: nextPollAt,
+      attempt: 1,
+      poll_count: 1,
+      create_attempts: 1,
+      last_create_at: now - 60_000,
+    },
+  );
 }
 
 function cpuUs(): number {

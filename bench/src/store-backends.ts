@@ -11,6 +11,7 @@ import type { Lease, OperationStore } from '../../src/reference-client/store/ope
 import { PgOperationStore } from '../../src/reference-client/store/pg-store.js';
 import { COLUMNS, toDb } from '../../src/reference-client/store/sqlite-schema.js';
 import { SqliteOperationStore } from '../../src/reference-client/store/sqlite-store.js';
+import { newOperationRow } from '../../src/reference-client/new-operation-row.js';
 import { loadAverage, log, machine, median, ROOT, TMP } from './common.js';
 import { storeBackendsMarkdown, writeStoreSection, type StoreBackendsResults } from './store-backends-report.js';
 
@@ -102,41 +103,29 @@ async function seedPg(url: string, n: number, pool: number, t0: number): Promise
 }
 
 function row(i: number, nextPollAt: number, now: number) {
-  return {
-    operation_id: `op-${i}`,
-    state: 'observing',
-    remote_state: 'running',
-    kind: 'report',
-    input: { account: `acct_${i}` },
-    request_fingerprint: `fp-${i}`,
-    idempotency_key: `key-${i}`,
-    trace_id: `trace-${i}`,
-    submitted_at: now - 60_000,
-    create_deadline_at: now + 600_000_000,
-    result_deadline_at: now + 600_000_000,
-    cancel: null,
-    remote_job_id: `job-${i}`,
-    webhook_url: null,
-    conflicting_job_id: null,
-    next_poll_at: nextPollAt,
-    not_before: 0,
-    attempt: 1,
-    poll_count: 1,
-    create_attempts: 1,
-    last_create_at: now - 60_000,
-    cancel_sends: 0,
-    cancel_attempt: null,
-    collect_attempts: 0,
-    expected_result: null,
-    result_sha256: null,
-    result_location: null,
-    items_total: null,
-    items_failed: null,
-    remote_progress: null,
-    reason: null,
-    fencing_token: 0,
-    read_failures: 0,
-  };
+  return newOperationRow(
+    {
+      operation_id: `op-${i}`,
+      kind: 'report',
+      input: { account: `acct_${i}` },
+      request_fingerprint: `fp-${i}`,
+      idempotency_key: `key-${i}`,
+      trace_id: `trace-${i}`,
+      submitted_at: now - 60_000,
+      create_deadline_at: now + 600_000_000,
+      result_deadline_at: now + 600_000_000,
+    },
+    {
+      state: 'observing',
+      remote_state: 'running',
+      remote_job_id: `job-${i}`,
+      next_poll_at: nextPollAt,
+      attempt: 1,
+      poll_count: 1,
+      create_attempts: 1,
+      last_create_at: now - 60_000,
+    },
+  );
 }
 
 async function measure(

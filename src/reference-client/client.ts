@@ -13,6 +13,7 @@ import {
 import { isoTime } from '../lib/clock.js';
 import { requestFingerprint } from './create.js';
 import { MAX_REQUEST_MS } from './deadlines.js';
+import { newOperationRow } from './new-operation-row.js';
 import type { OperationStore } from './store/operation-store.js';
 import { openOperationStore } from './store/open-store.js';
 import type { OperationRow } from './types.js';
@@ -44,10 +45,8 @@ export class ReferenceClient implements InProcessClient {
     const op = SubmitInputSchema.parse(input);
     const now = this.opts.clock.now();
     const fp = requestFingerprint(op.kind, op.input, op.operation_id);
-    const row: OperationRow = {
+    const row = newOperationRow({
       operation_id: op.operation_id,
-      state: 'create_pending',
-      remote_state: null,
       kind: op.kind,
       input: op.input,
       request_fingerprint: fp,
@@ -57,31 +56,7 @@ export class ReferenceClient implements InProcessClient {
       submitted_at: now,
       create_deadline_at: now + op.create_deadline_ms,
       result_deadline_at: now + op.result_deadline_ms,
-      cancel: null,
-      remote_job_id: null,
-      webhook_url: null,
-      conflicting_job_id: null,
-      next_poll_at: now,
-      not_before: 0,
-      attempt: 0,
-      poll_count: 0,
-      read_failures: 0,
-      create_attempts: 0,
-      last_create_at: null,
-      cancel_sends: 0,
-      cancel_attempt: null,
-      collect_attempts: 0,
-      expected_result: null,
-      result_sha256: null,
-      result_location: null,
-      items_total: null,
-      items_failed: null,
-      remote_progress: null,
-      reason: null,
-      lease_owner: null,
-      lease_expires_at: null,
-      fencing_token: 0,
-    };
+    });
     const actor = this.opts.workerId;
     const outcome = await this.store.insertOperation(
       row,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { settle, type VirtualClock } from '../../src/lib/clock.js';
 import type { OperationRow } from '../../src/reference-client/types.js';
+import { newOperationRow } from '../../src/reference-client/new-operation-row.js';
 
 export function tempDir(prefix = 'jp-rc-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -30,42 +31,18 @@ export async function drive<T>(clock: VirtualClock, done: Promise<T>, maxVirtual
 }
 
 export function row(id: string, now: number, over: Partial<OperationRow> = {}): OperationRow {
-  return {
-    operation_id: id,
-    state: 'create_pending',
-    remote_state: null,
-    kind: 'report',
-    input: { n: 1 },
-    request_fingerprint: 'sha256:x',
-    idempotency_key: `idem_${id}`,
-    trace_id: `tr_${id}`,
-    submitted_at: now,
-    create_deadline_at: now + 60_000,
-    result_deadline_at: now + 600_000,
-    cancel: null,
-    remote_job_id: null,
-    webhook_url: null,
-    conflicting_job_id: null,
-    next_poll_at: now,
-    not_before: 0,
-    attempt: 0,
-    poll_count: 0,
-    read_failures: 0,
-    create_attempts: 0,
-    last_create_at: null,
-    cancel_sends: 0,
-    cancel_attempt: null,
-    collect_attempts: 0,
-    expected_result: null,
-    result_sha256: null,
-    result_location: null,
-    items_total: null,
-    items_failed: null,
-    remote_progress: null,
-    reason: null,
-    lease_owner: null,
-    lease_expires_at: null,
-    fencing_token: 0,
-    ...over,
-  };
+  return newOperationRow(
+    {
+      operation_id: id,
+      kind: 'report',
+      input: { n: 1 },
+      request_fingerprint: 'sha256:x',
+      idempotency_key: `idem_${id}`,
+      trace_id: `tr_${id}`,
+      submitted_at: now,
+      create_deadline_at: now + 60_000,
+      result_deadline_at: now + 600_000,
+    },
+    over,
+  );
 }
