@@ -65,31 +65,10 @@ export type JournalRow = {
   extra: string | null;
 };
 
-/** Request fields that have their own column (the rest go to `extra`). */
-const REQUEST_COLUMNS = new Set([
-  'seq',
-  'type',
-  'at',
-  'received_at',
-  'request_id',
-  'method',
-  'path',
-  'route',
-  'tenant',
-  'subject',
-  'idempotency_key',
-  'trace_id',
-  'worker_id',
-  'fingerprint',
-  'effect',
-  'job_id',
-  'status',
-  'code',
-  'delivery',
-  'job_state',
-  'retry_after',
-  'client_ref',
-]);
+/** Request fields that have their own column (the rest go to `extra`); `received_at` is stored as `received_ms`. */
+const REQUEST_COLUMNS = new Set<string>(
+  JOURNAL_COLUMNS.filter((c) => c !== 'extra').map((c) => (c === 'received_ms' ? 'received_at' : c)),
+);
 const OTHER_COLUMNS = new Set(['seq', 'type', 'at', 'job_id', 'tenant']);
 const JOB_ID = '{job_id}';
 
