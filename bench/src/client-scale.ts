@@ -11,8 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { COLUMNS, toDb } from '../../src/reference-client/store/sqlite-schema.js';
 import { SqliteOperationStore } from '../../src/reference-client/store/sqlite-store.js';
 import type { Lease } from '../../src/reference-client/store/operation-store.js';
-import { newOperationRow } from '../../src/reference-client/new-operation-row.js';
-import type { OperationRow } from '../../src/reference-client/types.js';
+import { observingRow } from './observing-row.js';
 import { log, mb, median, rssOf, TMP } from './common.js';
 
 export interface ClientScaleConfig {
@@ -53,32 +52,6 @@ const LEASE_MS = 10_000;
 const LIMIT = 16;
 const FAR = 10 * 365 * 86_400_000;
 
-function row(i: number, nextPollAt: number, now: number): OperationRow {
-  return newOperationRow(
-    {
-      operation_id: `op-${i}`,
-      kind: 'report',
-      input: { account: `acct_${i}` },
-      request_fingerprint: `fp-${i}`,
-      idempotency_key: `key-${i}`,
-      trace_id: `trace-${i}`,
-      submitted_at: now - 60_000,
-      create_deadline_at: now + 3_600_000,
-      result_deadline_at: now + 86_400_000,
-    },
-    {
-      state: 'observing',
-      remote_state: 'running',
-      remote_job_id: `job_${i}`,
-      next_poll_at: nextPollAt,
-      attempt: 1,
-      poll_count: 1,
-      create_attempts: 1,
-      last_create_at: now - 60_000,
-    },
-  );
-}
-
 function cpuUs(): number {
   const u = process.cpuUsage();
   return u.user + u.system;
@@ -98,7 +71,7 @@ async function measure(n: number, cfg: ClientScaleConfig, file: string): Promise
   // operation's first history entry. insertOperation itself (one synchronous=FULL transaction each) would take
   // minutes at 100,000.
   // Only the columns this row sets: a column added to the schema later takes its default instead of a NULL.
-  const cols = COLUMNS.filter((c) => c in row(0, 0, t0));
+  const cols = COLUMNS.filter((c) => c in observingRow(0, 0, t0));
   const insert = db.prepare(`INSERT INTO operations (${cols.join(', ')}, is_open) VALUES (${cols.map((c) => `@${c}`).join(', ')}, 1)`);
   const hist = db.prepare(
     `INSERT INTO history (operation_id, seq, at, actor, from_state, to_state, cause, evidence, remote_state) VALUES (?, 1, ?, 'bench', NULL, 'create_pending', 'submitted', '{"kind":"submit"}', NULL)`,
@@ -106,7 +79,7 @@ async function measure(n: number, cfg: ClientScaleConfig, file: string): Promise
   db.transaction(() => {
     for (let i = 0; i < n; i++) {
       // The due pool first; every other operation is open but not due during the measurement.
-      const r = row(i, i < pool ? t0 - 1000 - i : t0 + FAR + i, t0);
+      const r = observingRow(i, i < pool ? t0 - 1000 - i : t0 + FAR + i, t0);
       const v: Record<string, unknown> = {};
       for (const c of cols) v[c] = toDb(c, r[c]);
       insert.run(v);

@@ -11,7 +11,7 @@ import type { Lease, OperationStore } from '../../src/reference-client/store/ope
 import { PgOperationStore } from '../../src/reference-client/store/pg-store.js';
 import { COLUMNS, toDb } from '../../src/reference-client/store/sqlite-schema.js';
 import { SqliteOperationStore } from '../../src/reference-client/store/sqlite-store.js';
-import { newOperationRow } from '../../src/reference-client/new-operation-row.js';
+import { observingRow } from './observing-row.js';
 import { loadAverage, log, machine, median, ROOT, TMP } from './common.js';
 import { storeBackendsMarkdown, writeStoreSection, type StoreBackendsResults } from './store-backends-report.js';
 
@@ -56,7 +56,7 @@ async function seedSqlite(n: number, pool: number, t0: number): Promise<Seeded> 
   );
   db.transaction(() => {
     for (let i = 0; i < n; i++) {
-      const r = row(i, i < pool ? t0 - 1000 - i : t0 + FAR + i, t0);
+      const r = observingRow(i, i < pool ? t0 - 1000 - i : t0 + FAR + i, t0);
       const v: Record<string, unknown> = {};
       for (const c of cols) v[c] = toDb(c, (r as Record<string, unknown>)[c]);
       insert.run(v);
@@ -100,32 +100,6 @@ async function seedPg(url: string, n: number, pool: number, t0: number): Promise
       await store.close();
     },
   };
-}
-
-function row(i: number, nextPollAt: number, now: number) {
-  return newOperationRow(
-    {
-      operation_id: `op-${i}`,
-      kind: 'report',
-      input: { account: `acct_${i}` },
-      request_fingerprint: `fp-${i}`,
-      idempotency_key: `key-${i}`,
-      trace_id: `trace-${i}`,
-      submitted_at: now - 60_000,
-      create_deadline_at: now + 600_000_000,
-      result_deadline_at: now + 600_000_000,
-    },
-    {
-      state: 'observing',
-      remote_state: 'running',
-      remote_job_id: `job-${i}`,
-      next_poll_at: nextPollAt,
-      attempt: 1,
-      poll_count: 1,
-      create_attempts: 1,
-      last_create_at: now - 60_000,
-    },
-  );
 }
 
 async function measure(
