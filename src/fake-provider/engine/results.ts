@@ -56,3 +56,9 @@ export function servedResults(jobId: string, b: Behavior): ServedResults {
   const corrupted = body.length > 0 ? body.replace(/"value":"(.)/, (_m, c: string) => `"value":"${c === 'x' ? 'y' : 'x'}`) : '{}\n';
   return { body: corrupted === body ? `${body}{}\n` : corrupted, contentDigest };
 }
+
+/** Past the behaviour's `results_ttl_ms` since the job finished: the results are gone, whatever API asks for them. */
+export function resultsExpired(job: { behavior: Behavior; finished_at: number | null }, now: number): boolean {
+  const ttl = job.behavior.results_ttl_ms;
+  return ttl !== null && job.finished_at !== null && now >= job.finished_at + ttl;
+}

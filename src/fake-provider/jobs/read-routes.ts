@@ -1,5 +1,5 @@
 import type { ProviderCore } from '../core.js';
-import { servedResults } from '../engine/results.js';
+import { resultsExpired, servedResults } from '../engine/results.js';
 import { FindJobsQuerySchema, isTerminal } from '../../contract/jobs.js';
 import type { JobRow } from '../store/jobs-repo.js';
 import { zodErrors } from '../http/body.js';
@@ -76,7 +76,7 @@ export function fetchResults(core: ProviderCore, c: Ctx): Response {
   const b = job.behavior;
   if (b.one_shot_results && job.results_fetched > 0)
     return problem(c, 410, 'results_gone', 'these results could be fetched once and were already handed out');
-  if (b.results_ttl_ms !== null && job.finished_at !== null && core.clock.now() >= job.finished_at + b.results_ttl_ms) {
+  if (resultsExpired(job, core.clock.now())) {
     return problem(c, 410, 'results_gone', 'these results have expired');
   }
   core.engine.markResultsFetched(job);

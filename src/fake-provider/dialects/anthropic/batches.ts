@@ -1,3 +1,4 @@
+import { resultsExpired } from '../../engine/results.js';
 import { sha256Hex } from '../../../lib/canonical-json.js';
 import { readJson, zodErrors, type Parsed } from '../../http/body.js';
 import type { Ctx } from '../../http/context.js';
@@ -119,9 +120,7 @@ export function batchResults(deps: DialectDeps, c: Ctx): Response {
       `Message batch ${batch.batch_id} is still processing; results are available once it has ended.`,
     );
   const b = job.behavior;
-  const gone =
-    (b.one_shot_results && job.results_fetched > 0) ||
-    (b.results_ttl_ms !== null && job.finished_at !== null && core.clock.now() >= job.finished_at + b.results_ttl_ms);
+  const gone = (b.one_shot_results && job.results_fetched > 0) || resultsExpired(job, core.clock.now());
   if (gone) return problem(c, 404, 'results_gone', `The results of message batch ${batch.batch_id} are no longer available.`);
   core.engine.markResultsFetched(job);
   c.get('draft').effect = 'results_served';
@@ -151,8 +150,9 @@ export function listBatches(deps: DialectDeps, c: Ctx): Response {
   const page = hasMore ? (towardsNewer ? rows.slice(1) : rows.slice(0, q.data.limit)) : rows;
   const d = c.get('draft');
   d.effect = 'read';
-  d.listed = page.map((b) => ({ job_id: b.batch_id, state: core.jobs.get(b.batch_id)!.state }));
-  const data = page.map((b) => view(deps, c, core.jobs.get(b.batch_id)!, b));
+  const jobs = page.map((b) => core.jobs.get(b.batch_id)!);
+  d.listed = page.map((b, i) => ({ job_id: b.batch_id, state: jobs[i]!.state }));
+  const data = page.map((b, i) => view(deps, c, jobs[i]!, b));
   return json({ data, has_more: hasMore, first_id: page[0]?.batch_id ?? null, last_id: page.at(-1)?.batch_id ?? null });
 }
 

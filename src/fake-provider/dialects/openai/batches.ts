@@ -175,10 +175,11 @@ export function listBatches(deps: DialectDeps, c: Ctx): Response {
   }
   const rows = repo.list({ tenant: p.tenant, dialect: 'openai', beforeSeq, limit: q.data.limit + 1 });
   const page = rows.slice(0, q.data.limit);
-  const data = page.map((b) => view(deps, core.jobs.get(b.batch_id)!, b));
+  const jobs = page.map((b) => core.jobs.get(b.batch_id)!);
+  const data = page.map((b, i) => view(deps, jobs[i]!, b));
   const d = c.get('draft');
   d.effect = 'read';
-  d.listed = page.map((b) => ({ job_id: b.batch_id, state: core.jobs.get(b.batch_id)!.state }));
+  d.listed = page.map((b, i) => ({ job_id: b.batch_id, state: jobs[i]!.state }));
   return json({
     object: 'list',
     data,

@@ -1,3 +1,4 @@
+import { resultsExpired } from '../../engine/results.js';
 import { z } from 'zod';
 import { sha256Hex } from '../../../lib/canonical-json.js';
 import type { Ctx } from '../../http/context.js';
@@ -177,13 +178,10 @@ export function fileContent(deps: DialectDeps, c: Ctx): Response {
   d.job_id = f.batch_id;
   const job = core.jobs.get(f.batch_id!)!;
   d.job_state = job.state;
-  const content = outputContent(deps, f);
-  const b = job.behavior;
   // One-shot and expiring results map to output files that are gone: OpenAI answers a deleted file with 404.
-  const gone =
-    (b.one_shot_results && f.fetched > 0) ||
-    (b.results_ttl_ms !== null && job.finished_at !== null && core.clock.now() >= job.finished_at + b.results_ttl_ms);
-  if (content === null || gone) return noSuchFile(c, id);
+  if ((job.behavior.one_shot_results && f.fetched > 0) || resultsExpired(job, core.clock.now())) return noSuchFile(c, id);
+  const content = outputContent(deps, f);
+  if (content === null) return noSuchFile(c, id);
   core.db.transaction(() => {
     repo.fileFetched(f.file_id);
     core.engine.markResultsFetched(job);
