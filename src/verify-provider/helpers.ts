@@ -1,3 +1,4 @@
+import { PROBLEM_TYPE_BASE } from '../contract/problems.js';
 import { spawn } from 'node:child_process';
 import { canonicalJson, sha256Hex } from '../lib/canonical-json.js';
 import { brief, type Answer } from './http.js';
@@ -36,7 +37,7 @@ export function problemFaults(a: Answer): string[] {
   const p = a.json;
   if (!p || typeof p !== 'object' || Array.isArray(p)) return [...out, 'the body is not a JSON object'];
   if (typeof p.code !== 'string' || p.code === '') out.push('no `code`');
-  else if (p.type !== `https://jobproof.dev/problems/${p.code}`) out.push(`type '${p.type}' does not name the code`);
+  else if (p.type !== `${PROBLEM_TYPE_BASE}${p.code}`) out.push(`type '${p.type}' does not name the code`);
   if (typeof p.title !== 'string' || p.title === '') out.push('no `title`');
   if (p.status !== a.status) out.push(`body status ${p.status} ≠ HTTP status ${a.status}`);
   if (typeof p.detail !== 'string') out.push('no `detail`');

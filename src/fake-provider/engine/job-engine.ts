@@ -145,11 +145,12 @@ export class JobEngine {
     if (!fromTimer && this.nextDue !== undefined && (this.nextDue === null || now < this.nextDue)) return;
     const due = this.d.jobs.dueJobIds(now);
     // All due jobs in one transaction (each job's change stays atomic inside it): one commit per tick, not per job.
-    if (due.length > 0) this.d.group?.join();
-    if (due.length > 0)
+    if (due.length > 0) {
+      this.d.group?.join();
       this.d.db.transaction(() => {
         for (const jobId of due) this.advanceJob(jobId, now);
       })();
+    }
     this.d.webhooks().run(now);
     this.reschedule();
   }

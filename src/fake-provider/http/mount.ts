@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Dialect } from '../../contract/journal.js';
+import { PROBLEM_TYPE_BASE } from '../../contract/problems.js';
 
 /** The wire API a request was made in (dialects.md, contract/journal.ts); set by the mount serving it. */
 export type { Dialect };
@@ -53,7 +54,7 @@ const TITLES: Record<number, string> = {
 export const problemDetails: ErrorRenderer = (e) => ({
   contentType: 'application/problem+json',
   body: {
-    type: `https://jobproof.dev/problems/${e.code}`,
+    type: `${PROBLEM_TYPE_BASE}${e.code}`,
     title: TITLES[e.status] ?? 'Error',
     status: e.status,
     code: e.code,
