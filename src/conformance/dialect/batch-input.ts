@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { SubmitInput } from '../../contract/client-protocol.js';
-import type { Dialect } from '../../contract/journal.js';
+import { DialectSchema, type Dialect } from '../../contract/journal.js';
 
 /**
  * The `submit` input of an operation in a wire dialect (spec/dialects.md, "Clients under test"): the batch the client
@@ -8,7 +8,7 @@ import type { Dialect } from '../../contract/journal.js';
  * asks the client for nothing jobproof-specific.
  */
 export type ClientDialect = Dialect;
-export const CLIENT_DIALECTS = ['native', 'openai', 'anthropic'] as const satisfies readonly Dialect[];
+export const CLIENT_DIALECTS: readonly Dialect[] = DialectSchema.options;
 
 /** How many requests a batch gets when the scenario's behaviour does not say (the native default of `items`). */
 export const DEFAULT_BATCH_REQUESTS = 10;

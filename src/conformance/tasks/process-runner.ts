@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createProvider, serve, type Provider, type RunningServer } from '../../fake-provider/index.js';
 import { seededIds } from '../../lib/ids.js';
-import { TaskRecordSchema, type TaskRecord } from '../../contract/task-client-protocol.js';
+import { isFinalTaskOpState, TaskRecordSchema, type TaskRecord } from '../../contract/task-client-protocol.js';
 import { callClient, spawnClient } from '../runner/process/spawn-client.js';
 import { TaskHarness } from './harness.js';
 import { judgeTaskRun, TASK_CLIENT, type TaskScenarioRun } from './judge-run.js';
@@ -193,7 +193,7 @@ export async function runTaskScenarioProcess(
     }
     await Promise.all(steps);
     const records = (await Promise.all(sc.ops.map((op) => show(op.task_op_id)))).filter((r): r is TaskRecord => r !== null);
-    const open = records.filter((r) => !['applied', 'rejected', 'failed', 'apply_failed', 'needs_attention'].includes(r.state));
+    const open = records.filter((r) => !isFinalTaskOpState(r.state));
     const finished = finishedInTime && open.length === 0 && records.length === sc.ops.length;
     if (finishedInTime && open.length > 0)
       problems.push(`task work exited while ${open.map((r) => `${r.task_op_id} was ${r.state}`).join(', ')}`);

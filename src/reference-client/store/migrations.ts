@@ -34,7 +34,3 @@ export function pendingMigrations(store: string, current: number, list: readonly
   if (current > latest) throw new SchemaTooNewError(store, current, latest);
   return list.slice(current);
 }
-
-export function latestVersion(list: readonly Migration[]): number {
-  return list.length;
-}

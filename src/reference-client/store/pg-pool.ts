@@ -33,7 +33,7 @@ export function openPool(url: string, schema: string, max = 4, idleTxMs = 2000):
     max,
     // A worker SIGSTOPped mid-transaction would hold its row locks (and the audit head, which every audited write
     // needs) for as long as it is paused, so no one could take its operations over: the server ends a session idle
-    // in a transaction after `idleTxMs` (half a lease, by default), and a statement waits at most 5 s for a lock.
+    // in a transaction after `idleTxMs` (the store passes half a lease, at most 2 s), and a statement waits at most 5 s for a lock.
     // Our transactions never wait on anything but the database, so a healthy worker only trips these when stalled;
     // both surface as transient errors and the step is tried again.
     options: `-c search_path=${quoteIdent(schema)} -c idle_in_transaction_session_timeout=${Math.max(50, Math.round(idleTxMs))} -c lock_timeout=5000`,

@@ -1,3 +1,4 @@
+import { DialectSchema, type Dialect } from '../../contract/journal.js';
 import type { Job } from '../../contract/jobs.js';
 import type { CallOutcome, CallSpec } from '../http.js';
 import type { OperationRow } from '../types.js';
@@ -9,8 +10,8 @@ import type { Verification } from '../verify-results.js';
  * speak it directly. A dialect adapter maps each batch it reads onto the client's job view (a `Job`), so the state
  * machine decides the same way whatever the wire; answers keep their real status, headers and Retry-After.
  */
-export type Dialect = 'native' | 'openai' | 'anthropic';
-export const DIALECTS: readonly Dialect[] = ['native', 'openai', 'anthropic'];
+export type { Dialect };
+export const DIALECTS: readonly Dialect[] = DialectSchema.options;
 
 /** What a dialect adapter may use of a worker's turn: the record and the leased, audited `send`. */
 export interface WireStep {
