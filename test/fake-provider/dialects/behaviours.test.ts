@@ -209,6 +209,8 @@ describe("the control API's ground truth for the judge", () => {
         .sort(),
     ).toEqual(byOutcome(ot, 'succeeded'));
     const lines = parseJsonl((await aresults(a.id)).text);
+    // Every request has exactly one result line, canceled ones too, so the loop below checks each of them.
+    expect(lines.map((l) => l.custom_id).sort()).toEqual(at.requests.map((r) => r.custom_id).sort());
     for (const l of lines) expect(at.requests.find((r) => r.custom_id === l.custom_id)!.outcome).toBe(l.result.type);
   });
 });
