@@ -22,7 +22,7 @@ const n = (x: number) => x.toLocaleString('en');
 export function storeBackendsMarkdown(r: StoreBackendsResults): string {
   const L: string[] = [BEGIN, '', '## Operation store: SQLite beside PostgreSQL', ''];
   L.push(
-    `\`npm run bench:stores\` (\`src/bench/store-backends.ts\`), ${r.date}; ${r.machine.cores} cores (${r.machine.cpu}), Node ${r.machine.node}. ` +
+    `\`npm run bench:stores\` (\`bench/src/store-backends.ts\`), ${r.date}; ${r.machine.cores} cores (${r.machine.cpu}), Node ${r.machine.node}. ` +
       `**The machine was shared and very busy** (load average ${r.loadavg.start.join(' / ')} at the start, ${r.loadavg.end.join(' / ')} at the end, on 2 cores): absolute figures are low and noisy; compare the backends and the sizes, measured one after the other.`,
     '',
     `Both stores hold N open operations, ${r.config.limit * r.config.decisions} of them due. A decision is what \`Worker.run\` does per loop: \`hasOpen()\` + \`claimDue(owner, now, 10 s, ${r.config.limit})\` + \`nextWakeAt()\`; ` +

@@ -66,9 +66,7 @@ export type JournalRow = {
 };
 
 /** Request fields that have their own column (the rest go to `extra`); `received_at` is stored as `received_ms`. */
-const REQUEST_COLUMNS = new Set<string>(
-  JOURNAL_COLUMNS.filter((c) => c !== 'extra').map((c) => (c === 'received_ms' ? 'received_at' : c)),
-);
+const REQUEST_COLUMNS = new Set<string>(JOURNAL_COLUMNS.filter((c) => c !== 'extra').map((c) => (c === 'received_ms' ? 'received_at' : c)));
 const OTHER_COLUMNS = new Set(['seq', 'type', 'at', 'job_id', 'tenant']);
 const JOB_ID = '{job_id}';
 
