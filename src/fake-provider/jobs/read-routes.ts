@@ -5,7 +5,7 @@ import type { JobRow } from '../store/jobs-repo.js';
 import { zodErrors } from '../http/body.js';
 import type { Ctx } from '../http/context.js';
 import { parseIdempotencyKey } from '../http/idempotency-key.js';
-import { json, problem } from '../http/problem.js';
+import { json, jsonAnswer, problem } from '../http/problem.js';
 
 export function jobNotFound(c: Ctx, jobId: string): Response {
   return problem(c, 404, 'job_not_found', `no job ${jobId} in your tenant`);
@@ -20,14 +20,17 @@ export function noteJob(c: Ctx, job: Pick<JobRow, 'job_id' | 'state'>): void {
 /** `GET /v1/jobs/{job_id}`. */
 export function readJob(core: ProviderCore, c: Ctx): Response {
   const id = c.req.param('job_id')!;
-  c.var.draft.job_id = id;
+  // c.get, not c.var: Hono builds a fresh object of all variables for every `c.var`.
+  const draft = c.get('draft');
+  draft.job_id = id;
   // The hot route: only the columns the answer shows (jobs-repo.ts viewForTenant).
-  const job = core.jobs.viewForTenant(id, c.var.principal.tenant);
+  const job = core.jobs.viewForTenant(id, c.get('principal').tenant);
   if (!job) return jobNotFound(c, id);
-  noteJob(c, job);
-  c.var.draft.effect = 'read';
+  draft.job_id = job.job_id;
+  draft.job_state = job.state;
+  draft.effect = 'read';
   const headers: Record<string, string> = isTerminal(job.state) ? {} : { 'retry-after': String(core.options.pollAdviceSeconds) };
-  return json(core.engine.view(job), 200, headers);
+  return jsonAnswer(c, core.engine.view(job), 200, headers);
 }
 
 /** `GET /v1/jobs?client_ref|idempotency_key&limit&cursor`: newest first, own tenant (own subject for a key). */

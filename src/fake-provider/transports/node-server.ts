@@ -2,7 +2,7 @@ import { serve as honoServe, type HttpBindings } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server } from 'node:http';
 import { drain, DRAIN_LIMIT_BYTES } from '../http/body-guard.js';
-import { LOSS_HEADER } from '../http/context.js';
+import { lossOf } from '../http/answer.js';
 import type { Provider } from '../provider.js';
 
 export interface ServeOptions {
@@ -54,7 +54,7 @@ export function serve(provider: Provider, opts: ServeOptions = {}): Promise<Runn
           // Group commit: the answer leaves only once its writes and journal entry are committed, so a crash cannot
           // lose anything a client saw (store/group-commit.ts, docs/decisions/014-group-commit.md).
           await provider.journal.committed();
-          const loss = res.headers.get(LOSS_HEADER);
+          const loss = lossOf(res);
           if (!loss) {
             // Answered before the request body arrived in full (an early 401, 404, 429…): read and discard the rest
             // (bounded) first, so a client that writes its whole body before reading (Python's http.client) reads
