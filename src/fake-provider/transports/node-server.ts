@@ -24,10 +24,13 @@ export interface RunningServer {
  */
 function sanitizeTarget(incoming: IncomingMessage, host: string): void {
   let url = incoming.url ?? '/';
-  if (/^https?:\/\//i.test(url)) url = url.replace(/^https?:\/\/[^/?]*/i, '');
-  if (!url.startsWith('/')) url = `/${url}`;
-  const q = url.indexOf('?');
-  incoming.url = q === -1 ? url.replace(/\\/g, '%5C') : url.slice(0, q).replace(/\\/g, '%5C') + url.slice(q);
+  // Nearly every target is already well-formed (starts with '/', no backslash): leave it as it is.
+  if (incoming.url === undefined || url.charCodeAt(0) !== 47 || url.includes('\\')) {
+    if (/^https?:\/\//i.test(url)) url = url.replace(/^https?:\/\/[^/?]*/i, '');
+    if (!url.startsWith('/')) url = `/${url}`;
+    const q = url.indexOf('?');
+    incoming.url = q === -1 ? url.replace(/\\/g, '%5C') : url.slice(0, q).replace(/\\/g, '%5C') + url.slice(q);
+  }
   const h = incoming.headers.host;
   if (h !== undefined && !/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(h)) incoming.headers.host = host;
 }
