@@ -117,6 +117,13 @@ export function requestCancel(job: JobTimes, now: number): CancelOutcome {
   return { kind: 'accepted', wins, times: { ...base, cancel_effective_at: null, finish_at: job.finish_at } };
 }
 
+/** From when `progressAt` gives the same answer at every later time (−Infinity: at any time). */
+export function progressSettledAt(job: Pick<JobTimes, 'state' | 'behavior' | 'created_at'>): number {
+  if (job.state === 'succeeded' || job.state === 'queued' || job.behavior.progress_lies) return Number.NEGATIVE_INFINITY;
+  // The fraction of the span that passed is capped at 1.
+  return job.created_at + Math.max(1, job.behavior.duration_ms);
+}
+
 /** Informative progress: lags behind time, may lie (100 % while running), never a completion signal. */
 export function progressAt(job: JobTimes, now: number): { completed: number; total: number } {
   const total = job.behavior.items;

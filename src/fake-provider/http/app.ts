@@ -1,12 +1,12 @@
 import { Hono } from 'hono';
 import { openApiDocument } from '../../contract/openapi/document.js';
-import { isoTime } from '../../lib/clock.js';
 import type { ProviderCore } from '../core.js';
 import type { PrefixMount, ProviderModule } from '../module.js';
 import { MAX_BODY_BYTES } from './body.js';
 import { bodyGuard } from './body-guard.js';
+import { isLean, retryAfterOf, setAnswerHeader } from './answer.js';
 import { LOSS_HEADER, newDraft, type Ctx, type Env } from './context.js';
-import { NATIVE_MOUNT } from './mount.js';
+import { NATIVE_MOUNT, type Mount } from './mount.js';
 import { problem } from './problem.js';
 import { controlRoutes } from './routes/control-routes.js';
 import { ProviderClosedError } from './seam/index.js';
@@ -28,15 +28,13 @@ function leaseToken(c: Ctx): number | null {
   return v !== null && /^\d{1,15}$/.test(v) ? Number(v) : null;
 }
 
-/** Write the request's journal entry once its answer is known, and stamp the ids every answer carries. */
-function journalRequest(core: ProviderCore, c: Ctx, path: string): void {
+/** Write the request's journal entry once its answer is known (`retryAfter`: the answer's Retry-After header). */
+function journalRequest(core: ProviderCore, c: Ctx, path: string, status: number, retryAfter: string | null): void {
   const d = c.get('draft');
-  const res = c.res;
-  const retryAfter = res.headers.get('retry-after');
-  core.journal.append({
-    type: 'request',
-    at: isoTime(core.clock.now()),
-    received_at: isoTime(c.get('receivedAt')),
+  const lease = leaseToken(c);
+  core.journal.appendRequest({
+    at: core.clock.now(),
+    received_at: c.get('receivedAt'),
     request_id: c.get('requestId'),
     method: c.req.method,
     path,
@@ -49,7 +47,7 @@ function journalRequest(core: ProviderCore, c: Ctx, path: string): void {
     fingerprint: d.fingerprint,
     effect: d.effect,
     job_id: d.job_id,
-    status: res.status,
+    status,
     code: d.code,
     delivery: d.delivery,
     fault: d.fault,
@@ -57,7 +55,7 @@ function journalRequest(core: ProviderCore, c: Ctx, path: string): void {
     retry_after: retryAfter !== null && retryAfter !== '' && !Number.isNaN(Number(retryAfter)) ? Number(retryAfter) : null,
     client_ref: d.client_ref,
     // Only when sent: the journal's compact layout stores optional fields in `extra`, and most requests carry none.
-    ...(leaseToken(c) !== null ? { lease_token: leaseToken(c) } : {}),
+    ...(lease !== null ? { lease_token: lease } : {}),
     ...(d.listed ? { listed: d.listed } : {}),
     ...(d.task_id !== null ? { task_id: d.task_id, task_state: d.task_state } : {}),
     // Native entries stay as they were; a dialect's requests say which wire API they came in.
@@ -66,6 +64,20 @@ function journalRequest(core: ProviderCore, c: Ctx, path: string): void {
     ...(d.file_id ? { file_id: d.file_id } : {}),
     ...(d.served_sha256 ? { served_sha256: d.served_sha256 } : {}),
   });
+}
+
+/** The ids every answer carries; a trace id with non-ASCII bytes cannot be echoed (the writer re-encodes it). */
+function stampFor(m: Mount, requestId: string, trace: string | null): Record<string, string> {
+  const stamp: Record<string, string> = { 'x-request-id': requestId };
+  if (m.requestIdHeader) stamp[m.requestIdHeader] = requestId;
+  // Echoed byte for byte, when it can be.
+  if (trace && /^[\x20-\x7e\t]+$/.test(trace)) stamp['x-trace-id'] = trace;
+  return stamp;
+}
+
+/** The request's path as the journal records it: undecoded (Hono's `c.req.path` decodes percent-escapes). */
+function journalPath(c: Ctx): string {
+  return c.req.url.includes('%') ? new URL(c.req.url).pathname : c.req.path;
 }
 
 /** The prefix mount serving `path`: the longest matching prefix a module declared, else none (native). */
@@ -96,33 +108,37 @@ export function buildApp(
   app.get('/openapi.json', () => new Response(openApiText(), { headers: { 'content-type': 'application/json' } }));
 
   app.use('*', async (c, next) => {
-    c.set('requestId', core.ids('req'));
+    const requestId = core.ids('req');
+    const traceId = headerId(c, 'x-trace-id');
+    const draft = newDraft();
+    c.set('requestId', requestId);
     c.set('receivedAt', core.clock.now());
-    c.set('traceId', headerId(c, 'x-trace-id'));
+    c.set('traceId', traceId);
     c.set('workerId', headerId(c, 'x-worker-id'));
-    c.set('draft', newDraft());
+    c.set('draft', draft);
     // Chosen first, so that every answer — even the body guard's 413 — has the shape of the API it was asked in.
     const m = (mounts.length ? prefixFor(mounts, c.req.path)?.mount : undefined) ?? NATIVE_MOUNT;
     c.set('mount', m);
-    c.get('draft').dialect = m.dialect;
+    draft.dialect = m.dialect;
+    const stamp = stampFor(m, requestId, traceId);
+    c.set('stamp', stamp);
+    // Every journalled request writes (its entry), so it joins the turn's transaction from the start: its reads then
+    // share the turn's snapshot instead of each taking the WAL read lock of its own (~10 µs a statement on a file).
+    core.group.join();
     // Catch up on everything that fell due since the last timer, so an answer never shows a stale job.
-    for (const m of modules) m.tick();
+    for (const mod of modules) mod.tick();
     await next();
-    const path = new URL(c.req.url).pathname;
-    const isControl = path.startsWith('/_control');
+    const res = c.res;
     if (core.isClosed()) {
       // Nothing can be recorded any more; the connection dies with the provider.
-      c.res.headers.set(LOSS_HEADER, 'reset');
+      setAnswerHeader(res, LOSS_HEADER, 'reset');
       return;
     }
-    if (!isControl) journalRequest(core, c, path);
-    c.res.headers.set('x-request-id', c.get('requestId'));
-    if (m.requestIdHeader) c.res.headers.set(m.requestIdHeader, c.get('requestId'));
-    const trace = c.get('traceId');
-    // Echoed byte for byte; a value with non-ASCII bytes cannot be (the writer re-encodes it), so it is only journalled.
-    if (trace && /^[\x20-\x7e\t]+$/.test(trace)) c.res.headers.set('x-trace-id', trace);
-    const loss = c.get('draft').loss;
-    if (loss) c.res.headers.set(LOSS_HEADER, loss);
+    const path = journalPath(c);
+    if (!path.startsWith('/_control')) journalRequest(core, c, path, res.status, retryAfterOf(res));
+    // Answers built by json/problem carry the stamp already (http/answer.ts); any other gets it here.
+    if (!isLean(res)) for (const k in stamp) res.headers.set(k, stamp[k]!);
+    if (draft.loss) setAnswerHeader(res, LOSS_HEADER, draft.loss);
   });
 
   // A dialect carries whole batches in one body: its prefix may allow more than the native 1 MiB.

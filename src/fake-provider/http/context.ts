@@ -38,6 +38,8 @@ export type Vars = {
   traceId: string | null;
   workerId: string | null;
   draft: JournalDraft;
+  /** The ids every answer carries (X-Request-ID, X-Trace-ID, a dialect's request-id header): http/answer.ts. */
+  stamp: Record<string, string>;
   /** Dialect, error shape and credentials of the routes serving this request (native unless a mount says else). */
   mount: Mount;
   // Set by the fault seam (http/seam/) for the route handler it wraps; unset outside a seam-wrapped route.

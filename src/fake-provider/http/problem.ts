@@ -1,4 +1,5 @@
 import type { StoredAnswer } from '../store/idempotency-repo.js';
+import { leanAnswer } from './answer.js';
 import type { Ctx } from './context.js';
 import { NATIVE_MOUNT } from './mount.js';
 
@@ -40,9 +41,14 @@ export function problem(
   headers: Record<string, string> = {},
 ): Response {
   const a = errorAnswer(c, status, code, detail, extras, headers);
-  return new Response(a.body, { status: a.status, headers: a.headers });
+  return leanAnswer(c, a.body, a.status, a.headers);
 }
 
 export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+}
+
+/** `json` with the request's ids already in (http/answer.ts): for routes that have their context at hand. */
+export function jsonAnswer(c: Ctx, body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return leanAnswer(c, JSON.stringify(body), status, { 'content-type': 'application/json', ...headers });
 }

@@ -1,11 +1,15 @@
 import type { ProviderCore } from '../core.js';
 import { resultsExpired, servedResults } from '../engine/results.js';
 import { FindJobsQuerySchema, isTerminal } from '../../contract/jobs.js';
-import type { JobRow } from '../store/jobs-repo.js';
+import { viewRow, type JobRow } from '../store/jobs-repo.js';
+import { jobView } from '../engine/job-view.js';
+import { progressSettledAt } from '../engine/lifecycle.js';
+import { leanAnswer } from '../http/answer.js';
+import type { FinalAnswers } from './final-answers.js';
 import { zodErrors } from '../http/body.js';
 import type { Ctx } from '../http/context.js';
 import { parseIdempotencyKey } from '../http/idempotency-key.js';
-import { json, problem } from '../http/problem.js';
+import { json, jsonAnswer, problem } from '../http/problem.js';
 
 export function jobNotFound(c: Ctx, jobId: string): Response {
   return problem(c, 404, 'job_not_found', `no job ${jobId} in your tenant`);
@@ -17,17 +21,30 @@ export function noteJob(c: Ctx, job: Pick<JobRow, 'job_id' | 'state'>): void {
   d.job_state = job.state;
 }
 
-/** `GET /v1/jobs/{job_id}`. */
-export function readJob(core: ProviderCore, c: Ctx): Response {
+/** `GET /v1/jobs/{job_id}`; `finals` keeps the answers of final jobs (final-answers.ts). */
+export function readJob(core: ProviderCore, c: Ctx, finals: FinalAnswers): Response {
   const id = c.req.param('job_id')!;
-  c.var.draft.job_id = id;
-  // The hot route: only the columns the answer shows (jobs-repo.ts viewForTenant).
-  const job = core.jobs.viewForTenant(id, c.var.principal.tenant);
-  if (!job) return jobNotFound(c, id);
-  noteJob(c, job);
-  c.var.draft.effect = 'read';
-  const headers: Record<string, string> = isTerminal(job.state) ? {} : { 'retry-after': String(core.options.pollAdviceSeconds) };
-  return json(core.engine.view(job), 200, headers);
+  // c.get, not c.var: Hono builds a fresh object of all variables for every `c.var`.
+  const draft = c.get('draft');
+  draft.job_id = id;
+  // The hot route: only the columns the answer shows (jobs-repo.ts viewValuesForTenant).
+  const values = core.jobs.viewValuesForTenant(id, c.get('principal').tenant);
+  if (!values) return jobNotFound(c, id);
+  const state = values[3];
+  draft.job_id = values[0];
+  draft.job_state = state;
+  draft.effect = 'read';
+  if (!isTerminal(state)) {
+    return jsonAnswer(c, core.engine.view(viewRow(values)), 200, { 'retry-after': String(core.options.pollAdviceSeconds) });
+  }
+  const now = core.clock.now();
+  let body = finals.get(values, now);
+  if (body === undefined) {
+    const job = viewRow(values);
+    body = JSON.stringify(jobView(job, now));
+    finals.set(values, body, progressSettledAt(job));
+  }
+  return leanAnswer(c, body, 200, { 'content-type': 'application/json' });
 }
 
 /** `GET /v1/jobs?client_ref|idempotency_key&limit&cursor`: newest first, own tenant (own subject for a key). */

@@ -3,7 +3,7 @@ import type { Db } from './database.js';
 /**
  * One SQLite transaction per event-loop turn (docs/decisions/014-group-commit.md).
  *
- * A write path calls `join()` before it writes: the first caller of a turn opens a transaction (BEGIN), later ones
+ * A write path calls `join()` before it writes: the first caller of a turn opens a transaction (BEGIN IMMEDIATE), later ones
  * share it (their own `db.transaction()` calls become savepoints, atomic as before), and it commits at the end of
  * the turn (setImmediate). Writes made with no turn open commit on their own, as they always did. `committed()`
  * resolves once everything written so far is committed: a transport waits for it before an answer leaves the
@@ -27,7 +27,9 @@ export class GroupCommit {
   /** Open this turn's transaction, or join the open one. A no-op inside a caller's own transaction. */
   join(): void {
     if (this.closed || this.open || this.db.inTransaction) return;
-    this.db.exec('BEGIN');
+    // IMMEDIATE: a request joins before it reads (http/app.ts), and a deferred transaction that read first could not
+    // take the write lock if another connection had committed meanwhile (SQLITE_BUSY_SNAPSHOT, no busy wait).
+    this.db.exec('BEGIN IMMEDIATE');
     this.open = true;
     this.schedule();
   }

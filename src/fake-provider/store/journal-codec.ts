@@ -68,7 +68,8 @@ export type JournalRow = {
 /** Request fields that have their own column (the rest go to `extra`); `received_at` is stored as `received_ms`. */
 const REQUEST_COLUMNS = new Set<string>(JOURNAL_COLUMNS.filter((c) => c !== 'extra').map((c) => (c === 'received_ms' ? 'received_at' : c)));
 const OTHER_COLUMNS = new Set(['seq', 'type', 'at', 'job_id', 'tenant']);
-const JOB_ID = '{job_id}';
+/** What a path holds in place of its entry's own job id. */
+export const JOB_ID = '{job_id}';
 
 function timeMs(iso: string, extra: Record<string, unknown>, key: string): number {
   const ms = Date.parse(iso);

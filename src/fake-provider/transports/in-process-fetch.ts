@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { LOSS_HEADER } from '../http/context.js';
+import { lossOf } from '../http/answer.js';
 
 export const IN_PROCESS_BASE = 'http://jobproof.test';
 
@@ -18,7 +18,7 @@ function abortError(signal: AbortSignal): unknown {
  * answers until the caller's signal gives up. Otherwise strip the internal header and hand the answer over.
  */
 export async function enactLoss(res: Response, signal: AbortSignal | null | undefined): Promise<Response> {
-  const loss = res.headers.get(LOSS_HEADER);
+  const loss = lossOf(res);
   if (!loss) return res;
   await res.body?.cancel().catch(() => undefined);
   if (loss === 'reset') throw connectionReset();

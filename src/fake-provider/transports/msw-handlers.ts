@@ -1,5 +1,5 @@
 import { http, HttpResponse, type HttpHandler } from 'msw';
-import { LOSS_HEADER } from '../http/context.js';
+import { lossOf } from '../http/answer.js';
 import type { Provider } from '../provider.js';
 
 export interface MswOptions {
@@ -17,7 +17,7 @@ export function jobproofHandlers(provider: Provider, opts: MswOptions = {}): Htt
   return [
     http.all(`${base}/*`, async ({ request }) => {
       const res = await provider.app.fetch(request);
-      const loss = res.headers.get(LOSS_HEADER);
+      const loss = lossOf(res);
       if (!loss) return res;
       await res.body?.cancel().catch(() => undefined);
       if (loss === 'reset') return HttpResponse.error();

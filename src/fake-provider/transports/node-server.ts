@@ -2,7 +2,7 @@ import { serve as honoServe, type HttpBindings } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server } from 'node:http';
 import { drain, DRAIN_LIMIT_BYTES } from '../http/body-guard.js';
-import { LOSS_HEADER } from '../http/context.js';
+import { lossOf } from '../http/answer.js';
 import type { Provider } from '../provider.js';
 
 export interface ServeOptions {
@@ -24,10 +24,13 @@ export interface RunningServer {
  */
 function sanitizeTarget(incoming: IncomingMessage, host: string): void {
   let url = incoming.url ?? '/';
-  if (/^https?:\/\//i.test(url)) url = url.replace(/^https?:\/\/[^/?]*/i, '');
-  if (!url.startsWith('/')) url = `/${url}`;
-  const q = url.indexOf('?');
-  incoming.url = q === -1 ? url.replace(/\\/g, '%5C') : url.slice(0, q).replace(/\\/g, '%5C') + url.slice(q);
+  // Nearly every target is already well-formed (starts with '/', no backslash): leave it as it is.
+  if (incoming.url === undefined || url.charCodeAt(0) !== 47 || url.includes('\\')) {
+    if (/^https?:\/\//i.test(url)) url = url.replace(/^https?:\/\/[^/?]*/i, '');
+    if (!url.startsWith('/')) url = `/${url}`;
+    const q = url.indexOf('?');
+    incoming.url = q === -1 ? url.replace(/\\/g, '%5C') : url.slice(0, q).replace(/\\/g, '%5C') + url.slice(q);
+  }
   const h = incoming.headers.host;
   if (h !== undefined && !/^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(h)) incoming.headers.host = host;
 }
@@ -54,7 +57,7 @@ export function serve(provider: Provider, opts: ServeOptions = {}): Promise<Runn
           // Group commit: the answer leaves only once its writes and journal entry are committed, so a crash cannot
           // lose anything a client saw (store/group-commit.ts, docs/decisions/014-group-commit.md).
           await provider.journal.committed();
-          const loss = res.headers.get(LOSS_HEADER);
+          const loss = lossOf(res);
           if (!loss) {
             // Answered before the request body arrived in full (an early 401, 404, 429…): read and discard the rest
             // (bounded) first, so a client that writes its whole body before reading (Python's http.client) reads

@@ -6,12 +6,13 @@ import {
   nextStep,
   planJob,
   progressAt,
+  progressSettledAt,
   requestCancel,
   type JobTimes,
   type Step,
 } from '../../../src/fake-provider/engine/lifecycle.js';
 import { BehaviorSchema, type Behavior, type BehaviorInput } from '../../../src/contract/behavior.js';
-import type { JobState } from '../../../src/contract/jobs.js';
+import { JOB_STATES, type JobState } from '../../../src/contract/jobs.js';
 
 const RUNS = process.env.JOBPROOF_LONG ? 2000 : 200;
 const T0 = 1_000_000;
@@ -298,6 +299,38 @@ describe('lifecycle (properties)', () => {
         if (j1.state === 'running' && j2.state === 'running') expect(progressAt(j2, t2).completed).toBeGreaterThanOrEqual(p1.completed);
       }),
       { numRuns: RUNS },
+    );
+  });
+});
+
+describe('progressSettledAt', () => {
+  it('from the settled time on, progress is the same at every later time', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...JOB_STATES),
+        fc.integer({ min: 0, max: 100_000 }),
+        fc.boolean(),
+        fc.integer({ min: 0, max: 1_000 }),
+        fc.integer({ min: 0, max: 10_000_000 }),
+        fc.integer({ min: 0, max: 100_000 }),
+        (state, duration, lies, items, created, later) => {
+          const behavior = BehaviorSchema.parse({ duration_ms: duration, progress_lies: lies, items });
+          const job = {
+            state,
+            behavior,
+            created_at: created,
+            running_at: created,
+            progress_at: null,
+            finish_at: null,
+            cancel_requested_at: null,
+            cancel_effective_at: null,
+          };
+          const settled = progressSettledAt(job);
+          const from = Number.isFinite(settled) ? settled : created - 5_000;
+          expect(progressAt(job, from + later)).toEqual(progressAt(job, from));
+        },
+      ),
+      { numRuns: 1000 },
     );
   });
 });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { EFFECTS, JournalEntrySchema, type JournalEntry } from '../../../src/contract/journal.js';
 import { JOB_STATES } from '../../../src/contract/jobs.js';
 import { decodeRow, encodeEntry, JOURNAL_COLUMNS, rowValues } from '../../../src/fake-provider/store/journal-codec.js';
+import { encodeRequest, requestEntry, type RequestFacts } from '../../../src/fake-provider/store/journal-request.js';
 
 const iso = fc.integer({ min: 0, max: 4_102_444_800_000 }).map((ms) => new Date(ms).toISOString());
 // Also times that are not in toISOString's form: the codec must keep them byte for byte.
@@ -109,6 +110,38 @@ describe('journal codec', () => {
         const decoded = decodeRow(row);
         expect(decoded).toEqual({ ...entry });
         expect(Object.keys(decoded).sort()).toEqual(Object.keys(entry).sort());
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("encodeRequest (the middleware's facts, times in ms) writes the row encodeEntry writes for the same entry", () => {
+    // Whole milliseconds (the clocks' own) and, rarely, a fractional or huge time that takes the entry's path.
+    const ms = fc.oneof(
+      { weight: 8, arbitrary: fc.integer({ min: 0, max: 4_102_444_800_000 }) },
+      { weight: 1, arbitrary: fc.double({ min: 0, max: 4e12, noNaN: true }) },
+      { weight: 1, arbitrary: fc.constantFrom(-1, -8.64e15, 8.64e15) },
+    );
+    const extras = fc.record(
+      {
+        lease_token: fc.option(fc.nat(), { nil: null }),
+        listed: fc.array(fc.record({ job_id: str, state })),
+        task_id: nstr,
+        task_state: nstr,
+        dialect: fc.constantFrom('openai' as const, 'anthropic' as const),
+        custom_ids: fc.array(str, { maxLength: 3 }),
+        file_id: str,
+        served_sha256: str,
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(request, ms, ms, extras, (r, at, received, extra) => {
+        const { seq, type: _type, at: _at, received_at: _r, listed: _l, task_id: _t, task_state: _s, ...rest } = r;
+        const facts = { ...rest, at, received_at: received, ...extra } as RequestFacts;
+        const entry = requestEntry(seq, facts);
+        expect(encodeRequest(seq, facts)).toEqual(rowValues(encodeEntry(entry)));
+        expect(decodeRow(encodeEntry(entry))).toEqual(entry);
       }),
       { numRuns: 2000 },
     );
