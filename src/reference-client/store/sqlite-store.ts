@@ -6,7 +6,7 @@ import { chain, GENESIS_HASH } from '../audit.js';
 import type { AuditInput, AuditRow, CancelIntent, OperationRow, StoredHistoryEntry } from '../types.js';
 import type { CommitOutcome, FencedChange, InsertOutcome, Lease, OperationStore } from './operation-store.js';
 import { COLUMNS, fromDb, SQLITE_OPERATION_MIGRATIONS, toDb } from './sqlite-schema.js';
-import { migrateSqlite, refuseNewerSqlite } from './sqlite-migrate.js';
+import { migratedSqliteImage, migrateSqlite, refuseNewerSqlite } from './sqlite-migrate.js';
 
 type Db = Database.Database;
 
@@ -17,7 +17,15 @@ type Db = Database.Database;
 export class SqliteOperationStore implements OperationStore {
   private readonly db: Db;
 
+  /**
+   * `':memory:'` starts from a copy of a migrated empty store and survives nothing: only for a client whose process
+   * is never crashed while its state matters (in-process runs, see run-memory.ts).
+   */
   constructor(file: string) {
+    if (file === ':memory:') {
+      this.db = new Database(migratedSqliteImage());
+      return;
+    }
     this.db = new Database(file);
     refuseNewerSqlite(this.db, file, SQLITE_OPERATION_MIGRATIONS);
     this.db.pragma('journal_mode = WAL');
