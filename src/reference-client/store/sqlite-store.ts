@@ -52,9 +52,24 @@ export class SqliteOperationStore implements OperationStore {
     return st;
   }
 
-  /** BEGIN IMMEDIATE: take the write lock up front so a read-then-write is never based on a stale read. */
+  /**
+   * BEGIN IMMEDIATE: take the write lock up front so a read-then-write is never based on a stale read. Prepared
+   * BEGIN/COMMIT rather than `db.transaction(fn)`, which builds a new wrapper on every call (a visible share of an
+   * in-process schedule). Inside a caller's transaction (a bulk insert through `raw`) it is better-sqlite3's
+   * savepoint, as before.
+   */
   private tx<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    if (this.db.inTransaction) return this.db.transaction(fn).immediate();
+    this.q('BEGIN IMMEDIATE').run();
+    try {
+      const result = fn();
+      this.q('COMMIT').run();
+      return result;
+    } catch (err) {
+      // SQLite may already have rolled back (e.g. a full disk); otherwise nothing of the method stays.
+      if (this.db.inTransaction) this.q('ROLLBACK').run();
+      throw err;
+    }
   }
 
   async insertOperation(row: OperationRow, first: StoredHistoryEntry, audit: AuditInput[]): Promise<InsertOutcome> {
