@@ -107,7 +107,7 @@ export function registerCertify(program: Command, version: string): void {
     .option('--parallel <n>', 'scenarios run at once (default: CPU cores)')
     .option(
       '--lanes <n>',
-      'with --in-process: worker threads the random schedules run on (default: CPU cores); verdicts are the same for any n',
+      'with --in-process: worker threads the random schedules run on (default: one per 100 schedules, up to the CPU cores); verdicts are the same for any n',
     )
     .option(
       '--time-scale <f>',
@@ -191,7 +191,8 @@ Examples:
       const parallel = Math.max(1, int(flags.parallel, '--parallel', inProcess ? 1 : availableParallelism()));
       if (flags.lanes !== undefined && !inProcess)
         throw new CliError('--lanes runs random schedules on threads in-process: it needs --in-process');
-      const lanes = Math.max(1, int(flags.lanes, '--lanes', availableParallelism()));
+      // A lane's start-up costs about as much CPU as 35 schedules: by default, one lane per 100 schedules, up to the cores.
+      const lanes = Math.max(1, int(flags.lanes, '--lanes', Math.min(availableParallelism(), Math.floor(runs / 100))));
       // The in-process reference client always listens for webhooks.
       const webhooks = !!flags.webhooks || inProcess;
       const command = flags.client ?? referenceCommand();
