@@ -1,14 +1,15 @@
 import { fork, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { propertyRun } from '../../src/conformance/property-run.js';
-import { createReferenceClient } from '../../src/reference-client/index.js';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type * as Lanes from '../../src/conformance/property-lanes.js';
 import { catalog } from '../../src/scenarios/index.js';
 import { CLI, loadAverage, log, median, ROOT } from './common.js';
 
 export interface ConformanceConfig {
-  /** Schedules per property run. */
+  /** Schedules per property run: enough for a steady state (warm-up is a fixed cost of ~1 s per lane). */
   runs: number;
-  /** One property run per seed; the figure is the median over seeds. */
+  /** One property run per entry (a seed may repeat); the figure is the median over them. */
   seeds: number[];
   catalogRuns: number;
   /** `all`, or scenario names joined by commas (a quick pass uses a few). */
@@ -21,6 +22,9 @@ export interface PropertySample {
   schedules: number;
   wallMs: number;
   perSecond: number;
+  /** CPU time of the whole process (every lane's thread) per schedule. */
+  cpuMsPerSchedule: number;
+  lanes: number;
   failed: boolean;
   /**
    * Errors that escaped the run (unhandled rejections / uncaught exceptions) in the child that ran it. The child
@@ -48,17 +52,31 @@ export interface ConformanceSection {
   loadavg: { before: number[]; after: number[] };
 }
 
-/** The property run against the reference client, in-process on the virtual clock. */
+const dist = (p: string) => pathToFileURL(join(ROOT, 'dist', p)).href;
+
+/**
+ * The random schedules exactly as `jobproof certify --in-process --runs N --seed S` runs them: the built package's
+ * property lanes (one worker thread per core) and the in-memory reference client, loaded from dist/ as certify does.
+ */
 async function propertySpeed(runs: number, seed: number): Promise<PropertySample> {
+  const { propertyRunLanes } = (await import(dist('conformance/property-lanes.js'))) as typeof Lanes;
+  const lanes = availableParallelism();
   let n = 0;
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const r = await propertyRun({ kind: 'in-process', factory: createReferenceClient }, { runs, seed, onRun: () => n++ });
+  const r = await propertyRunLanes(
+    { module: dist('reference-client/index.js'), name: 'createInMemoryReferenceClient' },
+    { runs, seed, lanes, onProgress: () => n++ },
+  );
   const wallMs = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
   return {
     seed,
     schedules: n,
     wallMs: Math.round(wallMs),
     perSecond: Math.round((n / (wallMs / 1000)) * 10) / 10,
+    cpuMsPerSchedule: Math.round(((cpu.user + cpu.system) / 1000 / Math.max(1, n)) * 10) / 10,
+    lanes,
     failed: r.failed,
     escaped: 0,
   };
@@ -84,6 +102,8 @@ function propertyInChild(runs: number, seed: number): Promise<PropertySample> {
           schedules: 0,
           wallMs: 0,
           perSecond: NaN,
+          cpuMsPerSchedule: NaN,
+          lanes: 0,
           failed: true,
           escaped: 0,
           crashed: `exit ${code ?? sig}: ${err.trim().split('\n').slice(-3).join(' | ')}`,
@@ -139,7 +159,7 @@ export async function conformanceSpeed(cfg: ConformanceConfig): Promise<Conforma
     const s = await propertyInChild(cfg.runs, seed);
     property.push(s);
     log(
-      `conformance: property run seed ${seed}: ${s.crashed ? `CRASHED ${s.crashed}` : `${s.schedules} schedules in ${(s.wallMs / 1000).toFixed(1)} s = ${s.perSecond}/s`}${s.failed ? ' (failed: shrinking included)' : ''}${s.escaped ? ` (${s.escaped} errors escaped: ${s.firstEscaped})` : ''}`,
+      `conformance: property run seed ${seed}: ${s.crashed ? `CRASHED ${s.crashed}` : `${s.schedules} schedules in ${(s.wallMs / 1000).toFixed(1)} s on ${s.lanes} lanes = ${s.perSecond}/s, ${s.cpuMsPerSchedule} ms CPU each`}${s.failed ? ' (failed: shrinking included)' : ''}${s.escaped ? ` (${s.escaped} errors escaped: ${s.firstEscaped})` : ''}`,
     );
   }
   const catalogSamples: CatalogSample[] = [];

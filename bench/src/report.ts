@@ -333,16 +333,16 @@ function markdown(r: Results): string {
   if (c) {
     L.push('## 2. In-process conformance and the catalog', '');
     L.push(
-      `Property run of the reference client on the virtual clock (\`propertyRun\`, in-process), ${c.config.runs} schedules per seed; the catalog through the process runner is \`jobproof certify --webhooks --scenarios ${c.config.scenarios}\` (parallel = cores), timed from spawn to exit.`,
+      `Random fault schedules against the reference client on the virtual clock, as \`jobproof certify --in-process --runs ${c.config.runs} --seed S\` runs them (property lanes: one worker thread per core, the in-memory client store), ${c.config.runs} schedules per run; CPU is the whole process's (every lane) per schedule. The catalog through the process runner is \`jobproof certify --webhooks --scenarios ${c.config.scenarios}\` (parallel = cores), timed from spawn to exit.`,
       '',
     );
     L.push(
-      '| property run seed | schedules | wall | schedules/s | failed? | errors escaping the run |',
-      '| --- | --- | --- | --- | --- | --- |',
+      '| property run seed | schedules | lanes | wall | schedules/s | CPU per schedule | failed? | errors escaping the run |',
+      '| --- | --- | --- | --- | --- | --- | --- | --- |',
     );
     for (const p of c.property)
       L.push(
-        `| ${p.seed} | ${p.schedules} | ${(p.wallMs / 1000).toFixed(1)} s | ${p.crashed ? `crashed: ${p.crashed}` : p.perSecond} | ${p.failed ? 'yes (shrinking included)' : 'no'} | ${p.escaped ? `${p.escaped}: \`${(p.firstEscaped ?? '').replace(/\|/g, '/')}\`` : 'none'} |`,
+        `| ${p.seed} | ${p.schedules} | ${p.lanes ?? 1} | ${(p.wallMs / 1000).toFixed(1)} s | ${p.crashed ? `crashed: ${p.crashed}` : p.perSecond} | ${p.cpuMsPerSchedule ?? '–'} ms | ${p.failed ? 'yes (shrinking included)' : 'no'} | ${p.escaped ? `${p.escaped}: \`${(p.firstEscaped ?? '').replace(/\|/g, '/')}\`` : 'none'} |`,
       );
     L.push(
       '',

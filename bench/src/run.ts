@@ -129,15 +129,16 @@ async function main(): Promise<void> {
     partial.conformance = await conformanceSpeed(
       quick
         ? {
-            runs: 5,
-            seeds: [1],
+            runs: 50,
+            seeds: [42],
             catalogRuns: 1,
             scenarios: catalog
               .slice(0, 2)
               .map((s) => s.name)
               .join(','),
           }
-        : { runs: 50, seeds: [1, 2, 3], catalogRuns: 3, scenarios: 'all' },
+        : // Steady state, as the issue states the target (certify --in-process --runs 1000 --seed 42), three times.
+          { runs: 1000, seeds: [42, 42, 42], catalogRuns: 3, scenarios: 'all' },
     );
   }
   savePartial();

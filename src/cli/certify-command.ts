@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { calibrate } from '../conformance/calibrate.js';
 import { runCatalog, type ClientUnderTest } from '../conformance/catalog-run.js';
-import { propertyRun } from '../conformance/property-run.js';
+import { propertyRun, type PropertyRunResult } from '../conformance/property-run.js';
+import { prepareDrawn, propertyRunLanes } from '../conformance/property-lanes.js';
 import { buildReport, failureLines, scenarioCase, schedulesCase, skippedCase } from '../conformance/report/build.js';
 import type { ReportCase, TimeScale } from '../conformance/report/schema.js';
 import { parseReportSpec, writeReports } from '../conformance/report/write-reports.js';
@@ -33,6 +34,7 @@ interface CertifyFlags {
   tasks?: boolean;
   dialect: string;
   shard?: string;
+  lanes?: string;
 }
 
 export const NO_WEBHOOKS = 'client does not listen for webhooks';
@@ -103,6 +105,10 @@ export function registerCertify(program: Command, version: string): void {
       'write reports: junit=PATH,json=PATH,md=PATH,html=PATH (html: one self-contained certificate, a sequence diagram per failure)',
     )
     .option('--parallel <n>', 'scenarios run at once (default: CPU cores)')
+    .option(
+      '--lanes <n>',
+      'with --in-process: worker threads the random schedules run on (default: one per 100 schedules, up to the CPU cores); verdicts are the same for any n',
+    )
     .option(
       '--time-scale <f>',
       'stretch every scenario time by this factor (default: calibrated from the client start-up under the current load)',
@@ -183,6 +189,10 @@ Examples:
       }
       const seed = int(flags.seed, '--seed', Date.now() % 2 ** 31);
       const parallel = Math.max(1, int(flags.parallel, '--parallel', inProcess ? 1 : availableParallelism()));
+      if (flags.lanes !== undefined && !inProcess)
+        throw new CliError('--lanes runs random schedules on threads in-process: it needs --in-process');
+      // A lane's start-up costs about as much CPU as 35 schedules: by default, one lane per 100 schedules, up to the cores.
+      const lanes = Math.max(1, int(flags.lanes, '--lanes', Math.min(availableParallelism(), Math.floor(runs / 100))));
       // The in-process reference client always listens for webhooks.
       const webhooks = !!flags.webhooks || inProcess;
       const command = flags.client ?? referenceCommand();
@@ -208,15 +218,13 @@ Examples:
       const factor = timeScale.factor;
       let client: ClientUnderTest;
       if (inProcess) {
-        const { createReferenceClient } = await import('../reference-client/index.js');
-        client = { kind: 'in-process', factory: createReferenceClient };
+        const { createInMemoryReferenceClient } = await import('../reference-client/index.js');
+        client = { kind: 'in-process', factory: createInMemoryReferenceClient };
       } else {
         client = { kind: 'process', command, timeScale: factor, dialect };
       }
-      const prepare = (s: Scenario): Scenario => {
-        const w = forWebhooks(s, webhooks);
-        return scaleScenarioTime('run' in w ? w.run : { ...s, webhooks: false }, factor);
-      };
+      // A drawn schedule as forWebhooks treats a catalog one (a webhook-only schedule runs on polling), time-scaled.
+      const prepare = prepareDrawn({ timeScale: factor, webhooks });
 
       const cases: ReportCase[] = new Array(chosen.length);
       const toRun: Array<{ at: number; scenario: Scenario }> = [];
@@ -252,17 +260,20 @@ Examples:
       let minimalOut: string | undefined;
 
       if (runs > 0) {
-        out(`\nrandom schedules: ${runs} (seed ${seed}, time scale ${factor}×, webhooks ${webhooks ? 'on' : 'off'})…`);
-        const p = await propertyRun(client, {
-          runs,
-          seed,
-          path: flags.path,
-          prepare,
-          shard,
-          onRun: (n) => {
-            if (n % 50 === 0) out(`  ${n} schedules run`);
-          },
-        });
+        // In-process, the reference client runs on worker threads (a replay of one --path stays on this one).
+        const onLanes = inProcess && flags.path === undefined && lanes > 1;
+        out(
+          `\nrandom schedules: ${runs} (seed ${seed}, time scale ${factor}×, webhooks ${webhooks ? 'on' : 'off'}${onLanes ? `, ${lanes} lanes` : ''})…`,
+        );
+        const progress = (n: number) => {
+          if (n % 50 === 0) out(`  ${n} schedules run`);
+        };
+        const p: PropertyRunResult = onLanes
+          ? await propertyRunLanes(
+              { module: new URL('../reference-client/index.js', import.meta.url).href, name: 'createInMemoryReferenceClient' },
+              { runs, seed, shard, lanes, schedule: { timeScale: factor, webhooks }, onProgress: progress },
+            )
+          : await propertyRun(client, { runs, seed, path: flags.path, prepare, shard, onRun: progress });
         const sc = schedulesCase(p);
         cases.push(sc);
         if (p.failed && p.counterexample) {

@@ -5,6 +5,13 @@ export { RunEvidenceSchema, VerdictSchema } from './checker/index.js';
 export { runScenarioInProcess, runScenarioProcess, type ScenarioRun } from './runner/run-scenario.js';
 export { runCatalog, runOne, type ClientUnderTest, type CatalogRunOptions } from './catalog-run.js';
 export { propertyRun, type PropertyRunOptions, type PropertyRunResult } from './property-run.js';
+export {
+  propertyRunLanes,
+  prepareDrawn,
+  type FactoryModule,
+  type PropertyLanesOptions,
+  type DrawnScheduleSpec,
+} from './property-lanes.js';
 export { certifyInProcess, expectCertified, type CertifyInProcessOptions, type InProcessCertification } from './testing.js';
 export { certificationDoc, toJson, writeReports } from './report/write-reports.js';
 export { buildReport, scenarioCase, schedulesCase, skippedCase, taskCase, failureLines } from './report/build.js';

@@ -10,7 +10,8 @@ export interface PropertyRunOptions {
   seed?: number;
   /** fast-check replay path of a failure printed earlier. */
   path?: string;
-  onRun?: (n: number, run: ScenarioRun, scenario: Scenario) => void;
+  /** After each schedule; `position` in the seeded sequence, undefined for a shrinking candidate. */
+  onRun?: (n: number, run: ScenarioRun, scenario: Scenario, position?: number) => void;
   /** Run only this shard's schedules of the seeded sequence (the others are generated, not run). */
   shard?: Shard;
   /**
@@ -18,6 +19,12 @@ export interface PropertyRunOptions {
    * for a client that did not declare them (a schedule never switches webhooks on for such a client).
    */
   prepare?: (s: Scenario) => Scenario;
+  /**
+   * Property lanes (property-lanes.ts): the lowest position another lane of the same seed has failed at. Positions
+   * past it are not run (the first failure of the sequence lies before them), and neither is a shrink of a failure
+   * past it (its result is dropped).
+   */
+  failedElsewhere?: () => number;
 }
 
 export interface PropertyRunResult {
@@ -35,6 +42,8 @@ export interface PropertyRunResult {
   counterexample?: { scenario: Scenario; run: ScenarioRun };
   path?: string;
   numShrinks?: number;
+  /** Position in the seeded sequence of the first failing schedule (before shrinking). */
+  failedAt?: number;
   wallMs: number;
 }
 
@@ -50,20 +59,24 @@ export async function propertyRun(client: ClientUnderTest, opts: PropertyRunOpti
   const prepare = opts.prepare ?? ((s: Scenario) => s);
   const verdicts: Partial<Record<CaseVerdict, number>> = {};
   let position = 0;
-  let failedOnce = false;
+  let failedAt: number | undefined;
+  const elsewhere = opts.failedElsewhere ?? (() => Number.POSITIVE_INFINITY);
   const property = fc.asyncProperty(scheduleArb, async (input: ScenarioInput) => {
     // fast-check generates the same sequence for a seed whatever the predicate answers, so skipping other shards'
     // positions keeps each shard's schedules identical to the unsharded run's. Once one failed, fast-check is
-    // shrinking: every candidate must really run.
-    if (!failedOnce && !inShard(position++, opts.shard)) return true;
+    // shrinking: every candidate must really run (unless another lane failed earlier: this shrink is then moot).
+    const at = failedAt === undefined ? position++ : undefined;
+    if (at !== undefined && (!inShard(at, opts.shard) || at > elsewhere())) return true;
+    if (at === undefined && failedAt! > elsewhere()) return true;
     const scenario = prepare(parseScenario({ ...input, name: 'generated' }));
     const run = await runOne(client, scenario, seed);
     verdicts[run.outcome.verdict] = (verdicts[run.outcome.verdict] ?? 0) + 1;
-    opts.onRun?.(++n, run, scenario);
+    n++;
+    opts.onRun?.(n, run, scenario, at);
     const ok = run.outcome.verdict !== 'fail';
     if (!ok) {
       last = { scenario, run };
-      failedOnce = true;
+      failedAt ??= at;
     }
     return ok;
   });
@@ -77,7 +90,9 @@ export async function propertyRun(client: ClientUnderTest, opts: PropertyRunOpti
     verdicts,
     wallMs: Date.now() - start,
   };
-  if (details.failed && details.counterexample) {
+  if (failedAt !== undefined && opts.path === undefined) result.failedAt = failedAt;
+  // A lane whose failure lies past another lane's has nothing to report: the merge takes the earlier one.
+  if (details.failed && details.counterexample && !(failedAt! > elsewhere())) {
     // The last failing run fast-check made is the shrunk one; run it once more to report on exactly that schedule.
     const scenario = prepare(
       parseScenario({ ...details.counterexample[0], name: 'minimal-failure', title: 'Minimal failing schedule (shrunk by fast-check)' }),

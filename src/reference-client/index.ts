@@ -2,6 +2,7 @@ import type { InProcessClientFactory, InProcessClientOptions } from '../contract
 import { verifyChain, type AuditVerdict } from './audit.js';
 import { ReferenceClient } from './client.js';
 import { openOperationStore } from './store/open-store.js';
+import { openRunMemoryStore } from './store/run-memory.js';
 
 export { ReferenceClient, toRecord } from './client.js';
 export { SqliteOperationStore } from './store/sqlite-store.js';
@@ -14,6 +15,13 @@ export { TRANSITIONS, EVIDENCE_CLASS, EVIDENCE_KINDS, canTransition, transition 
 
 /** The in-process factory of client-protocol.md. */
 export const createReferenceClient: InProcessClientFactory = (opts: InProcessClientOptions) => new ReferenceClient(opts);
+
+/**
+ * The same client with its store in memory, shared by every client of one `state` until the last closes
+ * (store/run-memory.ts): for in-process runs, whose harness never ends the process, so no crash can lose it.
+ */
+export const createInMemoryReferenceClient: InProcessClientFactory = (opts: InProcessClientOptions) =>
+  new ReferenceClient(opts, openRunMemoryStore(opts.state));
 
 /** Check the audit chain of a client state directory: any edit, insertion or deletion is reported. */
 export async function verifyAudit(stateDir: string, db?: string): Promise<AuditVerdict> {

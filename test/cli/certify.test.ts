@@ -61,6 +61,17 @@ describe('jobproof certify (process runner)', () => {
     expect(report.invariants.map((i) => i.id)).toContain('T1');
   });
 
+  it('runs in-process random schedules on lanes (worker threads) with the verdicts of one thread', { timeout: 180_000 }, async () => {
+    const args = ['--in-process', '--scenarios', 'none', '--runs', '12', '--seed', '42'];
+    const [one, two] = [await certify([...args, '--lanes', '1']), await certify([...args, '--lanes', '2'])];
+    expect(one.code, one.stdout).toBe(0);
+    expect(two.code, two.stdout).toBe(0);
+    expect(two.stdout).toMatch(/random schedules: 12 \(seed 42, time scale 1×, webhooks on, 2 lanes\)/);
+    const counts = (out: string) => /12 schedules: ([^(]+)\(/.exec(out)?.[1];
+    expect(counts(two.stdout)).toBe(counts(one.stdout));
+    expect(counts(one.stdout)).toBe('12 pass ');
+  });
+
   it.runIf(LONG)('`npx jobproof certify` exactly as the README gives it passes', { timeout: 1_800_000 }, async () => {
     const r = await certify([]);
     expect(r.code, r.stdout).toBe(0);

@@ -20,6 +20,12 @@ describe('flags and files that cannot work are usage errors (exit 2)', () => {
     expect(r.stderr).toMatch(/--path .*--seed/);
   });
 
+  it('certify --lanes without --in-process', () => {
+    const r = run('certify', '--scenarios', 'none', '--runs', '1', '--lanes', '2');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/--lanes .*--in-process/);
+  });
+
   it('serve --tokens whose tenant has no webhook secret is refused before listening', () => {
     const file = join(dir, 'tokens.json');
     writeFileSync(

@@ -114,6 +114,16 @@ describe('the packed package', () => {
     expect(stdout).toMatch(/verify-provider/);
   });
 
+  it('runs `jobproof certify --in-process` on two property lanes (the worker entry ships and resolves)', async () => {
+    const { stdout } = await run(
+      'npx',
+      ['--no-install', 'jobproof', 'certify', '--in-process', '--scenarios', 'none', '--runs', '4', '--seed', '42', '--lanes', '2'],
+      { cwd: proj },
+    );
+    expect(stdout).toMatch(/2 lanes/);
+    expect(stdout).toMatch(/4 schedules: 4 pass/);
+  }, 120_000);
+
   it("runs README's programmatic example (examples/programmatic.mjs)", async () => {
     cpSync(join(ROOT, 'examples/programmatic.mjs'), join(proj, 'programmatic.mjs'));
     const { stdout } = await run(process.execPath, ['programmatic.mjs'], { cwd: proj });

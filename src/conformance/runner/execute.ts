@@ -24,7 +24,7 @@ async function start(run: RunState): Promise<void> {
 /** Turn after turn: take what is due, until every operation is final or the time bound passes. */
 async function runUntilSettled(run: RunState): Promise<void> {
   for (;;) {
-    run.pumpJournal();
+    if (run.awaitsEvent()) run.pumpJournal();
     noticeExits(run);
     const rel = run.d.now() - run.t0;
     await submitArrivals(run, rel);

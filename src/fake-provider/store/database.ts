@@ -1,13 +1,17 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { migrate } from './migrations.js';
 
 export type Db = Database.Database;
 
 /** Open (and migrate, see migrations.ts) the provider's SQLite store. WAL so readers never block the writer and a crash loses nothing committed. */
 export function openDatabase(path: string): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true });
+    seedNewFile(path);
+  }
   // A new ':memory:' store starts from a copy of a migrated empty one: in-process runs open thousands of providers.
   const db = path === ':memory:' ? new Database(migratedImage()) : new Database(path);
   db.pragma('journal_mode = WAL');
@@ -21,6 +25,24 @@ export function openDatabase(path: string): Db {
   // A request that was reserving a key when the process died never executed: its key is free again.
   db.prepare(`DELETE FROM idempotency WHERE state = 'in_flight'`).run();
   return db;
+}
+
+/**
+ * A new file starts as a copy of the migrated empty store (in-process runs that restart the provider make one per
+ * run; migrating from scratch was ~2 % of such a run). Written beside it, then linked into place: linking fails when
+ * the file appeared meanwhile, so a crash or a concurrent opener leaves either no file or a whole one, never a mix.
+ */
+function seedNewFile(path: string): void {
+  if (existsSync(path) || existsSync(`${path}-wal`)) return;
+  const tmp = `${path}.${process.pid}-${threadId}.new`;
+  writeFileSync(tmp, migratedImage());
+  try {
+    linkSync(tmp, path);
+  } catch {
+    // EEXIST: another opener was first. Anything else (a file system without hard links): migrate as before.
+  } finally {
+    rmSync(tmp, { force: true });
+  }
 }
 
 let image: Buffer | undefined;

@@ -1,5 +1,6 @@
-import type Database from 'better-sqlite3';
+import Database from 'better-sqlite3';
 import { pendingMigrations, type Migration } from './migrations.js';
+import { SQLITE_OPERATION_MIGRATIONS } from './sqlite-schema.js';
 
 /**
  * Refuse a file from a newer release before anything else touches it (even `journal_mode = WAL` rewrites the
@@ -36,4 +37,17 @@ export function migrateSqlite(db: Database.Database, store: string, list: readon
       .immediate();
     if (!applied) return;
   }
+}
+
+let image: Buffer | undefined;
+
+/** An empty operation store at the latest schema, serialized once per thread: in-memory stores are opened per run. */
+export function migratedSqliteImage(): Buffer {
+  if (!image) {
+    const db = new Database(':memory:');
+    migrateSqlite(db, ':memory:', SQLITE_OPERATION_MIGRATIONS);
+    image = db.serialize();
+    db.close();
+  }
+  return image;
 }

@@ -6,7 +6,7 @@ import { chain, GENESIS_HASH } from '../audit.js';
 import type { AuditInput, AuditRow, CancelIntent, OperationRow, StoredHistoryEntry } from '../types.js';
 import type { CommitOutcome, FencedChange, InsertOutcome, Lease, OperationStore } from './operation-store.js';
 import { COLUMNS, fromDb, SQLITE_OPERATION_MIGRATIONS, toDb } from './sqlite-schema.js';
-import { migrateSqlite, refuseNewerSqlite } from './sqlite-migrate.js';
+import { migratedSqliteImage, migrateSqlite, refuseNewerSqlite } from './sqlite-migrate.js';
 
 type Db = Database.Database;
 
@@ -17,7 +17,15 @@ type Db = Database.Database;
 export class SqliteOperationStore implements OperationStore {
   private readonly db: Db;
 
+  /**
+   * `':memory:'` starts from a copy of a migrated empty store and survives nothing: only for a client whose process
+   * is never crashed while its state matters (in-process runs, see run-memory.ts).
+   */
   constructor(file: string) {
+    if (file === ':memory:') {
+      this.db = new Database(migratedSqliteImage());
+      return;
+    }
     this.db = new Database(file);
     refuseNewerSqlite(this.db, file, SQLITE_OPERATION_MIGRATIONS);
     this.db.pragma('journal_mode = WAL');
@@ -44,9 +52,24 @@ export class SqliteOperationStore implements OperationStore {
     return st;
   }
 
-  /** BEGIN IMMEDIATE: take the write lock up front so a read-then-write is never based on a stale read. */
+  /**
+   * BEGIN IMMEDIATE: take the write lock up front so a read-then-write is never based on a stale read. Prepared
+   * BEGIN/COMMIT rather than `db.transaction(fn)`, which builds a new wrapper on every call (a visible share of an
+   * in-process schedule). Inside a caller's transaction (a bulk insert through `raw`) it is better-sqlite3's
+   * savepoint, as before.
+   */
   private tx<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+    if (this.db.inTransaction) return this.db.transaction(fn).immediate();
+    this.q('BEGIN IMMEDIATE').run();
+    try {
+      const result = fn();
+      this.q('COMMIT').run();
+      return result;
+    } catch (err) {
+      // SQLite may already have rolled back (e.g. a full disk); otherwise nothing of the method stays.
+      if (this.db.inTransaction) this.q('ROLLBACK').run();
+      throw err;
+    }
   }
 
   async insertOperation(row: OperationRow, first: StoredHistoryEntry, audit: AuditInput[]): Promise<InsertOutcome> {

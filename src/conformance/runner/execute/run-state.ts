@@ -94,6 +94,14 @@ export class RunState {
     this.harness.push({ at: isoTime(at), type, worker_id });
   }
 
+  /**
+   * Whether an action still waits for a journal event. Only then is the journal read while the run goes: the
+   * tracker marks each event at the entry's own time, so reading it later (at the end, for the judge) changes nothing.
+   */
+  awaitsEvent(): boolean {
+    return this.pending.some((p) => p.triggeredAt === undefined && p.action.at_ms === undefined && p.action.after !== undefined);
+  }
+
   pumpJournal(): void {
     for (const e of this.d.journalSince(this.journalSeq)) {
       this.tracker.ingest(e);
