@@ -268,7 +268,13 @@ describe('process form over loopback', () => {
         const retaken = (await r.submitter.store.auditRows()).some(
           (a) => a.kind === 'lease' && a.actor === 'worker-A' && a.operation_id === `op_${k}` && Date.parse(a.at) >= resumedAt,
         );
-        if (!retaken) expect(mine.filter((e) => e.worker_id === 'worker-A' && Date.parse(e.at) >= resumedAt)).toEqual([]);
+        // The pause can land between A's last lease check and its send: that one request leaves after SIGCONT, under
+        // the lost token (I9 tolerates exactly one per lost token, conformance.md). Nothing more may follow it.
+        const afterResume = mine.filter((e) => e.worker_id === 'worker-A' && Date.parse(e.at) >= resumedAt);
+        if (!retaken) {
+          expect(afterResume.length).toBeLessThanOrEqual(1);
+          for (const e of afterResume) expect(e.lease_token ?? null).not.toBeNull();
+        }
         expect(mine.filter((e) => e.worker_id === 'worker-A' && Date.parse(e.at) >= pausedAt).length).toBeLessThanOrEqual(1);
       }
       expect(takenOver).toBeGreaterThan(0);
