@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { calibrate } from '../conformance/calibrate.js';
-import { runCatalog, type ClientUnderTest } from '../conformance/catalog-run.js';
+import { processLanes, runCatalog, type ClientUnderTest } from '../conformance/catalog-run.js';
 import { propertyRun } from '../conformance/property-run.js';
 import { buildReport, failureLines, scenarioCase, schedulesCase, skippedCase } from '../conformance/report/build.js';
 import type { ReportCase, TimeScale } from '../conformance/report/schema.js';
@@ -102,7 +102,7 @@ export function registerCertify(program: Command, version: string): void {
       '--report <spec>',
       'write reports: junit=PATH,json=PATH,md=PATH,html=PATH (html: one self-contained certificate, a sequence diagram per failure)',
     )
-    .option('--parallel <n>', 'scenarios run at once (default: CPU cores)')
+    .option('--parallel <n>', 'scenarios run at once (default: twice the CPU cores, at most 8; task scenarios: the cores)')
     .option(
       '--time-scale <f>',
       'stretch every scenario time by this factor (default: calibrated from the client start-up under the current load)',
@@ -182,7 +182,7 @@ Examples:
         throw new CliError('nothing to certify: no scenarios, no random schedules (--runs) and no task scenarios (--tasks)');
       }
       const seed = int(flags.seed, '--seed', Date.now() % 2 ** 31);
-      const parallel = Math.max(1, int(flags.parallel, '--parallel', inProcess ? 1 : availableParallelism()));
+      const parallel = Math.max(1, int(flags.parallel, '--parallel', inProcess ? 1 : processLanes(availableParallelism())));
       // The in-process reference client always listens for webhooks.
       const webhooks = !!flags.webhooks || inProcess;
       const command = flags.client ?? referenceCommand();
@@ -290,7 +290,9 @@ Examples:
         // Task runs start their clock when every task exists at the provider, so a slow client start costs them
         // nothing: the calibrated stretch is not needed (it would make no-approval-yet wait minutes); --time-scale is kept.
         const taskScale = timeScale.source === 'flag' ? factor : 1;
-        cases.push(...(await runTaskCatalog(spec, { timeScale: taskScale, parallel }, out)));
+        // Unstretched, they get no more lanes than cores unless asked.
+        const taskLanes = flags.parallel === undefined ? Math.min(parallel, availableParallelism()) : parallel;
+        cases.push(...(await runTaskCatalog(spec, { timeScale: taskScale, parallel: taskLanes }, out)));
       }
       for (const [k, x] of picked.entries()) if (cases[k]) cases[k] = { ...cases[k]!, position: x.position };
 

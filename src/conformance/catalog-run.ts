@@ -24,6 +24,15 @@ export interface CatalogRunOptions {
   onStart?: (scenario: Scenario, index: number, total: number) => void;
 }
 
+/**
+ * Lanes for a catalog of client processes: twice the cores, at most 8. A scenario spends most of its time waiting on
+ * its timers and the client's, so two lanes per core keep the cores busy; the time scale is calibrated with that
+ * many client starts at once, so a machine they crowd stretches the scenarios rather than failing them.
+ */
+export function processLanes(cores: number): number {
+  return Math.max(1, Math.min(8, 2 * cores));
+}
+
 export function runOne(client: ClientUnderTest, s: Scenario, seed?: number): Promise<ScenarioRun> {
   return client.kind === 'process'
     ? runScenarioProcess(s, client.command, { timeScale: client.timeScale, dialect: client.dialect })
