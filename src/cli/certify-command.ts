@@ -3,7 +3,7 @@ import { availableParallelism } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
-import { calibrate } from '../conformance/calibrate.js';
+import { calibrateLanes } from '../conformance/calibrate.js';
 import { processLanes, runCatalog, type ClientUnderTest } from '../conformance/catalog-run.js';
 import { propertyRun } from '../conformance/property-run.js';
 import { buildReport, failureLines, scenarioCase, schedulesCase, skippedCase } from '../conformance/report/build.js';
@@ -182,7 +182,7 @@ Examples:
         throw new CliError('nothing to certify: no scenarios, no random schedules (--runs) and no task scenarios (--tasks)');
       }
       const seed = int(flags.seed, '--seed', Date.now() % 2 ** 31);
-      const parallel = Math.max(1, int(flags.parallel, '--parallel', inProcess ? 1 : processLanes(availableParallelism())));
+      let parallel = Math.max(1, int(flags.parallel, '--parallel', inProcess ? 1 : processLanes(availableParallelism())));
       // The in-process reference client always listens for webhooks.
       const webhooks = !!flags.webhooks || inProcess;
       const command = flags.client ?? referenceCommand();
@@ -196,7 +196,13 @@ Examples:
       else if (inProcess) timeScale = { factor: 1, source: 'virtual', client_start_ms: null, provider_round_trip_ms: null };
       else {
         out('calibrating: client start-up and provider round trip under the current load…');
-        const c = await calibrate(command, parallel);
+        // Lanes past the cores are dropped again when the machine is too crowded for them (given lanes are kept).
+        const c = await calibrateLanes(
+          command,
+          parallel,
+          flags.parallel === undefined ? Math.min(parallel, availableParallelism()) : parallel,
+        );
+        parallel = c.lanes;
         timeScale = {
           factor: c.factor,
           source: 'calibrated',
