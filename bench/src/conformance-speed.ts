@@ -126,7 +126,7 @@ if (process.argv[1] === SELF && process.argv[2] === 'property') {
   process.send!({ ...s, escaped, firstEscaped }, () => process.exit(0));
 }
 
-/** `jobproof certify --webhooks` through the process runner (parallel = cores), timed from spawn to exit. */
+/** `jobproof certify --webhooks` through the process runner (default lanes), timed from spawn to exit. */
 function catalogThroughProcessRunner(scenarios: string): Promise<CatalogSample> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();

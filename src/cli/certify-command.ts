@@ -3,8 +3,8 @@ import { availableParallelism } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
-import { calibrate } from '../conformance/calibrate.js';
-import { runCatalog, type ClientUnderTest } from '../conformance/catalog-run.js';
+import { calibrateLanes } from '../conformance/calibrate.js';
+import { processLanes, runCatalog, type ClientUnderTest } from '../conformance/catalog-run.js';
 import { propertyRun, type PropertyRunResult } from '../conformance/property-run.js';
 import { prepareDrawn, propertyRunLanes } from '../conformance/property-lanes.js';
 import { buildReport, failureLines, scenarioCase, schedulesCase, skippedCase } from '../conformance/report/build.js';
@@ -104,7 +104,7 @@ export function registerCertify(program: Command, version: string): void {
       '--report <spec>',
       'write reports: junit=PATH,json=PATH,md=PATH,html=PATH (html: one self-contained certificate, a sequence diagram per failure)',
     )
-    .option('--parallel <n>', 'scenarios run at once (default: CPU cores)')
+    .option('--parallel <n>', 'scenarios run at once (default: twice the CPU cores, at most 8; task scenarios: the cores)')
     .option(
       '--lanes <n>',
       'with --in-process: worker threads the random schedules run on (default: one per 100 schedules, up to the CPU cores); verdicts are the same for any n',
@@ -188,7 +188,7 @@ Examples:
         throw new CliError('nothing to certify: no scenarios, no random schedules (--runs) and no task scenarios (--tasks)');
       }
       const seed = int(flags.seed, '--seed', Date.now() % 2 ** 31);
-      const parallel = Math.max(1, int(flags.parallel, '--parallel', inProcess ? 1 : availableParallelism()));
+      let parallel = Math.max(1, int(flags.parallel, '--parallel', inProcess ? 1 : processLanes(availableParallelism())));
       if (flags.lanes !== undefined && !inProcess)
         throw new CliError('--lanes runs random schedules on threads in-process: it needs --in-process');
       // A lane's start-up costs about as much CPU as 35 schedules: by default, one lane per 100 schedules, up to the cores.
@@ -206,7 +206,13 @@ Examples:
       else if (inProcess) timeScale = { factor: 1, source: 'virtual', client_start_ms: null, provider_round_trip_ms: null };
       else {
         out('calibrating: client start-up and provider round trip under the current load…');
-        const c = await calibrate(command, parallel);
+        // Lanes past the cores are dropped again when the machine is too crowded for them (given lanes are kept).
+        const c = await calibrateLanes(
+          command,
+          parallel,
+          flags.parallel === undefined ? Math.min(parallel, availableParallelism()) : parallel,
+        );
+        parallel = c.lanes;
         timeScale = {
           factor: c.factor,
           source: 'calibrated',
@@ -301,7 +307,9 @@ Examples:
         // Task runs start their clock when every task exists at the provider, so a slow client start costs them
         // nothing: the calibrated stretch is not needed (it would make no-approval-yet wait minutes); --time-scale is kept.
         const taskScale = timeScale.source === 'flag' ? factor : 1;
-        cases.push(...(await runTaskCatalog(spec, { timeScale: taskScale, parallel }, out)));
+        // Unstretched, they get no more lanes than cores unless asked.
+        const taskLanes = flags.parallel === undefined ? Math.min(parallel, availableParallelism()) : parallel;
+        cases.push(...(await runTaskCatalog(spec, { timeScale: taskScale, parallel: taskLanes }, out)));
       }
       for (const [k, x] of picked.entries()) if (cases[k]) cases[k] = { ...cases[k]!, position: x.position };
 

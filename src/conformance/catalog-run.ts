@@ -1,6 +1,7 @@
 import type { InProcessClientFactory } from '../contract/client-protocol.js';
 import type { Scenario } from '../scenarios/index.js';
 import type { ClientDialect } from './dialect/batch-input.js';
+import { longestFirst } from './expected-time.js';
 import { runScenarioInProcess, runScenarioProcess, type ScenarioRun } from './runner/run-scenario.js';
 
 /** Who is under test: a command (process runner) or a TypeScript factory (in-process runner). */
@@ -23,13 +24,26 @@ export interface CatalogRunOptions {
   onStart?: (scenario: Scenario, index: number, total: number) => void;
 }
 
+/**
+ * Lanes for a catalog of client processes: twice the cores, at most 8. A scenario spends most of its time waiting on
+ * its timers and the client's, so two lanes per core keep the cores busy; the time scale is calibrated with that
+ * many client starts at once, so a machine they crowd stretches the scenarios rather than failing them.
+ */
+export function processLanes(cores: number): number {
+  return Math.max(1, Math.min(8, 2 * cores));
+}
+
 export function runOne(client: ClientUnderTest, s: Scenario, seed?: number): Promise<ScenarioRun> {
   return client.kind === 'process'
     ? runScenarioProcess(s, client.command, { timeScale: client.timeScale, dialect: client.dialect })
     : runScenarioInProcess(s, client.factory, { seed });
 }
 
-/** Run scenarios, a few at a time, reporting each as it ends; results come back in the catalog's order. */
+/**
+ * Run scenarios, a few at a time, reporting each as it ends; results come back in the catalog's order. With more
+ * than one lane the longest expected runs start first, so that no lane is left with a long run at the end while the
+ * others idle (the catalog's wall time is its slowest lane).
+ */
 export async function runCatalog(
   client: ClientUnderTest,
   scenarios: readonly Scenario[],
@@ -39,10 +53,11 @@ export async function runCatalog(
   let next = 0;
   let done = 0;
   const lanes = Math.max(1, Math.min(opts.parallel ?? 1, scenarios.length));
+  const order = lanes > 1 ? longestFirst(scenarios) : scenarios.map((_, i) => i);
   await Promise.all(
     Array.from({ length: lanes }, async () => {
       while (next < scenarios.length) {
-        const i = next++;
+        const i = order[next++]!;
         opts.onStart?.(scenarios[i]!, i, scenarios.length);
         results[i] = await runOne(client, scenarios[i]!, opts.seed);
         opts.onResult?.(results[i]!, ++done, scenarios.length);

@@ -3,12 +3,13 @@ import { z } from 'zod';
 import type { Server } from 'node:http';
 import { ChangedRequestError, EXIT, UnknownOperationError } from '../contract/client-protocol.js';
 import { realClock } from '../lib/clock.js';
-import { ReferenceClient } from './client.js';
-import { verifyAudit } from './index.js';
+import type { ReferenceClient } from './client.js';
 import { isPostgresUrl } from './store/pg-pool.js';
-import { listenWebhooks } from './webhook-receiver.js';
 import { registerTaskCommands } from './tasks/cli.js';
-import { DIALECTS, type Dialect } from './wire/index.js';
+import { DIALECTS, type Dialect } from './wire/adapter.js';
+
+// What a verb needs is loaded when it runs: `jobproof client …` is started hundreds of times per certification, and
+// the audit check, the webhook listener and the task client are each needed by one verb or one configuration only.
 
 /**
  * The process face of client-protocol.md: `client submit|cancel|work|show|audit verify`. Configuration comes from
@@ -29,7 +30,7 @@ function env(name: string, required = false): string | undefined {
   return v === '' ? undefined : v;
 }
 
-function openClient(): ReferenceClient {
+async function openClient(): Promise<ReferenceClient> {
   // client-protocol.md: JOBPROOF_DIALECT picks the wire API (docs/spec/dialects.md); the durable machinery is the same.
   const dialect = env('JOBPROOF_DIALECT') ?? 'native';
   if (!(DIALECTS as readonly string[]).includes(dialect))
@@ -41,6 +42,7 @@ function openClient(): ReferenceClient {
   if (!Number.isInteger(leaseMs) || leaseMs <= 0) throw new Refusal('JOBPROOF_LEASE_MS must be a positive integer');
   const port = env('JOBPROOF_WEBHOOK_PORT');
   const secret = env('JOBPROOF_WEBHOOK_SECRET');
+  const { ReferenceClient } = await import('./client.js');
   return new ReferenceClient({
     fetch: (...a) => globalThis.fetch(...a),
     clock: realClock,
@@ -88,7 +90,7 @@ function act<A extends unknown[]>(fn: (...args: A) => Promise<number | void>): (
 }
 
 async function withClient<T>(fn: (c: ReferenceClient) => Promise<T>): Promise<T> {
-  const c = openClient();
+  const c = await openClient();
   try {
     return await fn(c);
   } finally {
@@ -146,7 +148,7 @@ Exit codes: 0 done, 2 refused (bad input, unknown operation), 3 changed request 
     .description('run a worker until every operation is final; SIGTERM stops it cleanly (leases handed back)')
     .action(
       act(async () => {
-        const c = openClient();
+        const c = await openClient();
         const stop = new AbortController();
         const onSignal = () => stop.abort();
         process.once('SIGTERM', onSignal);
@@ -157,7 +159,8 @@ Exit codes: 0 done, 2 refused (bad input, unknown operation), 3 changed request 
         const keepAlive = setInterval(() => undefined, 1 << 30);
         try {
           const port = env('JOBPROOF_WEBHOOK_PORT');
-          if (port && env('JOBPROOF_WEBHOOK_SECRET')) server = await listenWebhooks((r) => c.handleWebhook(r), Number(port));
+          if (port && env('JOBPROOF_WEBHOOK_SECRET'))
+            server = await (await import('./webhook-receiver.js')).listenWebhooks((r) => c.handleWebhook(r), Number(port));
           await c.work({ signal: stop.signal });
         } finally {
           process.off('SIGTERM', onSignal);
@@ -178,7 +181,7 @@ Exit codes: 0 done, 2 refused (bad input, unknown operation), 3 changed request 
     .description('verify the hash chain of the audit log in JOBPROOF_STATE; exit 0 if intact, 2 if it was edited')
     .action(
       act(async () => {
-        const verdict = await verifyAudit(env('JOBPROOF_STATE', true)!);
+        const verdict = await (await import('./index.js')).verifyAudit(env('JOBPROOF_STATE', true)!);
         process.stdout.write(`${JSON.stringify(verdict)}\n`);
         return verdict.ok ? EXIT.ok : EXIT.refused;
       }),

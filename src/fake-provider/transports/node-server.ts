@@ -8,6 +8,12 @@ import type { Provider } from '../provider.js';
 export interface ServeOptions {
   port?: number;
   host?: string;
+  /**
+   * How long an idle keep-alive connection stays open (Node's default: 5 s). The conformance harness raises it: a
+   * client paused (SIGSTOP) for longer would otherwise resume onto connections closed under it, a fault no scenario
+   * asked for.
+   */
+  keepAliveTimeoutMs?: number;
 }
 
 export interface RunningServer {
@@ -90,6 +96,7 @@ export function serve(provider: Provider, opts: ServeOptions = {}): Promise<Runn
         });
       },
     ) as Server;
+    if (opts.keepAliveTimeoutMs !== undefined) server.keepAliveTimeout = opts.keepAliveTimeoutMs;
     server.prependListener('request', (incoming: IncomingMessage) => sanitizeTarget(incoming, host));
     server.once('error', reject);
   });

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { basename, resolve } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
+
+// node-postgres is loaded by the first pool, not with this module: every `jobproof client …` start reaches this file
+// (the store is chosen at run time), and only a client configured for PostgreSQL needs the driver (~70 ms of start-up).
+let pgModule: typeof pg | undefined;
+const loadPg = (): typeof pg => (pgModule ??= createRequire(import.meta.url)('pg') as typeof pg);
 
 /** `postgres://…` or `postgresql://…`: the store lives in PostgreSQL; anything else means SQLite in the state dir. */
 export function isPostgresUrl(db: string | undefined): db is string {
@@ -28,6 +34,7 @@ export const quoteIdent = (id: string) => `"${id.replace(/"/g, '""')}"`;
  * (the server restarting) are expected and must not crash the process; the next query reconnects.
  */
 export function openPool(url: string, schema: string, max = 4, idleTxMs = 2000): pg.Pool {
+  const pg = loadPg();
   const pool = new pg.Pool({
     connectionString: url,
     max,

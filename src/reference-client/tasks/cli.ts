@@ -2,15 +2,20 @@ import type { Command } from 'commander';
 import { EXIT, UnknownOperationError } from '../../contract/client-protocol.js';
 import { realClock } from '../../lib/clock.js';
 import { TaskSubmitSchema } from '../../contract/task-client-protocol.js';
-import { ChangedTaskRequestError, createTaskClient, type TaskClient } from './index.js';
+import type { TaskClient } from './index.js';
+
+// The task client (its stores, worker and policy) is loaded only when a task verb runs: every `jobproof client …`
+// start registers these verbs, and the job verbs, started hundreds of times per certification, never use them.
+const taskClientModule = () => import('./index.js');
 
 /**
  * `client task submit|work|show`: the task verbs of client-protocol.md for the reference task client. Same
  * environment as the job verbs (JOBPROOF_PROVIDER_URL, JOBPROOF_TOKEN, JOBPROOF_STATE, JOBPROOF_WORKER_ID).
  */
-function open(): TaskClient {
+async function open(): Promise<TaskClient> {
   const state = process.env.JOBPROOF_STATE;
   if (!state) throw new UnknownOperationError('JOBPROOF_STATE must be set');
+  const { createTaskClient } = await taskClientModule();
   return createTaskClient({
     state,
     clock: realClock,
@@ -35,12 +40,13 @@ function act<A extends unknown[]>(fn: (c: TaskClient, ...args: A) => Promise<voi
   return async (...args: A) => {
     let c: TaskClient | undefined;
     try {
-      c = open();
+      c = await open();
       await fn(c, ...args);
       process.exitCode ??= EXIT.ok;
     } catch (err) {
       const e = err as Error & { issues?: { path: unknown[]; message: string }[] };
       const detail = e.issues ? e.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') : e.message;
+      const { ChangedTaskRequestError } = await taskClientModule();
       const known = err instanceof ChangedTaskRequestError || err instanceof UnknownOperationError || e.issues;
       process.stderr.write(`jobproof client task: ${known ? detail : `unexpected error: ${e.stack ?? e}`}\n`);
       process.exitCode = err instanceof ChangedTaskRequestError ? EXIT.changedRequest : known ? EXIT.refused : 1;

@@ -31,6 +31,8 @@ interface Worker {
   stderr: string[];
 }
 
+const KEEP_ALIVE_MS = 10 * 60_000;
+
 /** Runs a client command as real processes against the provider over HTTP on an ephemeral loopback port. */
 export class ProcessDriver implements RunDriver {
   readonly mode = 'process' as const;
@@ -63,7 +65,9 @@ export class ProcessDriver implements RunDriver {
   private async openProvider(first: boolean): Promise<void> {
     const s = this.o.scenario;
     this.provider = createProvider({ db: this.dbPath, ...(first ? { behavior: s.behavior, faults: s.faults } : {}) });
-    this.server = await serve(this.provider, { port: this.port, host: '127.0.0.1' });
+    // Connections outlive any pause the scenario holds a worker in: a pause longer than Node's 5 s keep-alive (a
+    // stretched 1.5 s pause under load) would otherwise close the worker's connections under it, a fault of its own.
+    this.server = await serve(this.provider, { port: this.port, host: '127.0.0.1', keepAliveTimeoutMs: KEEP_ALIVE_MS });
     this.port = this.server.port;
   }
 
