@@ -1,18 +1,15 @@
 import type { Command } from 'commander';
 import { availableParallelism } from 'node:os';
-import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { resolve } from 'node:path';
 import { calibrateLanes } from '../conformance/calibrate.js';
 import { processLanes, runCatalog, type ClientUnderTest } from '../conformance/catalog-run.js';
-import { propertyRun, type PropertyRunResult } from '../conformance/property-run.js';
-import { prepareDrawn, propertyRunLanes } from '../conformance/property-lanes.js';
-import { buildReport, failureLines, scenarioCase, schedulesCase, skippedCase } from '../conformance/report/build.js';
+import { buildReport, scenarioCase, skippedCase } from '../conformance/report/build.js';
 import type { ReportCase, TimeScale } from '../conformance/report/schema.js';
 import { parseReportSpec, writeReports } from '../conformance/report/write-reports.js';
-import type { ScenarioRun } from '../conformance/runner/run-scenario.js';
 import { parseShard, shardItems, type Shard } from '../conformance/shard.js';
 import { catalog, getScenario, parseScenario, scaleScenarioTime, type Scenario } from '../scenarios/index.js';
+import { head, printVerdicts, progressLine, summaryLine, timeScaleLine } from './certify-lines.js';
+import { certifySchedules } from './certify-schedules.js';
 import { runTaskCatalog, type TaskClientSpec } from './certify-tasks.js';
 import { CliError, readJsonFile } from '../lib/read-json-file.js';
 import { CLIENT_DIALECTS, type ClientDialect } from '../conformance/dialect/batch-input.js';
@@ -69,23 +66,6 @@ function int(v: string | undefined, name: string, dflt: number): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0) throw new CliError(`${name} must be a whole number ≥ 0, got '${v}'`);
   return n;
-}
-
-function head(i: number, total: number, name: string): string {
-  return `[${String(i).padStart(String(total).length)}/${total}] ${name.padEnd(24)}`;
-}
-
-function progressLine(r: ScenarioRun, i: number, total: number): string {
-  const v = r.outcome.verdict;
-  const mark = v === 'pass' ? 'pass' : v === 'fail' ? 'FAIL' : v.replace('_', ' ');
-  const times = `${(r.runMs / 1000).toFixed(1)} s run, ${(r.wallMs / 1000).toFixed(1)} s wall`;
-  return `${head(i, total, r.scenario)} ${mark}  ${times}${v !== 'pass' && r.outcome.reason ? `  — ${r.outcome.reason}` : ''}`;
-}
-
-function timeScaleLine(t: TimeScale): string {
-  if (t.source === 'virtual') return `time scale ${t.factor}× (in-process, virtual clock)`;
-  if (t.source === 'flag') return `time scale ${t.factor}× (--time-scale)`;
-  return `time scale ${t.factor}× — client start ${t.client_start_ms} ms, provider round trip ${t.provider_round_trip_ms} ms (calibrated under the current load; --time-scale overrides)`;
 }
 
 export function registerCertify(program: Command, version: string): void {
@@ -229,9 +209,6 @@ Examples:
       } else {
         client = { kind: 'process', command, timeScale: factor, dialect };
       }
-      // A drawn schedule as forWebhooks treats a catalog one (a webhook-only schedule runs on polling), time-scaled.
-      const prepare = prepareDrawn({ timeScale: factor, webhooks });
-
       const cases: ReportCase[] = new Array(chosen.length);
       const toRun: Array<{ at: number; scenario: Scenario }> = [];
       chosen.forEach((s, at) => {
@@ -266,39 +243,13 @@ Examples:
       let minimalOut: string | undefined;
 
       if (runs > 0) {
-        // In-process, the reference client runs on worker threads (a replay of one --path stays on this one).
-        const onLanes = inProcess && flags.path === undefined && lanes > 1;
-        out(
-          `\nrandom schedules: ${runs} (seed ${seed}, time scale ${factor}×, webhooks ${webhooks ? 'on' : 'off'}${onLanes ? `, ${lanes} lanes` : ''})…`,
+        const r = await certifySchedules(
+          { client, runs, seed, shard, lanes, path: flags.path, factor, webhooks, minimalOut: flags.minimalOut, clientFlag: flags.client },
+          out,
         );
-        const progress = (n: number) => {
-          if (n % 50 === 0) out(`  ${n} schedules run`);
-        };
-        const p: PropertyRunResult = onLanes
-          ? await propertyRunLanes(
-              { module: new URL('../reference-client/index.js', import.meta.url).href, name: 'createInMemoryReferenceClient' },
-              { runs, seed, shard, lanes, schedule: { timeScale: factor, webhooks }, onProgress: progress },
-            )
-          : await propertyRun(client, { runs, seed, path: flags.path, prepare, shard, onRun: progress });
-        const sc = schedulesCase(p);
-        cases.push(sc);
-        if (p.failed && p.counterexample) {
-          const file = resolve(flags.minimalOut ?? 'jobproof-minimal-failure.json');
-          writeFileSync(file, JSON.stringify(p.counterexample.scenario, null, 2) + '\n');
-          htmlRuns.set(sc.name, p.counterexample.run);
-          minimalOut = file;
-          const who = flags.client ? `--client "${flags.client}" ` : inProcess ? '--in-process ' : '';
-          out(`  FAILED after ${p.runs} runs, shrunk ${p.numShrinks} times (seed ${p.seed}, path ${p.path})`);
-          for (const l of failureLines(p.counterexample.run)) out(`    ${l}`);
-          out(`  minimal schedule written to ${file} (already time-scaled; replay with --time-scale 1)`);
-          out(`  replay: npx jobproof certify ${who}--scenario-file ${file} --time-scale 1${webhooks && !inProcess ? ' --webhooks' : ''}`);
-          out(`      or: npx jobproof certify ${who}--scenarios none --runs 1 --seed ${p.seed} --path ${p.path}`);
-        } else {
-          const v = Object.entries(p.verdicts)
-            .map(([k, n]) => `${n} ${k.replace('_', ' ')}`)
-            .join(', ');
-          out(`  ${p.runs} schedules: ${v} (${(p.wallMs / 1000).toFixed(1)} s, ${(p.runs / (p.wallMs / 1000)).toFixed(1)} schedules/s)`);
-        }
+        cases.push(r.case);
+        if (r.counterexample) htmlRuns.set(r.case.name, r.counterexample);
+        minimalOut = r.minimalOut;
       }
       // The task scenarios are few: shard 1 runs them all.
       if (flags.tasks && (!shard || shard.index === 1)) {
@@ -328,14 +279,7 @@ Examples:
         cases,
       );
       if (shard) report.shard = { index: shard.index, count: shard.count };
-      out('\ninvariant                     verdict         broken in');
-      for (const t of report.invariants)
-        out(`${`${t.id} ${t.name}`.padEnd(29)} ${t.status.padEnd(15)} ${t.broken_in.join(', ')}`.trimEnd());
-      for (const r of results.filter((x) => x.outcome.verdict === 'fail')) {
-        out(`\n${r.scenario}:`);
-        for (const l of failureLines(r)) out(`  ${l}`);
-        for (const d of r.diagnostics.slice(0, 5)) out(`  client: ${d}`);
-      }
+      printVerdicts(report, results, out);
       const clientArgs = flags.client ? `--client ${JSON.stringify(flags.client)}` : inProcess ? '--in-process' : '';
       writeReports(report, reports, {
         runs: htmlRuns,
@@ -343,17 +287,7 @@ Examples:
         minimalOut,
       });
       for (const t of reports) out(`report: ${t.kind} → ${t.path}`);
-      const c = report.counts;
-      const also = [
-        c.not_exercised ? `${c.not_exercised} not exercised` : '',
-        c.skipped ? `${c.skipped} skipped` : '',
-        c.not_applicable ? `${c.not_applicable} not applicable` : '',
-      ].filter(Boolean);
-      out(
-        `\n${report.passed ? 'PASSED' : 'FAILED'}: ${c.pass} pass, ${c.fail} fail${also.length ? `, ${also.join(', ')}` : ''} of ${cases.length} cases in ${(report.wall_ms / 1000).toFixed(1)} s (time scale ${factor}×)`,
-      );
+      out(summaryLine(report, cases.length, factor));
       process.exitCode = report.passed ? 0 : 1;
     });
 }
-
-/** The task scenarios (tasks-api.md) against the reference task client, in-process; a case and a line per scenario. */

@@ -1,0 +1,78 @@
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { ClientUnderTest } from '../conformance/catalog-run.js';
+import { prepareDrawn, propertyRunLanes } from '../conformance/property-lanes.js';
+import { propertyRun, type PropertyRunResult } from '../conformance/property-run.js';
+import { failureLines, schedulesCase } from '../conformance/report/build.js';
+import type { ReportCase } from '../conformance/report/schema.js';
+import type { ScenarioRun } from '../conformance/runner/run-scenario.js';
+import type { Shard } from '../conformance/shard.js';
+
+export interface SchedulesOptions {
+  client: ClientUnderTest;
+  runs: number;
+  seed: number;
+  shard?: Shard;
+  /** Worker threads for the in-process reference client (1: this thread). */
+  lanes: number;
+  /** fast-check replay path: one schedule, always on this thread. */
+  path?: string;
+  factor: number;
+  webhooks: boolean;
+  minimalOut?: string;
+  /** `--client` as given, for the replay lines. */
+  clientFlag?: string;
+}
+
+export interface SchedulesOutcome {
+  case: ReportCase;
+  /** The shrunk failing schedule's run (the HTML certificate draws it). */
+  counterexample?: ScenarioRun;
+  /** Where the minimal failing schedule was written. */
+  minimalOut?: string;
+}
+
+/** `certify --runs N`: the seeded random fault schedules, with progress lines, and a failure shrunk, written and replayable. */
+export async function certifySchedules(o: SchedulesOptions, out: (line: string) => void): Promise<SchedulesOutcome> {
+  const inProcess = o.client.kind === 'in-process';
+  // In-process, the reference client runs on worker threads (a replay of one --path stays on this one).
+  const onLanes = inProcess && o.path === undefined && o.lanes > 1;
+  out(
+    `\nrandom schedules: ${o.runs} (seed ${o.seed}, time scale ${o.factor}×, webhooks ${o.webhooks ? 'on' : 'off'}${onLanes ? `, ${o.lanes} lanes` : ''})…`,
+  );
+  const progress = (n: number) => {
+    if (n % 50 === 0) out(`  ${n} schedules run`);
+  };
+  // A drawn schedule as forWebhooks treats a catalog one (a webhook-only schedule runs on polling), time-scaled.
+  const prepare = prepareDrawn({ timeScale: o.factor, webhooks: o.webhooks });
+  const p: PropertyRunResult = onLanes
+    ? await propertyRunLanes(
+        { module: new URL('../reference-client/index.js', import.meta.url).href, name: 'createInMemoryReferenceClient' },
+        {
+          runs: o.runs,
+          seed: o.seed,
+          shard: o.shard,
+          lanes: o.lanes,
+          schedule: { timeScale: o.factor, webhooks: o.webhooks },
+          onProgress: progress,
+        },
+      )
+    : await propertyRun(o.client, { runs: o.runs, seed: o.seed, path: o.path, prepare, shard: o.shard, onRun: progress });
+  const sc = schedulesCase(p);
+  if (!p.failed || !p.counterexample) {
+    const v = Object.entries(p.verdicts)
+      .map(([k, n]) => `${n} ${k.replace('_', ' ')}`)
+      .join(', ');
+    out(`  ${p.runs} schedules: ${v} (${(p.wallMs / 1000).toFixed(1)} s, ${(p.runs / (p.wallMs / 1000)).toFixed(1)} schedules/s)`);
+    return { case: sc };
+  }
+  const file = resolve(o.minimalOut ?? 'jobproof-minimal-failure.json');
+  writeFileSync(file, JSON.stringify(p.counterexample.scenario, null, 2) + '\n');
+  const who = o.clientFlag ? `--client "${o.clientFlag}" ` : inProcess ? '--in-process ' : '';
+  out(`  FAILED after ${p.runs} runs, shrunk ${p.numShrinks} times (seed ${p.seed}, path ${p.path})`);
+  for (const l of failureLines(p.counterexample.run)) out(`    ${l}`);
+  out(`  minimal schedule written to ${file} (already time-scaled; replay with --time-scale 1)`);
+  out(`  replay: npx jobproof certify ${who}--scenario-file ${file} --time-scale 1${o.webhooks && !inProcess ? ' --webhooks' : ''}`);
+  out(`      or: npx jobproof certify ${who}--scenarios none --runs 1 --seed ${p.seed} --path ${p.path}`);
+  return { case: sc, counterexample: p.counterexample.run, minimalOut: file };
+}
