@@ -46,6 +46,12 @@ export function summariseProfile(text: string, top: number): void {
   const idle = self.get('(idle) :0') ?? 0;
   console.log(`\nprofile: ${(total / 1000).toFixed(0)} ms sampled, ${(idle / 1000).toFixed(0)} ms idle`);
   print('self time', self);
+  const byFile = new Map<string, number>();
+  for (const [k, v] of self) {
+    const file = k.slice(k.indexOf(' ') + 1).replace(/:\d+$/, '');
+    byFile.set(file, (byFile.get(file) ?? 0) + v);
+  }
+  print('self time by file', byFile);
   print('inclusive time', incl);
 }
 

@@ -43,6 +43,10 @@ export class JobEngine {
   private closed = false;
   /** Earliest due job step or webhook attempt as of the last reschedule; undefined until first computed. */
   private nextDue: number | null | undefined = undefined;
+  /** Earliest webhook attempt as of the last reschedule; undefined until first computed. */
+  private webhookDue: number | null | undefined = undefined;
+  /** A step of this tick queued a webhook event: the dispatcher must look. */
+  private enqueued = false;
 
   constructor(private readonly d: JobEngineDeps) {}
 
@@ -170,7 +174,10 @@ export class JobEngine {
         for (const job of due) this.advance(job, now);
       })();
     }
-    this.d.webhooks().run(now);
+    // Only when a delivery can be due: the dispatcher's due query on every tick cost as much as a step's UPDATE.
+    const wd = this.webhookDue;
+    if (this.enqueued || wd === undefined || (wd !== null && wd <= now)) this.d.webhooks().run(now);
+    this.enqueued = false;
     this.reschedule();
   }
 
@@ -210,15 +217,19 @@ export class JobEngine {
       });
     }
     // Without a webhook the event goes nowhere (the dispatcher drops it): skip building its job view.
-    if (next.webhook_url) this.d.webhooks().enqueue(next, step.event, jobView(next, step.at), step.at);
+    if (next.webhook_url) {
+      this.d.webhooks().enqueue(next, step.event, jobView(next, step.at), step.at);
+      this.enqueued = true;
+    }
     return next;
   }
 
   /** Keep exactly one clock timer, set for the earliest due job step or webhook attempt (queried afresh). */
   reschedule(): void {
     if (this.closed) return;
-    const candidates = [this.d.jobs.nextDueAt(), this.d.webhookRepo.nextDueAt()].filter((x): x is number => x !== null);
-    this.nextDue = candidates.length ? Math.min(...candidates) : null;
+    const jobsDue = this.d.jobs.nextDueAt();
+    this.webhookDue = this.d.webhookRepo.nextDueAt();
+    this.nextDue = jobsDue === null ? this.webhookDue : this.webhookDue === null ? jobsDue : Math.min(jobsDue, this.webhookDue);
     this.arm(this.nextDue);
   }
 
