@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
 /**
  * Canonical JSON: object keys sorted by code unit, no insignificant whitespace, arrays in order.
@@ -18,12 +18,18 @@ export function canonicalJson(value: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
 }
 
+/**
+ * One-shot `crypto.hash` (Node >= 20.12) where the runtime has it: ~3x cheaper than a Hash object for the short
+ * inputs hashed per request (fingerprints, the per-item values of a job's results). Same digest either way.
+ */
+const oneShot = typeof crypto.hash === 'function' ? crypto.hash : null;
+
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  return oneShot ? oneShot('sha256', data, 'hex') : crypto.createHash('sha256').update(data).digest('hex');
 }
 
 export function sha256Base64(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('base64');
+  return oneShot ? oneShot('sha256', data, 'base64') : crypto.createHash('sha256').update(data).digest('base64');
 }
 
 /** `sha256:<hex>` of the canonical JSON of a value. */

@@ -4,7 +4,7 @@ import type { Behavior } from '../../contract/behavior.js';
 import type { CreateJobBody, Job } from '../../contract/jobs.js';
 import type { Principal } from '../../contract/principals.js';
 import type { Db } from '../store/database.js';
-import type { JobRow, JobsRepo, JobViewRow } from '../store/jobs-repo.js';
+import type { DueJob, JobRow, JobsRepo, JobViewRow } from '../store/jobs-repo.js';
 import type { JournalRepo } from '../store/journal-repo.js';
 import type { GroupCommit } from '../store/group-commit.js';
 import type { WebhookDispatcher } from '../webhooks/dispatcher.js';
@@ -43,10 +43,17 @@ export class JobEngine {
   private closed = false;
   /** Earliest due job step or webhook attempt as of the last reschedule; undefined until first computed. */
   private nextDue: number | null | undefined = undefined;
+  /** Earliest webhook attempt as of the last reschedule; undefined until first computed. */
+  private webhookDue: number | null | undefined = undefined;
+  /** A step of this tick queued a webhook event: the dispatcher must look. */
+  private enqueued = false;
 
   constructor(private readonly d: JobEngineDeps) {}
 
-  /** `meta.id`: a dialect names its batches itself (`batch_…`, `msgbatch_…`); `meta.key` is null where no key is kept. */
+  /**
+   * `meta.id`: a dialect names its batches itself (`batch_…`, `msgbatch_…`); `meta.key` is null where no key is kept.
+   * Call `scheduleCreated()` once the create is committed.
+   */
   create(
     p: Principal,
     body: CreateJobBody,
@@ -56,9 +63,10 @@ export class JobEngine {
     const now = this.d.clock.now();
     const jobId = meta.id ?? this.d.ids('job');
     const plan = planJob(behavior, now);
-    const result = behavior.outcome === 'succeeded' ? resultDescriptor(jobId, behavior) : null;
+    const webhookUrl = body.webhook_url ?? null;
     const error = behavior.outcome === 'failed' ? { code: 'job_failed', message: 'the job failed (simulated by its behaviour)' } : null;
-    const row: Omit<JobRow, 'seq' | 'results_fetched'> = {
+    const row: JobRow = {
+      seq: 0,
       job_id: jobId,
       tenant: p.tenant,
       subject: p.subject,
@@ -67,21 +75,26 @@ export class JobEngine {
       client_ref: body.client_ref ?? null,
       idempotency_key: meta.key,
       trace_id: meta.trace_id,
-      webhook_url: body.webhook_url ?? null,
+      webhook_url: webhookUrl,
       behavior,
       state: 'queued',
       created_at: now,
       updated_at: now,
       ...plan,
+      // The progress step changes no state and writes no journal entry: without a webhook to send its event to,
+      // nothing observes it, so it is not planned (one job write fewer).
+      progress_at: webhookUrl === null ? null : plan.progress_at,
       cancel_requested_at: null,
       cancel_effective_at: null,
       next_step_at: null,
-      result,
+      // Computed when the job succeeds (applyAndRecord): results are a pure function of id and behaviour.
+      result: null,
       error,
       finished_at: null,
+      results_fetched: 0,
     };
     row.next_step_at = nextStep(row)?.at ?? null;
-    this.d.jobs.insert(row);
+    row.seq = this.d.jobs.insert(row);
     this.d.journal.append({
       type: 'transition',
       at: isoTime(now),
@@ -91,11 +104,21 @@ export class JobEngine {
       to: 'queued',
       cause: 'created',
     });
-    // A sync job is finished inside the request that created it.
-    if (behavior.mode === 'sync') this.advanceJob(jobId, now);
-    // A new job brings a new due time: the next tick must look (the caller reschedules the timer after commit).
-    this.nextDue = undefined;
-    return this.d.jobs.get(jobId)!;
+    // A sync job is finished inside the request that created it (atomic with its insert, as every job change is).
+    if (behavior.mode === 'sync') {
+      this.nextDue = undefined;
+      return this.d.db.transaction(() => this.advance(row, now))();
+    }
+    // The earliest due time can only move earlier: while it is known, no query is needed to keep it (see tick()).
+    const at = row.next_step_at;
+    if (at !== null && this.nextDue !== undefined && (this.nextDue === null || at < this.nextDue)) this.nextDue = at;
+    return row;
+  }
+
+  /** After committing creates: arm the timer for their first steps (no query while the earliest due time is known). */
+  scheduleCreated(): void {
+    if (this.nextDue === undefined) this.reschedule();
+    else this.arm(this.nextDue);
   }
 
   cancel(job: JobRow): CancelResult {
@@ -143,41 +166,46 @@ export class JobEngine {
     // Every request ticks: when nothing can be due yet (the earliest due time is known), skip the queries. The timer
     // itself always looks (a real timer may fire a millisecond before Date.now() reaches its due time).
     if (!fromTimer && this.nextDue !== undefined && (this.nextDue === null || now < this.nextDue)) return;
-    const due = this.d.jobs.dueJobIds(now);
-    // All due jobs in one transaction (each job's change stays atomic inside it): one commit per tick, not per job.
+    const due = this.d.jobs.due(now);
+    // All due jobs in one transaction, so each job's change is atomic with the rest: one commit per tick, not per job.
     if (due.length > 0) {
       this.d.group?.join();
       this.d.db.transaction(() => {
-        for (const jobId of due) this.advanceJob(jobId, now);
+        for (const job of due) this.advance(job, now);
       })();
     }
-    this.d.webhooks().run(now);
+    // Only when a delivery can be due: the dispatcher's due query on every tick cost as much as a step's UPDATE.
+    const wd = this.webhookDue;
+    if (this.enqueued || wd === undefined || (wd !== null && wd <= now)) this.d.webhooks().run(now);
+    this.enqueued = false;
     this.reschedule();
   }
 
-  private advanceJob(jobId: string, now: number): void {
-    this.d.db.transaction(() => {
-      let job = this.d.jobs.get(jobId);
-      if (!job) return;
-      for (const step of dueSteps(job, now)) job = this.applyAndRecord(job, step);
-      job.next_step_at = nextStep(job)?.at ?? null;
-      this.d.jobs.update(jobId, {
-        state: job.state,
-        updated_at: job.updated_at,
-        progress_at: job.progress_at,
-        finish_at: job.finish_at,
-        cancel_effective_at: job.cancel_effective_at,
-        next_step_at: job.next_step_at,
-        finished_at: job.finished_at,
-      });
-    })();
+  /** Apply every step of `job` due by `now`, journal them, queue their events, write the job. Inside a transaction. */
+  private advance<T extends DueJob>(start: T, now: number): T {
+    let job = start;
+    for (const step of dueSteps(job, now)) job = this.applyAndRecord(job, step);
+    job.next_step_at = nextStep(job)?.at ?? null;
+    this.d.jobs.writeStep({
+      seq: job.seq,
+      state: job.state,
+      updated_at: job.updated_at,
+      progress_at: job.progress_at,
+      finish_at: job.finish_at,
+      cancel_effective_at: job.cancel_effective_at,
+      next_step_at: job.next_step_at,
+      finished_at: job.finished_at,
+      result: job.result === start.result ? null : job.result,
+    });
+    return job;
   }
 
-  private applyAndRecord(job: JobRow, step: Step): JobRow {
-    const next: JobRow = { ...applyStep(job, step) };
+  private applyAndRecord<T extends DueJob>(job: T, step: Step): T {
+    const next = { ...applyStep(job, step) };
     if (step.to) {
       next.updated_at = step.at;
       if (step.to === 'succeeded' || step.to === 'failed' || step.to === 'cancelled' || step.to === 'expired') next.finished_at = step.at;
+      if (step.to === 'succeeded' && next.result === null) next.result = resultDescriptor(job.job_id, job.behavior);
       this.d.journal.append({
         type: 'transition',
         at: isoTime(step.at),
@@ -188,16 +216,25 @@ export class JobEngine {
         cause: step.cause,
       });
     }
-    this.d.webhooks().enqueue(next, step.event, jobView(next, step.at), step.at);
+    // Without a webhook the event goes nowhere (the dispatcher drops it): skip building its job view.
+    if (next.webhook_url) {
+      this.d.webhooks().enqueue(next, step.event, jobView(next, step.at), step.at);
+      this.enqueued = true;
+    }
     return next;
   }
 
-  /** Keep exactly one clock timer, set for the earliest due job step or webhook attempt. */
+  /** Keep exactly one clock timer, set for the earliest due job step or webhook attempt (queried afresh). */
   reschedule(): void {
     if (this.closed) return;
-    const candidates = [this.d.jobs.nextDueAt(), this.d.webhookRepo.nextDueAt()].filter((x): x is number => x !== null);
-    const at = candidates.length ? Math.min(...candidates) : null;
-    this.nextDue = at;
+    const jobsDue = this.d.jobs.nextDueAt();
+    this.webhookDue = this.d.webhookRepo.nextDueAt();
+    this.nextDue = jobsDue === null ? this.webhookDue : this.webhookDue === null ? jobsDue : Math.min(jobsDue, this.webhookDue);
+    this.arm(this.nextDue);
+  }
+
+  private arm(at: number | null): void {
+    if (this.closed) return;
     if (this.timer && (at === null || this.timer.at !== at)) {
       this.d.clock.clearTimeout(this.timer.handle);
       this.timer = null;

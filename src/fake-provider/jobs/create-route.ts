@@ -70,7 +70,6 @@ export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
   if (holds) await reserveThenHold(core, c, scope, fp);
   core.group.join();
   const answer = core.db.transaction((): StoredAnswer => {
-    if (!holds) core.idempotency.reserve(scope, fp, core.clock.now(), core.options.idempotencyTtlMs);
     const behavior = behaviorFor(core.behaviors.get(), body.value.kind);
     const job = core.engine.create(principal, body.value, behavior, { key, trace_id: c.var.traceId });
     const location = `/v1/jobs/${job.job_id}`;
@@ -82,12 +81,14 @@ export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
             headers: { 'content-type': 'application/json', location },
             body: JSON.stringify({ job_id: job.job_id, state: 'queued', status_url: location, created_at: isoTime(job.created_at) }),
           };
-    core.idempotency.complete(scope, a, job.job_id, core.clock.now(), core.options.idempotencyTtlMs);
+    // Held: the key was reserved before the hold. Not held: key and answer are stored at once, in the job's transaction.
+    if (holds) core.idempotency.complete(scope, a, job.job_id, core.clock.now(), core.options.idempotencyTtlMs);
+    else core.idempotency.store(scope, fp, a, job.job_id, core.clock.now(), core.options.idempotencyTtlMs);
     draft.effect = 'created';
     draft.job_id = job.job_id;
     draft.job_state = job.state;
     return a;
   })();
-  core.engine.reschedule();
+  core.engine.scheduleCreated();
   return storedResponse(answer, false);
 }

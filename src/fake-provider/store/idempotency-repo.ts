@@ -33,6 +33,7 @@ export class IdempotencyRepo {
   private readonly delStmt;
   private readonly reserveStmt;
   private readonly completeStmt;
+  private readonly storeStmt;
 
   constructor(db: Db) {
     this.getStmt = db.prepare<[string, string, string, string], Raw>(
@@ -44,6 +45,10 @@ export class IdempotencyRepo {
     );
     this.completeStmt = db.prepare(
       `UPDATE idempotency SET state = 'done', status = ?, headers = ?, body = ?, job_id = ?, expires_at = ? WHERE tenant = ? AND subject = ? AND scope = ? AND key = ?`,
+    );
+    this.storeStmt = db.prepare(
+      `INSERT INTO idempotency (tenant, subject, scope, key, fingerprint, state, status, headers, body, job_id, created_at, expires_at)
+        VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?, ?)`,
     );
   }
 
@@ -77,5 +82,13 @@ export class IdempotencyRepo {
 
   complete(s: KeyScope, answer: StoredAnswer, jobId: string | null, now: number, ttlMs: number): void {
     this.completeStmt.run(answer.status, JSON.stringify(answer.headers), answer.body, jobId, now + ttlMs, ...this.args(s));
+  }
+
+  /**
+   * `reserve` and `complete` in one statement, for a request that executes in the transaction that stores its
+   * answer (nothing can see the key in flight in between): one row written once instead of inserted, then updated.
+   */
+  store(s: KeyScope, fingerprint: string, answer: StoredAnswer, jobId: string | null, now: number, ttlMs: number): void {
+    this.storeStmt.run(...this.args(s), fingerprint, answer.status, JSON.stringify(answer.headers), answer.body, jobId, now, now + ttlMs);
   }
 }

@@ -51,6 +51,42 @@ function parseBehavior(text: string): Behavior {
   return b;
 }
 
+/** The text of each behaviour object in use (one per configured kind): a job insert does not serialise it again. */
+const behaviorTexts = new WeakMap<Behavior, string>();
+function behaviorText(b: Behavior): string {
+  let t = behaviorTexts.get(b);
+  if (t === undefined) {
+    t = JSON.stringify(b);
+    behaviorTexts.set(b, t);
+  }
+  return t;
+}
+
+const INSERT_COLUMNS = [
+  'job_id',
+  'tenant',
+  'subject',
+  'kind',
+  'input',
+  'client_ref',
+  'idempotency_key',
+  'trace_id',
+  'webhook_url',
+  'behavior',
+  'state',
+  'created_at',
+  'updated_at',
+  'running_at',
+  'progress_at',
+  'finish_at',
+  'cancel_requested_at',
+  'cancel_effective_at',
+  'next_step_at',
+  'result',
+  'error',
+  'finished_at',
+] as const satisfies readonly (keyof NewJob)[];
+
 function fromRaw(r: RawRow): JobRow {
   return {
     ...r,
@@ -112,6 +148,16 @@ export function viewRow(r: ViewValues): JobViewRow {
 }
 
 export type NewJob = Omit<JobRow, 'seq' | 'results_fetched'>;
+
+/** What moving a job along its life cycle reads (engine/job-engine.ts): the view, its webhook and its times. */
+export type DueJob = JobViewRow & Pick<JobRow, 'seq' | 'webhook_url' | 'next_step_at' | 'finished_at'>;
+type RawDueRow = Omit<DueJob, 'behavior' | 'result' | 'error'> & { behavior: string; result: string | null; error: string | null };
+
+/** The columns a life-cycle step writes; `result` only when the step computed it (null keeps the stored one). */
+export type StepWrite = Pick<
+  JobRow,
+  'seq' | 'state' | 'updated_at' | 'progress_at' | 'finish_at' | 'cancel_effective_at' | 'next_step_at' | 'finished_at' | 'result'
+>;
 export type JobPatch = Partial<
   Pick<
     JobRow,
@@ -142,6 +188,7 @@ export class JobsRepo {
   private readonly viewById;
   private readonly insertStmt;
   private readonly dueStmt;
+  private readonly stepStmt;
   private readonly nextDueStmt;
   private readonly allStmt;
   private readonly stmt;
@@ -155,14 +202,18 @@ export class JobsRepo {
         behavior, CASE WHEN state = 'succeeded' THEN result END AS result, CASE WHEN state = 'failed' THEN error END AS error FROM jobs WHERE job_id = ?`,
       )
       .raw();
-    this.insertStmt =
-      db.prepare(`INSERT INTO jobs (job_id, tenant, subject, kind, input, client_ref, idempotency_key, trace_id, webhook_url,
-      behavior, state, created_at, updated_at, running_at, progress_at, finish_at, cancel_requested_at, cancel_effective_at, next_step_at,
-      result, error, finished_at) VALUES (@job_id, @tenant, @subject, @kind, @input, @client_ref, @idempotency_key, @trace_id, @webhook_url,
-      @behavior, @state, @created_at, @updated_at, @running_at, @progress_at, @finish_at, @cancel_requested_at, @cancel_effective_at,
-      @next_step_at, @result, @error, @finished_at)`);
-    this.dueStmt = db.prepare<[number], { job_id: string }>(
-      'SELECT job_id FROM jobs WHERE next_step_at IS NOT NULL AND next_step_at <= ? ORDER BY next_step_at, seq',
+    // Positional parameters: binding 22 named ones costs more than the insert's own SQL work.
+    this.insertStmt = db.prepare<unknown[]>(
+      `INSERT INTO jobs (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map(() => '?').join(', ')})`,
+    );
+    this.dueStmt = db.prepare<[number], RawDueRow>(
+      `SELECT seq, job_id, tenant, kind, state, client_ref, trace_id, webhook_url, behavior, created_at, updated_at, running_at, progress_at,
+        finish_at, cancel_requested_at, cancel_effective_at, next_step_at, finished_at, result, error
+        FROM jobs WHERE next_step_at IS NOT NULL AND next_step_at <= ? ORDER BY next_step_at, seq`,
+    );
+    this.stepStmt = db.prepare<unknown[]>(
+      `UPDATE jobs SET state = ?, updated_at = ?, progress_at = ?, finish_at = ?, cancel_effective_at = ?, next_step_at = ?,
+        finished_at = ?, result = COALESCE(?, result) WHERE seq = ?`,
     );
     this.nextDueStmt = db.prepare<[], { at: number | null }>('SELECT MIN(next_step_at) AS at FROM jobs WHERE next_step_at IS NOT NULL');
     this.allStmt = db.prepare<[], RawRow>('SELECT * FROM jobs ORDER BY seq');
@@ -193,14 +244,14 @@ export class JobsRepo {
     return r && viewRow(r);
   }
 
-  insert(job: NewJob): void {
-    this.insertStmt.run({
-      ...job,
-      input: JSON.stringify(job.input),
-      behavior: JSON.stringify(job.behavior),
-      result: job.result ? JSON.stringify(job.result) : null,
-      error: job.error ? JSON.stringify(job.error) : null,
-    });
+  /** Returns the new job's `seq`. */
+  insert(job: NewJob): number {
+    const values: unknown[] = INSERT_COLUMNS.map((c) => job[c]);
+    values[INSERT_COLUMNS.indexOf('input')] = JSON.stringify(job.input);
+    values[INSERT_COLUMNS.indexOf('behavior')] = behaviorText(job.behavior);
+    values[INSERT_COLUMNS.indexOf('result')] = job.result ? JSON.stringify(job.result) : null;
+    values[INSERT_COLUMNS.indexOf('error')] = job.error ? JSON.stringify(job.error) : null;
+    return Number(this.insertStmt.run(values).lastInsertRowid);
   }
 
   update(jobId: string, patch: JobPatch): void {
@@ -213,8 +264,29 @@ export class JobsRepo {
     this.stmt(`UPDATE jobs SET ${cols.map((c) => `${c} = ?`).join(', ')} WHERE job_id = ?`).run(...values, jobId);
   }
 
-  dueJobIds(now: number): string[] {
-    return this.dueStmt.all(now).map((r) => r.job_id);
+  /** Jobs with a step due at or before `now`, in due order (ties by creation): only what a step reads. */
+  due(now: number): DueJob[] {
+    return this.dueStmt.all(now).map((r) => ({
+      ...r,
+      behavior: parseBehavior(r.behavior),
+      result: r.result === null ? null : JSON.parse(r.result),
+      error: r.error === null ? null : JSON.parse(r.error),
+    }));
+  }
+
+  /** Write a life-cycle step (by `seq`: no job-id index lookup). */
+  writeStep(w: StepWrite): void {
+    this.stepStmt.run(
+      w.state,
+      w.updated_at,
+      w.progress_at,
+      w.finish_at,
+      w.cancel_effective_at,
+      w.next_step_at,
+      w.finished_at,
+      w.result ? JSON.stringify(w.result) : null,
+      w.seq,
+    );
   }
 
   nextDueAt(): number | null {

@@ -66,6 +66,8 @@ export function createBatch(deps: DialectDeps, c: Ctx): Response {
     error_file_id: null,
     errors: null,
   };
+  // The turn's transaction (store/group-commit.ts): the answer waits for its commit like a native create's.
+  core.group.join();
   const job = core.db.transaction(() => {
     const j = core.engine.create(p, { kind: ANTHROPIC_KIND, input: { dialect: 'anthropic', requests: requests.length } }, behavior, {
       key: null,
@@ -75,7 +77,7 @@ export function createBatch(deps: DialectDeps, c: Ctx): Response {
     repo.insertBatch(row);
     return j;
   })();
-  core.engine.reschedule();
+  core.engine.scheduleCreated();
   draft.effect = 'created';
   draft.job_id = job.job_id;
   draft.job_state = job.state;

@@ -96,6 +96,8 @@ export async function createBatch(
     error_file_id: fileId(),
     errors: errors.length ? errors : null,
   };
+  // The turn's transaction (store/group-commit.ts): the answer waits for its commit like a native create's.
+  core.group.join();
   const job = core.db.transaction(() => {
     const j = core.engine.create(
       p,
@@ -127,7 +129,7 @@ export async function createBatch(
     }
     return j;
   })();
-  core.engine.reschedule();
+  core.engine.scheduleCreated();
   draft.effect = 'created';
   draft.job_id = job.job_id;
   draft.job_state = job.state;
