@@ -2,7 +2,7 @@ import type { Ctx } from './context.js';
 import { LOSS_HEADER } from './context.js';
 
 /**
- * Answers built whole, with the ids every answer carries already in (docs/decisions/0XX-lean-answers.md).
+ * Answers built whole, with the ids every answer carries already in (docs/decisions/019-lean-answers.md).
  *
  * The journal middleware used to stamp `X-Request-ID` (and `X-Trace-ID`, a dialect's request-id header) onto every
  * answer after its route returned, and to read `Retry-After` back for the journal. Touching `headers` of

@@ -10,7 +10,7 @@ interface Entry {
 }
 
 /**
- * The body of a final job's status answer, rendered once (docs/decisions/0XX-lean-answers.md).
+ * The body of a final job's status answer, rendered once (docs/decisions/019-lean-answers.md).
  *
  * A status answer is a function of the job's row (the columns the status read selects) and, through progress, of
  * the time — until `settledAt` (engine/lifecycle.ts progressSettledAt); for a final job nothing else moves it. So a
