@@ -31,7 +31,6 @@ export function readJob(core: ProviderCore, c: Ctx, finals: FinalAnswers): Respo
   const values = core.jobs.viewValuesForTenant(id, c.get('principal').tenant);
   if (!values) return jobNotFound(c, id);
   const state = values[3];
-  draft.job_id = values[0];
   draft.job_state = state;
   draft.effect = 'read';
   if (!isTerminal(state)) {
