@@ -3,8 +3,7 @@
  * with the client factory loaded by module name. It tells the other lanes where it failed, so they stop past it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { InProcessClientFactory } from '../contract/client-protocol.js';
-import { prepareDrawn, type LaneInput, type LaneMessage } from './property-lanes.js';
+import { loadFactory, prepareDrawn, type LaneInput, type LaneMessage } from './property-lanes.js';
 import { propertyRun } from './property-run.js';
 
 const input = workerData as LaneInput;
@@ -18,12 +17,8 @@ function failedAt(position: number): void {
   }
 }
 
-const mod = (await import(input.factory.module)) as Record<string, unknown>;
-const factory = mod[input.factory.name];
-if (typeof factory !== 'function') throw new Error(`${input.factory.module} has no factory export '${input.factory.name}'`);
-
 const result = await propertyRun(
-  { kind: 'in-process', factory: factory as InProcessClientFactory },
+  { kind: 'in-process', factory: await loadFactory(input.factory) },
   {
     runs: input.runs,
     seed: input.seed,

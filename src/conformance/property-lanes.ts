@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { InProcessClientFactory } from '../contract/client-protocol.js';
 import { scaleScenarioTime, type Scenario } from '../scenarios/index.js';
 import type { CaseVerdict } from './outcome.js';
 import { propertyRun, type PropertyRunOptions, type PropertyRunResult } from './property-run.js';
@@ -13,6 +14,14 @@ export interface FactoryModule {
   module: string;
   /** The export holding the InProcessClientFactory. */
   name: string;
+}
+
+/** The factory a `FactoryModule` names (a lane worker loads it the same way). */
+export async function loadFactory(factory: FactoryModule): Promise<InProcessClientFactory> {
+  const mod = (await import(factory.module)) as Record<string, unknown>;
+  const f = mod[factory.name];
+  if (typeof f !== 'function') throw new Error(`${factory.module} has no factory export '${factory.name}'`);
+  return f as InProcessClientFactory;
 }
 
 /** What certify does to every drawn schedule, as data a lane can carry: the time scale, and webhooks off for a client without. */
@@ -87,11 +96,8 @@ export async function propertyRunLanes(factory: FactoryModule, opts: PropertyLan
   const lanes = Math.max(1, Math.min(opts.lanes ?? availableParallelism(), opts.runs || 1));
   const schedule = opts.schedule ?? {};
   if (lanes === 1) {
-    const mod = (await import(factory.module)) as Record<string, unknown>;
-    const f = mod[factory.name];
-    if (typeof f !== 'function') throw new Error(`${factory.module} has no factory export '${factory.name}'`);
     return propertyRun(
-      { kind: 'in-process', factory: f as never },
+      { kind: 'in-process', factory: await loadFactory(factory) },
       {
         runs: opts.runs,
         seed,
