@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { existsSync, linkSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { threadId } from 'node:worker_threads';
+import { migratedImage } from '../../lib/sqlite-image.js';
 import { migrate } from './migrations.js';
 
 export type Db = Database.Database;
@@ -13,7 +14,7 @@ export function openDatabase(path: string): Db {
     seedNewFile(path);
   }
   // A new ':memory:' store starts from a copy of a migrated empty one: in-process runs open thousands of providers.
-  const db = path === ':memory:' ? new Database(migratedImage()) : new Database(path);
+  const db = path === ':memory:' ? new Database(emptyImage()) : new Database(path);
   db.pragma('journal_mode = WAL');
   // NORMAL is durable across process crashes under WAL; only an OS crash can lose the last transactions.
   db.pragma('synchronous = NORMAL');
@@ -35,7 +36,7 @@ export function openDatabase(path: string): Db {
 function seedNewFile(path: string): void {
   if (existsSync(path) || existsSync(`${path}-wal`)) return;
   const tmp = `${path}.${process.pid}-${threadId}.new`;
-  writeFileSync(tmp, migratedImage());
+  writeFileSync(tmp, emptyImage());
   try {
     linkSync(tmp, path);
   } catch {
@@ -45,18 +46,8 @@ function seedNewFile(path: string): void {
   }
 }
 
-let image: Buffer | undefined;
-
-/** An empty store at the latest schema version, serialized once per process. */
-function migratedImage(): Buffer {
-  if (!image) {
-    const db = new Database(':memory:');
-    migrate(db);
-    image = db.serialize();
-    db.close();
-  }
-  return image;
-}
+/** An empty store at the latest schema version, serialized once per thread. */
+const emptyImage = migratedImage((db) => migrate(db));
 
 /** Prepared statements for SQL built at run time (dynamic column lists): prepared once, reused. */
 export function statementCache(db: Db): (sql: string) => Database.Statement {

@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { migratedImage } from '../../lib/sqlite-image.js';
 import { pendingMigrations, type Migration } from './migrations.js';
 import { SQLITE_OPERATION_MIGRATIONS } from './sqlite-schema.js';
 
@@ -39,15 +40,5 @@ export function migrateSqlite(db: Database.Database, store: string, list: readon
   }
 }
 
-let image: Buffer | undefined;
-
 /** An empty operation store at the latest schema, serialized once per thread: in-memory stores are opened per run. */
-export function migratedSqliteImage(): Buffer {
-  if (!image) {
-    const db = new Database(':memory:');
-    migrateSqlite(db, ':memory:', SQLITE_OPERATION_MIGRATIONS);
-    image = db.serialize();
-    db.close();
-  }
-  return image;
-}
+export const migratedSqliteImage = migratedImage((db) => migrateSqlite(db, ':memory:', SQLITE_OPERATION_MIGRATIONS));
