@@ -6,53 +6,18 @@
  *
  * Starts `serve --db <tmp file>` as a child (with `--cpu-prof` when --prof), seeds 100 jobs, runs autocannon
  * (50 connections) per workload and round, and prints reads/s and server CPU µs per request (user+system time of
- * the server process, /proc), with the load average. With --prof, prints the functions by self time.
+ * the server process, /proc), with the load average. With --prof, prints the functions by self and inclusive time (cpu-profile-summary.ts).
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { load, type Workload } from './autocannon-run.js';
 import { loadAverage, TMP, waitIdle } from './common.js';
+import { summariseProfile } from './cpu-profile-summary.js';
 import { seedJobs, startProvider } from './http-targets.js';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  children?: number[];
-}
-interface CpuProfile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(name);
   return i === -1 ? fallback : Number(process.argv[i + 1]);
-}
-
-/** Self time by function (name + file:line), as a share of all samples. */
-function summarise(file: string, top: number): string {
-  const p = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-  const byId = new Map(p.nodes.map((n) => [n.id, n]));
-  const self = new Map<string, number>();
-  let total = 0;
-  for (let i = 0; i < p.samples.length; i++) {
-    const n = byId.get(p.samples[i]!)!;
-    const f = n.callFrame;
-    const url = f.url.replace(/^.*\/(node_modules|dist)\//, '$1/');
-    const key = `${f.functionName || '(anonymous)'} ${url}:${f.lineNumber + 1}`;
-    const dt = p.timeDeltas[i] ?? 0;
-    self.set(key, (self.get(key) ?? 0) + dt);
-    total += dt;
-  }
-  const idle = [...self].filter(([k]) => k.startsWith('(idle)')).reduce((s, [, v]) => s + v, 0);
-  const busy = total - idle;
-  return [...self]
-    .filter(([k]) => !k.startsWith('(idle)'))
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, top)
-    .map(([k, v]) => `${((v / busy) * 100).toFixed(1).padStart(5)} %  ${k}`)
-    .join('\n');
 }
 
 async function main(): Promise<void> {
@@ -85,8 +50,10 @@ async function main(): Promise<void> {
   }
   if (prof) {
     const f = readdirSync(dir).find((n) => n.endsWith('.cpuprofile'));
-    if (f) console.log(`\nself time (${join(dir, f)}):\n${summarise(join(dir, f), arg('--top', 40))}`);
-    else console.log('no profile written');
+    if (f) {
+      console.log(`\nprofile: ${join(dir, f)}`);
+      summariseProfile(readFileSync(join(dir, f), 'utf8'), arg('--top', 40));
+    } else console.log('no profile written');
   } else rmSync(dir, { recursive: true, force: true });
 }
 
