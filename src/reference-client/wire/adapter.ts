@@ -57,6 +57,21 @@ export function withJob(o: CallOutcome, job: Job): CallOutcome {
   return o.kind === 'answer' ? { ...o, json: job } : o;
 }
 
+/**
+ * A status read's outcome from the batch its answer held: a 404, or another batch's id, means the record's batch is
+ * gone; an answer without a batch is unclear; otherwise the batch mapped onto the job view.
+ */
+export function readOutcome<B extends { id: string }>(
+  s: WireStep,
+  call: CallOutcome,
+  batch: B | null,
+  toJob: (b: B, rec: OperationRow) => Job,
+): WireRead {
+  if (call.kind === 'answer' && call.status === 404) return { kind: 'gone', call };
+  if (batch && batch.id !== s.rec.remote_job_id) return { kind: 'gone', call };
+  return batch ? { kind: 'job', job: toJob(batch, s.rec), call } : { kind: 'unclear', call };
+}
+
 /** A batch another operation of this client already owns must never be adopted by a recovery. */
 export async function claimedByOther(s: WireStep, batchId: string): Promise<boolean> {
   const owner = await s.env.store.findByRemoteJobId(batchId);

@@ -1,6 +1,6 @@
 import type { Job, JobState } from '../../contract/jobs.js';
 import type { CallOutcome } from '../http.js';
-import { claimedByOther, dialectNotDone, withJob, type WireAdapter, type WireLookup, type WireStep } from './adapter.js';
+import { claimedByOther, dialectNotDone, readOutcome, withJob, type WireAdapter, type WireLookup, type WireStep } from './adapter.js';
 import { customIdsOf, parseJsonl, verifyLines } from './result-lines.js';
 
 /**
@@ -118,9 +118,7 @@ export function anthropicWire(providerUrl: string): WireAdapter {
     createNotDone: dialectNotDone,
     async read(s) {
       const { call, batch } = await readBatch(s);
-      if (call.kind === 'answer' && call.status === 404) return { kind: 'gone', call };
-      if (batch && batch.id !== s.rec.remote_job_id) return { kind: 'gone', call };
-      return batch ? { kind: 'job', job: anthropicJob(batch, s.rec), call } : { kind: 'unclear', call };
+      return readOutcome(s, call, batch, anthropicJob);
     },
     async find(s, createBy): Promise<WireLookup> {
       const since = s.rec.submitted_at - CLOCK_SKEW_MS;

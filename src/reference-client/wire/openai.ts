@@ -1,6 +1,15 @@
 import type { Job, JobState } from '../../contract/jobs.js';
 import type { CallOutcome } from '../http.js';
-import { claimedByOther, dialectNotDone, isoOf, withJob, type WireAdapter, type WireLookup, type WireStep } from './adapter.js';
+import {
+  claimedByOther,
+  dialectNotDone,
+  isoOf,
+  readOutcome,
+  withJob,
+  type WireAdapter,
+  type WireLookup,
+  type WireStep,
+} from './adapter.js';
 import { customIdsOf, parseJsonl, verifyLines } from './result-lines.js';
 
 /**
@@ -107,9 +116,7 @@ export const openaiWire: WireAdapter = {
   createNotDone: dialectNotDone,
   async read(s) {
     const { call, batch } = await readBatch(s);
-    if (call.kind === 'answer' && call.status === 404) return { kind: 'gone', call };
-    if (batch && batch.id !== s.rec.remote_job_id) return { kind: 'gone', call };
-    return batch ? { kind: 'job', job: openaiJob(batch, s.rec), call } : { kind: 'unclear', call };
+    return readOutcome(s, call, batch, openaiJob);
   },
   async find(s): Promise<WireLookup> {
     const since = s.rec.submitted_at - LIST_WINDOW_MS;
