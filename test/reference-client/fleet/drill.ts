@@ -58,6 +58,15 @@ export async function fleetDrill(url: string, signals: number, seed: number): Pr
       // Hit it while it works: after its next request, at a random moment.
       await until(() => f.requests().some((e) => e.worker_id === victim.name && e.at >= since), 5_000);
       await sleep(Math.floor(rand() * 300));
+      // …and while it holds the lease of an open operation: a worker hit between steps leaves nothing to take over, and
+      // on a quiet machine (fast steps) that happened to every signal of a run (takeovers 0, seen once in four runs).
+      await until(async () => {
+        const r = await f.store.pool.query(
+          'SELECT 1 FROM operations WHERE lease_owner = $1 AND is_open = 1 AND lease_expires_at > $2 LIMIT 1',
+          [victim.name, Date.now()],
+        );
+        return (r.rowCount ?? 0) > 0;
+      }, 5_000);
       if (rand() < 0.5) {
         victim.kill('SIGKILL');
         killed.add(victim);

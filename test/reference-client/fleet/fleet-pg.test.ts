@@ -27,6 +27,6 @@ describe.skipIf(url === null)('fleet on PostgreSQL', () => {
       expect(f.historyLinesOutOfFence).toBe(0);
       expect(f.takeovers).toBeGreaterThan(0);
     },
-    process.env.JOBPROOF_LONG ? 600_000 : 120_000,
+    process.env.JOBPROOF_LONG ? 600_000 : 180_000,
   );
 });
