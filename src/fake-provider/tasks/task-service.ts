@@ -1,11 +1,12 @@
 import { fingerprint } from '../../lib/canonical-json.js';
-import { isoTime, type Clock, type TimerHandle } from '../../lib/clock.js';
+import type { Clock } from '../../lib/clock.js';
 import type { IdSource } from '../../lib/ids.js';
 import type { Principal } from '../../contract/principals.js';
 import type { Db } from '../store/database.js';
 import type { SettingsRepo } from '../store/settings-repo.js';
-import { AuditRepo, type NewAuditEvent } from './audit-repo.js';
-import { makeDraft, mergePatch, proposalSha } from './draft.js';
+import { applyChange, type ApplyOutcome } from './apply-change.js';
+import { AuditRepo } from './audit-repo.js';
+import { DraftingTimer } from './drafting-timer.js';
 import {
   TaskBehaviorSchema,
   type AuditEvent,
@@ -13,14 +14,19 @@ import {
   type ReviewBody,
   type TaskBehavior,
   type TaskBehaviorInput,
-  type TaskState,
   type TaskView,
 } from '../../contract/tasks.js';
+import { isoTime } from '../../lib/clock.js';
 import type { ObjectRow, TaskRow } from './model.js';
 import { ObjectsRepo } from './objects-repo.js';
+import { redraftOpen } from './redraft.js';
 import { TASK_TABLES } from './schema.js';
-import { applyGate, canTransition, needsRedraft, nextDraftStep, reviewOutcome, type ApplyGate, type Refusal } from './task-machine.js';
+import type { TaskContext } from './task-context.js';
+import { TaskLog } from './task-log.js';
+import { nextDraftStep, reviewOutcome, type Refusal } from './task-machine.js';
 import { TasksRepo } from './tasks-repo.js';
+
+export type { ApplyOutcome } from './apply-change.js';
 
 export interface TaskServiceDeps {
   db: Db;
@@ -36,29 +42,25 @@ const BEHAVIOR = 'task_behavior';
 export type CreateCheck =
   | { ok: true; object: ObjectRow }
   | { ok: false; status: 403 | 404 | 409; code: string; detail: string; extras?: Record<string, unknown> };
-export type ApplyOutcome =
-  | { kind: 'applied'; task: TaskRow }
-  | { kind: 'apply_failed'; task: TaskRow }
-  | { kind: 'refused'; gate: Extract<ApplyGate, { ok: false }>; task: TaskRow; currentVersion: number | null };
 
 /**
  * The tasks API's behaviour: objects, tasks, drafts, reviews, applications and the per-task audit, each change in
- * one SQLite transaction. Time-driven drafting runs on the provider clock (a timer, and a catch-up before every request).
+ * one SQLite transaction. Drafting runs on the provider clock (`DraftingTimer`); applying is `applyChange`.
  */
 export class TaskService {
   readonly objects: ObjectsRepo;
   readonly tasks: TasksRepo;
   readonly audit: AuditRepo;
-  private timer: { handle: TimerHandle; at: number } | null = null;
-  /** Earliest due drafting step as last computed, and the repo's write count then. */
-  private due: { writes: number; at: number | null } | null = null;
-  private closed = false;
+  private readonly ctx: TaskContext;
+  private readonly drafting: DraftingTimer;
   private behaviorNow: TaskBehavior;
 
   constructor(private readonly d: TaskServiceDeps) {
     this.objects = new ObjectsRepo(d.db);
     this.tasks = new TasksRepo(d.db);
     this.audit = new AuditRepo(d.db);
+    this.ctx = { db: d.db, tasks: this.tasks, objects: this.objects, log: new TaskLog(this.audit), now: () => d.clock.now() };
+    this.drafting = new DraftingTimer(this.ctx, d.clock);
     this.behaviorNow = d.settings.get<TaskBehavior>(BEHAVIOR) ?? TaskBehaviorSchema.parse({});
   }
 
@@ -77,14 +79,7 @@ export class TaskService {
   }
 
   private record(taskId: string, at: number, type: string, actor: string, fields: Record<string, unknown> = {}): void {
-    this.audit.append(taskId, { at: isoTime(at), type, actor, ...fields } as NewAuditEvent);
-  }
-
-  private move(t: TaskRow, to: TaskState, cause: string, actor: string, at: number): void {
-    if (!canTransition(t.state, to)) throw new Error(`task machine: ${t.state} → ${to} is not a transition`);
-    this.record(t.task_id, at, 'transition', actor, { from: t.state, to, cause });
-    t.state = to;
-    t.updated_at = at;
+    this.ctx.log.record(taskId, at, type, actor, fields);
   }
 
   /** Whether `subject` of `tenant` holds the reviewer role now (under any of its tokens). */
@@ -100,51 +95,9 @@ export class TaskService {
       const before = this.objects.get(tenant, ref);
       const object = this.objects.write(tenant, ref, data, this.now());
       const cause = `object ${ref} changed from version ${before?.version ?? 'none'} to ${object.version} (control API)`;
-      const redrafted = this.redraftOpen(object, cause, null);
+      const redrafted = redraftOpen(this.ctx, object, cause, null);
       return { object, redrafted };
     })();
-  }
-
-  private redraftOpen(object: ObjectRow, cause: string, except: string | null): string[] {
-    const ids = this.tasks.openOnObject(object.tenant, object.object_ref).filter((id) => id !== except);
-    for (const id of ids) {
-      const t = this.tasks.get(id)!;
-      if (needsRedraft(t.state)) this.redraft(t, object, cause);
-    }
-    return ids;
-  }
-
-  private redraft(t: TaskRow, object: ObjectRow, cause: string): void {
-    const at = this.now();
-    const prev = t.result!.proposal;
-    const next = makeDraft(object, t.input, prev.proposal_version + 1);
-    const wasApproved = t.state === 'approved';
-    this.record(t.task_id, at, 'object_read', 'provider', { object_ref: object.object_ref, version: object.version });
-    this.record(t.task_id, at, 'draft', 'provider', {
-      proposal_version: next.proposal.proposal_version,
-      base_version: next.proposal.base_version,
-      sha256: next.proposal.sha256,
-      sources: next.draft.sources,
-      replaces: { proposal_version: prev.proposal_version, base_version: prev.base_version, sha256: prev.sha256 },
-    });
-    if (t.review?.decision === 'approved') {
-      this.record(t.task_id, at, 'approval_lapsed', 'provider', {
-        reviewer: t.review.reviewer,
-        proposal_version: t.review.proposal_version,
-        reason: `redrafted: ${cause}`,
-      });
-    }
-    t.result = next;
-    t.review = null;
-    if (wasApproved) t.lapse_reason = 'object_changed';
-    this.move(
-      t,
-      'awaiting_review',
-      `redrafted (proposal ${prev.proposal_version} → ${next.proposal.proposal_version}): ${cause}${wasApproved ? '; the approval lapsed' : ''}`,
-      'provider',
-      at,
-    );
-    this.tasks.update(t);
   }
 
   // ---- create --------------------------------------------------------------------------------------------------
@@ -208,61 +161,11 @@ export class TaskService {
   // ---- time-driven drafting ------------------------------------------------------------------------------------
 
   tick(): void {
-    if (this.closed) return;
-    const now = this.now();
-    // Every request ticks: skip the due query while no task was written since the earliest due time was computed
-    // and that time is still ahead (a per-request query that found nothing was 4 % of a status read).
-    const due = this.due;
-    if (due && due.writes === this.tasks.writes && (due.at === null || now < due.at)) return;
-    for (const id of this.tasks.dueIds(now)) this.advance(id, now);
-    this.reschedule();
-  }
-
-  private advance(id: string, now: number): void {
-    this.d.db.transaction(() => {
-      const t = this.tasks.get(id);
-      if (!t) return;
-      for (let step = nextDraftStep(t); step && step.at <= now; step = nextDraftStep(t)) {
-        if (step.to === 'running') this.move(t, 'running', 'drafting started', 'provider', step.at);
-        else if (step.to === 'failed') {
-          t.error = { code: 'draft_failed', message: 'drafting failed (simulated by the task behaviour)' };
-          this.move(t, 'failed', 'drafting failed: a processing error', 'provider', step.at);
-        } else {
-          const object = this.objects.get(t.tenant, t.object_ref)!;
-          const made = makeDraft(object, t.input, 1);
-          this.record(t.task_id, step.at, 'object_read', 'provider', { object_ref: object.object_ref, version: object.version });
-          this.record(t.task_id, step.at, 'draft', 'provider', {
-            proposal_version: 1,
-            base_version: made.proposal.base_version,
-            sha256: made.proposal.sha256,
-            sources: made.draft.sources,
-          });
-          t.result = made;
-          this.move(t, 'awaiting_review', `draft ready (proposal 1 against version ${object.version})`, 'provider', step.at);
-        }
-      }
-      t.next_step_at = nextDraftStep(t)?.at ?? null;
-      this.tasks.update(t);
-    })();
+    this.drafting.tick();
   }
 
   reschedule(): void {
-    if (this.closed) return;
-    const at = this.tasks.nextDueAt();
-    this.due = { writes: this.tasks.writes, at };
-    if (this.timer && (at === null || this.timer.at !== at)) {
-      this.d.clock.clearTimeout(this.timer.handle);
-      this.timer = null;
-    }
-    if (at !== null && !this.timer) {
-      const handle = this.d.clock.setTimeout(() => {
-        this.timer = null;
-        // A real timer may fire a millisecond early: the timer always looks.
-        this.due = null;
-        this.tick();
-      }, at - this.now());
-      this.timer = { handle, at };
-    }
+    this.drafting.reschedule();
   }
 
   // ---- review --------------------------------------------------------------------------------------------------
@@ -289,7 +192,7 @@ export class TaskService {
         proposal_sha256: proposal.sha256,
         ...(body.comment !== undefined ? { comment: body.comment } : {}),
       });
-      this.move(t, out.to, `${out.decision} by ${p.subject} (proposal ${proposal.proposal_version})`, p.subject, at);
+      this.ctx.log.move(t, out.to, `${out.decision} by ${p.subject} (proposal ${proposal.proposal_version})`, p.subject, at);
       this.tasks.update(t);
       return { ok: true as const, task: t };
     })();
@@ -297,84 +200,8 @@ export class TaskService {
 
   // ---- apply ---------------------------------------------------------------------------------------------------
 
-  /** Apply under the checks of the moment. Runs in one transaction: the object changes once, with its record. */
   apply(p: Principal, taskId: string, key: string): ApplyOutcome {
-    return this.d.db.transaction((): ApplyOutcome => {
-      const t = this.tasks.get(taskId)!;
-      const at = this.now();
-      const object = this.objects.get(t.tenant, t.object_ref);
-      const proposal = t.result?.proposal ?? null;
-      const gate = applyGate(t, {
-        objectVersion: object?.version,
-        approverIsReviewer: t.review ? this.isReviewerNow(t.tenant, t.review.reviewer) : false,
-        proposalSha: proposal ? proposalSha(proposal) : null,
-      });
-      if (!gate.ok) {
-        this.record(t.task_id, at, 'apply_refused', p.subject, {
-          idempotency_key: key,
-          code: gate.code,
-          reason: gate.detail,
-          object_version: object?.version ?? null,
-        });
-        if (gate.lapse && t.review) {
-          this.record(t.task_id, at, 'approval_lapsed', 'provider', {
-            reviewer: t.review.reviewer,
-            proposal_version: t.review.proposal_version,
-            reason: gate.detail,
-          });
-          t.review = null;
-          t.lapse_reason = gate.lapse === 'approver_lost_role' ? 'approver_lost_role' : null;
-          this.move(t, 'awaiting_review', `approval lapsed at apply: ${gate.detail}`, 'provider', at);
-          this.tasks.update(t);
-        } else if (gate.redraft && object) {
-          this.redraft(
-            t,
-            object,
-            `object ${t.object_ref} is at version ${object.version}, the proposal was for ${proposal!.base_version} (found at apply)`,
-          );
-        }
-        return { kind: 'refused', gate, task: this.tasks.get(taskId)!, currentVersion: object?.version ?? null };
-      }
-      this.record(t.task_id, at, 'apply_requested', p.subject, {
-        idempotency_key: key,
-        proposal_version: proposal!.proposal_version,
-        base_version: proposal!.base_version,
-        object_version: object!.version,
-      });
-      this.move(
-        t,
-        'applying',
-        `apply requested by ${p.subject}; approval by ${t.review!.reviewer} of proposal ${proposal!.proposal_version} checked`,
-        p.subject,
-        at,
-      );
-      if (t.behavior.apply === 'fail') {
-        t.error = { code: 'apply_failed', message: 'the change could not be applied (simulated by the task behaviour)' };
-        this.record(t.task_id, at, 'application', 'provider', { result: 'failed', idempotency_key: key, object_version: object!.version });
-        this.move(t, 'apply_failed', 'the change could not be applied', 'provider', at);
-        this.tasks.update(t);
-        return { kind: 'apply_failed', task: t };
-      }
-      const changed = this.objects.write(
-        t.tenant,
-        t.object_ref,
-        mergePatch(object!.data, proposal!.change.patch) as Record<string, unknown>,
-        at,
-      );
-      t.application = { applied_at: isoTime(at), new_version: changed.version, idempotency_key: key };
-      this.record(t.task_id, at, 'application', 'provider', {
-        result: 'applied',
-        idempotency_key: key,
-        applied_by: p.subject,
-        base_version: proposal!.base_version,
-        new_version: changed.version,
-        proposal_sha256: proposal!.sha256,
-      });
-      this.move(t, 'applied', `applied: ${t.object_ref} version ${proposal!.base_version} → ${changed.version}`, 'provider', at);
-      this.tasks.update(t);
-      this.redraftOpen(changed, `object ${t.object_ref} changed to version ${changed.version} by task ${t.task_id}`, t.task_id);
-      return { kind: 'applied', task: t };
-    })();
+    return applyChange(this.ctx, (tenant, subject) => this.isReviewerNow(tenant, subject), p, taskId, key);
   }
 
   // ---- views ---------------------------------------------------------------------------------------------------
@@ -404,13 +231,10 @@ export class TaskService {
     this.d.db.transaction(() => {
       for (const table of TASK_TABLES) this.d.db.prepare(`DELETE FROM ${table}`).run();
     })();
-    this.due = null;
-    this.reschedule();
+    this.drafting.reset();
   }
 
   close(): void {
-    this.closed = true;
-    if (this.timer) this.d.clock.clearTimeout(this.timer.handle);
-    this.timer = null;
+    this.drafting.close();
   }
 }
