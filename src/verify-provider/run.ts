@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CHECKS } from './checks/index.js';
-import { auditLines } from './helpers.js';
+import { auditLines } from './task-helpers.js';
 import { Http } from './http.js';
 import { Failed, NotRun, type Check, type CheckContext, type CheckResult, type VerifyOptions } from './types.js';
 

@@ -1,16 +1,6 @@
 import { brief } from '../http.js';
-import {
-  approve,
-  auditLines,
-  expectAnswer,
-  expectProblem,
-  expectStatus,
-  fail,
-  needControl,
-  objectVersion,
-  taskAwaitingReview,
-  withFaults,
-} from '../helpers.js';
+import { expectAnswer, expectProblem, expectStatus, fail, needControl, withFaults } from '../helpers.js';
+import { approve, auditLines, objectVersion, taskAwaitingReview } from '../task-helpers.js';
 import type { Check } from '../types.js';
 
 export const applyWithoutApproval: Check = {

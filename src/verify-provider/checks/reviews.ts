@@ -1,5 +1,6 @@
 import { brief, type Answer } from '../http.js';
-import { approve, changeObject, expectAnswer, expectProblem, fail, needToken, review, taskAwaitingReview, withRoles } from '../helpers.js';
+import { expectAnswer, expectProblem, fail, needToken } from '../helpers.js';
+import { approve, changeObject, review, taskAwaitingReview, withRoles } from '../task-helpers.js';
 import type { Check, CheckContext } from '../types.js';
 
 async function stateOf(ctx: CheckContext, id: string, token?: string): Promise<string> {

@@ -1,22 +1,16 @@
 import { brief } from '../http.js';
+import { expectAnswer, expectProblem, expectStatus, fail, needControl, needToken, withFaults } from '../helpers.js';
 import {
   approve,
   changeObject,
-  expectAnswer,
-  expectProblem,
-  expectStatus,
-  fail,
   freshObject,
-  needControl,
-  needToken,
   objectVersion,
   planInput,
   proposalDigest,
   taskAwaitingReview,
   taskBody,
   waitTask,
-  withFaults,
-} from '../helpers.js';
+} from '../task-helpers.js';
 import type { Check, CheckContext } from '../types.js';
 
 /** Count journal entries of executed task creates with this key (control API journal), or null when unreadable. */
