@@ -5,7 +5,6 @@ import { apply } from './task-apply-step.js';
 import { create } from './task-create-step.js';
 import { observe } from './task-observe-step.js';
 import { entry, newKey, Stopped, type TaskStepEnv } from './task-step-env.js';
-export { newKey } from './task-step-env.js';
 import { isFinalTaskOp, SubmitTaskInputSchema, type SubmitTaskInput, type TaskOpRow, type TaskOpState, type TaskReport } from './types.js';
 
 export interface TaskWorkerOptions {
