@@ -1,14 +1,4 @@
-/**
- * `npm run bench` entry (dist-bench/bench/src/run.js). Flags:
- *   --quick                 smoke pass: short runs, small sizes; writes bench/tmp/ only
- *   --only http,conformance,client,provider
- *   --requests N            length of the long memory run (default 1,000,000; quick 20,000)
- *   --rounds N              HTTP rounds (default 3)
- *   --soak a,b              targets of the long memory run (default jobproof,jobproof-memory,wiremock-journal)
- *   --sizes a,b             provider cost curve: jobs in the store (default 1000,10000,100000,1000000)
- *   --resume                keep the sections in bench/tmp/partial.json (a run that stopped) and measure the others
- *   --rewrite-report        no measuring: re-evaluate the targets of bench/results.json and rewrite docs/benchmarks.md
- */
+/** `npm run bench` entry (dist-bench/bench/src/run.js); its flags are USAGE below. */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
@@ -23,6 +13,46 @@ import { evaluate, writeReport, type Results } from './report.js';
 import { catalog } from '../../src/scenarios/index.js';
 
 const SECTIONS = ['http', 'conformance', 'client', 'provider'] as const;
+
+const USAGE = `Usage: npm run bench -- [flags]   (or node dist-bench/bench/src/run.js [flags])
+
+Measures jobproof against bare Hono, mockttp and WireMock and writes bench/results.json and docs/benchmarks.md
+(a full run takes ~17 min on 2 cores; run it on a quiet machine).
+
+  --quick                 smoke pass: short runs, small sizes; writes bench/tmp/ only
+  --only a,b              sections: ${SECTIONS.join(', ')}
+  --requests N            length of the long memory run (default 1,000,000; quick 20,000)
+  --rounds N              HTTP rounds (default 3)
+  --soak a,b              targets of the long memory run (default jobproof,jobproof-memory,wiremock-journal)
+  --sizes a,b             provider cost curve: jobs in the store (default 1000,10000,100000,1000000)
+  --resume                keep the sections in bench/tmp/partial.json (a run that stopped) and measure the others
+  --rewrite-report        no measuring: re-evaluate the targets of bench/results.json and rewrite docs/benchmarks.md
+  -h, --help              this text
+`;
+const VALUE_FLAGS = ['only', 'requests', 'rounds', 'soak', 'sizes'];
+const SWITCHES = ['quick', 'resume', 'rewrite-report'];
+
+/** Unknown flags are a usage error (exit 2) before anything starts: a typo must not launch a 17-minute run. */
+function checkArgs(argv: readonly string[]): void {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const name = argv[i]!.replace(/^--/, '').replace(/=.*$/, '');
+    if (!argv[i]!.startsWith('--') || !(VALUE_FLAGS.includes(name) || SWITCHES.includes(name))) {
+      process.stderr.write(`bench: unknown argument '${argv[i]}'\n\n${USAGE}`);
+      process.exit(2);
+    }
+    if (VALUE_FLAGS.includes(name) && !argv[i]!.includes('=')) {
+      const value = argv[++i];
+      if (value === undefined || value.startsWith('--')) {
+        process.stderr.write(`bench: --${name} needs a value\n\n${USAGE}`);
+        process.exit(2);
+      }
+    }
+  }
+}
 
 function flag(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -62,6 +92,7 @@ function git(): { commit: string; dirtyFiles: number } {
 }
 
 async function main(): Promise<void> {
+  checkArgs(process.argv.slice(2));
   const quick = process.argv.includes('--quick');
   if (process.argv.includes('--rewrite-report')) {
     // Re-evaluate the targets and rewrite docs/benchmarks.md from the figures already in bench/results.json.
