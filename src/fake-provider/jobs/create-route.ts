@@ -61,7 +61,7 @@ export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
     draft.job_id = known.job_id;
     draft.effect = 'replayed';
     draft.job_state = (JSON.parse(known.answer.body) as { state?: typeof draft.job_state }).state ?? null;
-    return storedResponse(known.answer, true);
+    return storedResponse(c, known.answer, true);
   }
 
   // Only a `delay` fault holds a create between its key's reservation and its execution; without one, reservation,
@@ -90,5 +90,5 @@ export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
     return a;
   })();
   core.engine.scheduleCreated();
-  return storedResponse(answer, false);
+  return storedResponse(c, answer, false);
 }

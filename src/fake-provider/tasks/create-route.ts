@@ -59,7 +59,7 @@ export async function createTask(core: ProviderCore, svc: TaskService, c: Ctx): 
     draft.effect = 'replayed';
     const t = known.job_id ? svc.tasks.get(known.job_id) : undefined;
     if (t) noteTask(c, { task_id: t.task_id, state: (JSON.parse(known.answer.body) as { state: TaskRow['state'] }).state });
-    return storedResponse(known.answer, true);
+    return storedResponse(c, known.answer, true);
   }
 
   const pre = svc.checkCreate(principal, body.value);
@@ -84,5 +84,5 @@ export async function createTask(core: ProviderCore, svc: TaskService, c: Ctx): 
     noteTask(c, t);
     return a;
   })();
-  return storedResponse(answer, false);
+  return storedResponse(c, answer, false);
 }
