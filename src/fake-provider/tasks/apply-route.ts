@@ -30,8 +30,8 @@ export async function describeApply(c: Ctx): Promise<ApplyInput> {
 
 /** `POST /v1/tasks/{id}/apply`: its own Idempotency-Key; checks at the moment of applying; the change happens once. */
 export async function applyTask(core: ProviderCore, svc: TaskService, c: Ctx): Promise<Response> {
-  const draft = c.var.draft;
-  const principal = c.var.principal;
+  const draft = c.get('draft');
+  const principal = c.get('principal');
   const id = c.req.param('task_id')!;
   const { key: keyParse, body } = described(c, describeApply);
   if (keyParse.ok === 'missing') {

@@ -35,8 +35,8 @@ export async function describeCreateTask(c: Ctx): Promise<CreateTaskInput> {
 
 /** `POST /v1/tasks`: idempotent create, scoped to tenant + subject + operation, the same pattern as `POST /v1/jobs`. */
 export async function createTask(core: ProviderCore, svc: TaskService, c: Ctx): Promise<Response> {
-  const draft = c.var.draft;
-  const principal = c.var.principal;
+  const draft = c.get('draft');
+  const principal = c.get('principal');
   const { key: keyParse, body } = described(c, describeCreateTask);
   if (keyParse.ok === 'missing')
     return unexecuted(problem(c, 400, 'idempotency_key_missing', 'POST /v1/tasks needs an Idempotency-Key header'));
@@ -72,7 +72,7 @@ export async function createTask(core: ProviderCore, svc: TaskService, c: Ctx): 
     return unexecuted(problem(c, check.status, check.code, check.detail, check.extras ?? {}));
   }
   const answer = core.db.transaction((): StoredAnswer => {
-    const t = svc.create(principal, body.value, check.object, { key: keyParse.key, trace_id: c.var.traceId });
+    const t = svc.create(principal, body.value, check.object, { key: keyParse.key, trace_id: c.get('traceId') });
     const location = `/v1/tasks/${t.task_id}`;
     const a: StoredAnswer = {
       status: 202,

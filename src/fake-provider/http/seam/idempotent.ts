@@ -25,7 +25,7 @@ export function storedResponse(c: Ctx, a: StoredAnswer, replayed: boolean): Resp
 export async function reserveThenHold(core: ProviderCore, c: Ctx, scope: KeyScope, fp: string): Promise<void> {
   core.idempotency.reserve(scope, fp, core.clock.now(), core.options.idempotencyTtlMs);
   try {
-    await c.var.hold();
+    await c.get('hold')();
   } catch (err) {
     core.idempotency.release(scope);
     throw err;
