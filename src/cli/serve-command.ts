@@ -95,6 +95,7 @@ export function registerServe(program: Command): void {
           scenarioLookup: lookupScenario,
           openaiWebhooks,
           journalMax,
+          backgroundCheckpoint: true,
           dashboard: flags.dashboard && {
             hosts: [flags.host],
             scenarios: { names: listScenarios().map((s) => s.name), lookup: lookupScenario },

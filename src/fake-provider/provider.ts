@@ -19,6 +19,7 @@ import { IdempotencyRepo } from './store/idempotency-repo.js';
 import { JobsRepo } from './store/jobs-repo.js';
 import { JournalRepo } from './store/journal-repo.js';
 import { GroupCommit } from './store/group-commit.js';
+import { startBackgroundCheckpoint } from './store/background-checkpoint.js';
 import { SettingsRepo } from './store/settings-repo.js';
 import { persistPrincipals } from './store/principals-persistence.js';
 import { createJobsModule } from './jobs/index.js';
@@ -54,6 +55,11 @@ export interface ProviderOptions {
   scenarioLookup?: (name: string) => { behavior: BehaviorConfigInput; faults: FaultPlanInput } | undefined;
   /** Serve the live dashboard at `/_dashboard` (default off here; `jobproof serve` turns it on). */
   dashboard?: boolean | DashboardOptions;
+  /**
+   * File stores: WAL checkpoints on a thread of their own instead of inside a commit on the event loop (`jobproof
+   * serve`; store/background-checkpoint.ts). Off by default: short-lived providers (tests, in-process runs) need no thread.
+   */
+  backgroundCheckpoint?: boolean;
   /** OpenAI dialect: where each tenant's batch events go (`{tenant: url}`); replaces the stored ones when given. */
   openaiWebhooks?: Record<string, string>;
 }
@@ -97,6 +103,7 @@ const BEHAVIOR = 'behavior_config';
 
 export function createProvider(opts: ProviderOptions = {}): Provider {
   const db = openDatabase(opts.db ?? ':memory:');
+  const checkpointer = opts.backgroundCheckpoint && opts.db && opts.db !== ':memory:' ? startBackgroundCheckpoint(db, opts.db) : null;
   const clock = opts.clock ?? realClock;
   const ids = opts.ids ?? randomId;
   const settings = new SettingsRepo(db);
@@ -238,6 +245,12 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
       for (const m of modules) m.close();
       group.close();
       journal.close();
+      if (checkpointer) {
+        checkpointer.stop();
+        // The thread's connection may outlive this one, which then is not the last to close and would leave the WAL
+        // as it is: empty it into the store file first, so the file alone holds everything, as after any close.
+        db.pragma('wal_checkpoint(TRUNCATE)');
+      }
       db.close();
     },
   };

@@ -1,4 +1,4 @@
-import { isoTime, type Clock, type TimerHandle } from '../../lib/clock.js';
+import type { Clock, TimerHandle } from '../../lib/clock.js';
 import type { IdSource } from '../../lib/ids.js';
 import type { Behavior } from '../../contract/behavior.js';
 import type { CreateJobBody, Job } from '../../contract/jobs.js';
@@ -95,15 +95,7 @@ export class JobEngine {
     };
     row.next_step_at = nextStep(row)?.at ?? null;
     row.seq = this.d.jobs.insert(row);
-    this.d.journal.append({
-      type: 'transition',
-      at: isoTime(now),
-      job_id: jobId,
-      tenant: p.tenant,
-      from: null,
-      to: 'queued',
-      cause: 'created',
-    });
+    this.d.journal.appendTransition({ at: now, job_id: jobId, tenant: p.tenant, from: null, to: 'queued', cause: 'created' });
     // A sync job is finished inside the request that created it (atomic with its insert, as every job change is).
     if (behavior.mode === 'sync') {
       this.nextDue = undefined;
@@ -141,15 +133,7 @@ export class JobEngine {
       : job.behavior.cancel === 'ignore'
         ? 'cancel requested (provider ignores cancels)'
         : 'cancel requested after the commit point';
-    this.d.journal.append({
-      type: 'transition',
-      at: isoTime(now),
-      job_id: job.job_id,
-      tenant: job.tenant,
-      from: job.state,
-      to: 'cancelling',
-      cause,
-    });
+    this.d.journal.appendTransition({ at: now, job_id: job.job_id, tenant: job.tenant, from: job.state, to: 'cancelling', cause });
     this.d.webhooks().enqueue(next, 'job.cancelling', jobView(next, now), now);
     this.reschedule();
     return { kind: 'accepted', job: next };
@@ -206,9 +190,8 @@ export class JobEngine {
       next.updated_at = step.at;
       if (step.to === 'succeeded' || step.to === 'failed' || step.to === 'cancelled' || step.to === 'expired') next.finished_at = step.at;
       if (step.to === 'succeeded' && next.result === null) next.result = resultDescriptor(job.job_id, job.behavior);
-      this.d.journal.append({
-        type: 'transition',
-        at: isoTime(step.at),
+      this.d.journal.appendTransition({
+        at: step.at,
         job_id: job.job_id,
         tenant: job.tenant,
         from: job.state,

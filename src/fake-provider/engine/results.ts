@@ -7,28 +7,23 @@ import type { JobResult } from '../../contract/jobs.js';
  * only the digest it promised, and a restarted provider serves the same bytes.
  */
 export function renderResults(jobId: string, b: Behavior): string {
-  const lines: string[] = [];
+  // Each line is the JSON.stringify of its item (the test holds them equal), written as text: a job's results are
+  // rendered when it succeeds (its digest) and objects built only to be stringified were two thirds of that.
+  const id = JSON.stringify(jobId);
   const firstFailed = b.items - b.items_failed + 1;
+  let out = '';
   for (let i = 1; i <= b.items; i++) {
-    const item_id = `item_${String(i).padStart(4, '0')}`;
+    const item = `"item_id":"item_${String(i).padStart(4, '0')}"`;
     if (i >= firstFailed) {
-      lines.push(
-        JSON.stringify({ item_id, status: 'failed', error: { code: 'item_failed', message: `item ${i} could not be processed` } }),
-      );
+      out += `{${item},"status":"failed","error":{"code":"item_failed","message":"item ${i} could not be processed"}}\n`;
     } else {
-      lines.push(
-        JSON.stringify({
-          item_id,
-          status: 'succeeded',
-          output: { job_id: jobId, index: i, value: sha256Hex(`${jobId}:${i}`).slice(0, 16) },
-        }),
-      );
+      const value = sha256Hex(`${jobId}:${i}`).slice(0, 16);
+      out += `{${item},"status":"succeeded","output":{"job_id":${id},"index":${i},"value":"${value}"}}\n`;
     }
   }
   // A row that is no item at all: the kind of line a careless batch writer leaves behind and a client must reject.
-  if (b.error_row)
-    lines.push(JSON.stringify({ status: 'error', error: { code: 'internal_error', message: 'worker crashed while writing results' } }));
-  return lines.map((l) => `${l}\n`).join('');
+  if (b.error_row) out += '{"status":"error","error":{"code":"internal_error","message":"worker crashed while writing results"}}\n';
+  return out;
 }
 
 export function resultDescriptor(jobId: string, b: Behavior): JobResult {

@@ -32,6 +32,7 @@ export interface JournalDraft {
   served_sha256?: string;
 }
 
+/** Read with `c.get(name)`, never `c.var.name`: Hono builds `c.var` afresh from its map on every access. */
 export type Vars = {
   requestId: string;
   receivedAt: number;

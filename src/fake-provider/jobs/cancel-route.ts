@@ -9,7 +9,7 @@ import { jobNotFound, noteJob } from './read-routes.js';
 /** `POST /v1/jobs/{job_id}/cancel`: naturally idempotent; a key, when sent, is only journalled. */
 export async function cancelJob(core: ProviderCore, c: Ctx): Promise<Response> {
   const id = c.req.param('job_id')!;
-  const draft = c.var.draft;
+  const draft = c.get('draft');
   draft.job_id = id;
   const rawKey = c.req.header('idempotency-key');
   if (rawKey !== undefined) {
@@ -20,7 +20,7 @@ export async function cancelJob(core: ProviderCore, c: Ctx): Promise<Response> {
   }
   const body = await readJson(c, CancelBodySchema, true);
   if (!body.ok) return body.response;
-  const job = core.jobs.getForTenant(id, c.var.principal.tenant);
+  const job = core.jobs.getForTenant(id, c.get('principal').tenant);
   if (!job) return jobNotFound(c, id);
   const result = core.db.transaction(() => core.engine.cancel(job))();
   noteJob(c, result.job);

@@ -33,8 +33,8 @@ export async function describeCreate(c: Ctx): Promise<CreateInput> {
 
 /** `POST /v1/jobs`: idempotent create per the IETF draft, scoped to tenant + subject. */
 export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
-  const draft = c.var.draft;
-  const principal = c.var.principal;
+  const draft = c.get('draft');
+  const principal = c.get('principal');
   const { key: keyParse, body } = described(c, describeCreate);
   if (keyParse.ok === 'missing')
     return unexecuted(problem(c, 400, 'idempotency_key_missing', 'POST /v1/jobs needs an Idempotency-Key header'));
@@ -61,17 +61,17 @@ export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
     draft.job_id = known.job_id;
     draft.effect = 'replayed';
     draft.job_state = (JSON.parse(known.answer.body) as { state?: typeof draft.job_state }).state ?? null;
-    return storedResponse(known.answer, true);
+    return storedResponse(c, known.answer, true);
   }
 
   // Only a `delay` fault holds a create between its key's reservation and its execution; without one, reservation,
   // job and stored answer are one transaction (one commit instead of two), and no duplicate can come in between.
-  const holds = c.var.fault?.fault.type === 'delay';
+  const holds = c.get('fault')?.fault.type === 'delay';
   if (holds) await reserveThenHold(core, c, scope, fp);
   core.group.join();
   const answer = core.db.transaction((): StoredAnswer => {
     const behavior = behaviorFor(core.behaviors.get(), body.value.kind);
-    const job = core.engine.create(principal, body.value, behavior, { key, trace_id: c.var.traceId });
+    const job = core.engine.create(principal, body.value, behavior, { key, trace_id: c.get('traceId') });
     const location = `/v1/jobs/${job.job_id}`;
     const a: StoredAnswer =
       behavior.mode === 'sync'
@@ -90,5 +90,5 @@ export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
     return a;
   })();
   core.engine.scheduleCreated();
-  return storedResponse(answer, false);
+  return storedResponse(c, answer, false);
 }

@@ -48,8 +48,8 @@ export function readJob(core: ProviderCore, c: Ctx, finals: FinalAnswers): Respo
 
 /** `GET /v1/jobs?client_ref|idempotency_key&limit&cursor`: newest first, own tenant (own subject for a key). */
 export function findJobs(core: ProviderCore, c: Ctx): Response {
-  const p = c.var.principal;
-  const draft = c.var.draft;
+  const p = c.get('principal');
+  const draft = c.get('draft');
   const q = FindJobsQuerySchema.safeParse(c.req.query());
   if (!q.success) return problem(c, 400, 'invalid_request', 'invalid query parameters', { errors: zodErrors(q.error) });
   let subjectKey: { subject: string; key: string } | undefined;
@@ -80,8 +80,8 @@ export function findJobs(core: ProviderCore, c: Ctx): Response {
 /** `GET /v1/jobs/{job_id}/results`: NDJSON with a Content-Digest, for succeeded jobs. */
 export function fetchResults(core: ProviderCore, c: Ctx): Response {
   const id = c.req.param('job_id')!;
-  c.var.draft.job_id = id;
-  const job = core.jobs.getForTenant(id, c.var.principal.tenant);
+  c.get('draft').job_id = id;
+  const job = core.jobs.getForTenant(id, c.get('principal').tenant);
   if (!job) return jobNotFound(c, id);
   noteJob(c, job);
   if (job.state !== 'succeeded' || !job.result) {
@@ -96,7 +96,7 @@ export function fetchResults(core: ProviderCore, c: Ctx): Response {
     return problem(c, 410, 'results_gone', 'these results have expired');
   }
   core.engine.markResultsFetched(job);
-  c.var.draft.effect = 'results_served';
+  c.get('draft').effect = 'results_served';
   const served = servedResults(job.job_id, b);
   return new Response(served.body, {
     status: 200,

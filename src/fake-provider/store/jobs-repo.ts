@@ -1,15 +1,15 @@
 import { statementCache, type Db } from './database.js';
 import {
   behaviorText,
+  DUE_COLUMNS,
+  dueRow,
   fromRaw,
   INSERT_COLUMNS,
-  parseBehavior,
   type DueJob,
   type JobPatch,
   type JobRow,
   type JobViewRow,
   type NewJob,
-  type RawDueRow,
   type RawRow,
   type StepWrite,
   type ViewValues,
@@ -58,11 +58,11 @@ export class JobsRepo {
     this.insertStmt = db.prepare<unknown[]>(
       `INSERT INTO jobs (${INSERT_COLUMNS.join(', ')}) VALUES (${INSERT_COLUMNS.map(() => '?').join(', ')})`,
     );
-    this.dueStmt = db.prepare<[number], RawDueRow>(
-      `SELECT seq, job_id, tenant, kind, state, client_ref, trace_id, webhook_url, behavior, created_at, updated_at, running_at, progress_at,
-        finish_at, cancel_requested_at, cancel_effective_at, next_step_at, finished_at, result, error
-        FROM jobs WHERE next_step_at IS NOT NULL AND next_step_at <= ? ORDER BY next_step_at, seq`,
-    );
+    this.dueStmt = db
+      .prepare<[number], unknown[]>(
+        `SELECT ${DUE_COLUMNS} FROM jobs WHERE next_step_at IS NOT NULL AND next_step_at <= ? ORDER BY next_step_at, seq`,
+      )
+      .raw();
     this.stepStmt = db.prepare<unknown[]>(
       `UPDATE jobs SET state = ?, updated_at = ?, progress_at = ?, finish_at = ?, cancel_effective_at = ?, next_step_at = ?,
         finished_at = ?, result = COALESCE(?, result) WHERE seq = ?`,
@@ -118,12 +118,7 @@ export class JobsRepo {
 
   /** Jobs with a step due at or before `now`, in due order (ties by creation): only what a step reads. */
   due(now: number): DueJob[] {
-    return this.dueStmt.all(now).map((r) => ({
-      ...r,
-      behavior: parseBehavior(r.behavior),
-      result: r.result === null ? null : JSON.parse(r.result),
-      error: r.error === null ? null : JSON.parse(r.error),
-    }));
+    return this.dueStmt.all(now).map(dueRow);
   }
 
   /** Write a life-cycle step (by `seq`: no job-id index lookup). */

@@ -151,7 +151,40 @@ export type NewJob = Omit<JobRow, 'seq' | 'results_fetched'>;
 
 /** What moving a job along its life cycle reads (engine/job-engine.ts): the view, its webhook and its times. */
 export type DueJob = JobViewRow & Pick<JobRow, 'seq' | 'webhook_url' | 'next_step_at' | 'finished_at'>;
-export type RawDueRow = Omit<DueJob, 'behavior' | 'result' | 'error'> & { behavior: string; result: string | null; error: string | null };
+
+/** The due query's SELECT list (jobs-repo.ts), in the order `dueRow` reads its values. */
+export const DUE_COLUMNS =
+  'seq, job_id, tenant, kind, state, client_ref, trace_id, webhook_url, behavior, created_at, updated_at, running_at, ' +
+  'progress_at, finish_at, cancel_requested_at, cancel_effective_at, next_step_at, finished_at, result, error';
+
+/**
+ * A due job from its values in DUE_COLUMNS order (a raw row: better-sqlite3 builds a keyed row object at twice the
+ * cost of the step, and every create's life cycle reads its job twice).
+ */
+export function dueRow(r: unknown[]): DueJob {
+  return {
+    seq: r[0] as number,
+    job_id: r[1] as string,
+    tenant: r[2] as string,
+    kind: r[3] as string,
+    state: r[4] as JobState,
+    client_ref: r[5] as string | null,
+    trace_id: r[6] as string | null,
+    webhook_url: r[7] as string | null,
+    behavior: parseBehavior(r[8] as string),
+    created_at: r[9] as number,
+    updated_at: r[10] as number,
+    running_at: r[11] as number,
+    progress_at: r[12] as number | null,
+    finish_at: r[13] as number | null,
+    cancel_requested_at: r[14] as number | null,
+    cancel_effective_at: r[15] as number | null,
+    next_step_at: r[16] as number | null,
+    finished_at: r[17] as number | null,
+    result: r[18] === null ? null : JSON.parse(r[18] as string),
+    error: r[19] === null ? null : JSON.parse(r[19] as string),
+  };
+}
 
 /** The columns a life-cycle step writes; `result` only when the step computed it (null keeps the stored one). */
 export type StepWrite = Pick<

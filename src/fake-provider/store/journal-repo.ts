@@ -2,6 +2,7 @@ import type { JournalEntry } from '../../contract/journal.js';
 import type { Db } from './database.js';
 import { decodeRow, encodeEntry, JOURNAL_COLUMNS, rowValues, type JournalRow } from './journal-codec.js';
 import { encodeRequest, type RequestFacts } from './journal-request.js';
+import { encodeTransition, type TransitionFacts } from './journal-transition.js';
 import type { GroupCommit } from './group-commit.js';
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -72,6 +73,14 @@ export class JournalRepo {
     if (this.closed) throw new Error('the journal is closed');
     const seq = ++this.lastAssigned;
     this.write(encodeRequest(seq, facts));
+    return seq;
+  }
+
+  /** `append` of a job's transition, its time in ms (the engine's; a create journals three). */
+  appendTransition(facts: TransitionFacts): number {
+    if (this.closed) throw new Error('the journal is closed');
+    const seq = ++this.lastAssigned;
+    this.write(encodeTransition(seq, facts));
     return seq;
   }
 

@@ -30,8 +30,8 @@ export async function describeApply(c: Ctx): Promise<ApplyInput> {
 
 /** `POST /v1/tasks/{id}/apply`: its own Idempotency-Key; checks at the moment of applying; the change happens once. */
 export async function applyTask(core: ProviderCore, svc: TaskService, c: Ctx): Promise<Response> {
-  const draft = c.var.draft;
-  const principal = c.var.principal;
+  const draft = c.get('draft');
+  const principal = c.get('principal');
   const id = c.req.param('task_id')!;
   const { key: keyParse, body } = described(c, describeApply);
   if (keyParse.ok === 'missing') {
@@ -56,7 +56,7 @@ export async function applyTask(core: ProviderCore, svc: TaskService, c: Ctx): P
   if (known?.state === 'in_flight') return inProgress(core, c);
   if (known?.state === 'done') {
     draft.effect = 'replayed';
-    return storedResponse(known.answer, true);
+    return storedResponse(c, known.answer, true);
   }
 
   await reserveThenHold(core, c, scope, fp);
@@ -68,13 +68,13 @@ export async function applyTask(core: ProviderCore, svc: TaskService, c: Ctx): P
       draft.effect = 'applied';
       const a: StoredAnswer = { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(task) };
       core.idempotency.complete(scope, a, id, core.clock.now(), core.options.idempotencyTtlMs);
-      return storedResponse(a, false);
+      return storedResponse(c, a, false);
     }
     if (out.kind === 'apply_failed') {
       // Executed: the attempt is final and its answer is what this key replays.
       const a = errorAnswer(c, 409, 'apply_failed', 'the approved change could not be applied; the task is apply_failed', { task });
       core.idempotency.complete(scope, a, id, core.clock.now(), core.options.idempotencyTtlMs);
-      return storedResponse(a, false);
+      return storedResponse(c, a, false);
     }
     // Refused before executing: the key stays unused.
     core.idempotency.release(scope);

@@ -35,8 +35,8 @@ export async function describeCreateTask(c: Ctx): Promise<CreateTaskInput> {
 
 /** `POST /v1/tasks`: idempotent create, scoped to tenant + subject + operation, the same pattern as `POST /v1/jobs`. */
 export async function createTask(core: ProviderCore, svc: TaskService, c: Ctx): Promise<Response> {
-  const draft = c.var.draft;
-  const principal = c.var.principal;
+  const draft = c.get('draft');
+  const principal = c.get('principal');
   const { key: keyParse, body } = described(c, describeCreateTask);
   if (keyParse.ok === 'missing')
     return unexecuted(problem(c, 400, 'idempotency_key_missing', 'POST /v1/tasks needs an Idempotency-Key header'));
@@ -59,7 +59,7 @@ export async function createTask(core: ProviderCore, svc: TaskService, c: Ctx): 
     draft.effect = 'replayed';
     const t = known.job_id ? svc.tasks.get(known.job_id) : undefined;
     if (t) noteTask(c, { task_id: t.task_id, state: (JSON.parse(known.answer.body) as { state: TaskRow['state'] }).state });
-    return storedResponse(known.answer, true);
+    return storedResponse(c, known.answer, true);
   }
 
   const pre = svc.checkCreate(principal, body.value);
@@ -72,7 +72,7 @@ export async function createTask(core: ProviderCore, svc: TaskService, c: Ctx): 
     return unexecuted(problem(c, check.status, check.code, check.detail, check.extras ?? {}));
   }
   const answer = core.db.transaction((): StoredAnswer => {
-    const t = svc.create(principal, body.value, check.object, { key: keyParse.key, trace_id: c.var.traceId });
+    const t = svc.create(principal, body.value, check.object, { key: keyParse.key, trace_id: c.get('traceId') });
     const location = `/v1/tasks/${t.task_id}`;
     const a: StoredAnswer = {
       status: 202,
@@ -84,5 +84,5 @@ export async function createTask(core: ProviderCore, svc: TaskService, c: Ctx): 
     noteTask(c, t);
     return a;
   })();
-  return storedResponse(answer, false);
+  return storedResponse(c, answer, false);
 }

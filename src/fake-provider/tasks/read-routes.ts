@@ -23,28 +23,28 @@ function retryAdvice(core: ProviderCore, t: TaskRow): Record<string, string> {
 /** `GET /v1/objects/{object_ref}`: own tenant only. Journalled as route `object_read`; not a fault route. */
 export function readObject(svc: TaskService, c: Ctx): Response {
   const ref = c.req.param('object_ref')!;
-  const o = ObjectRefSchema.safeParse(ref).success ? svc.objects.get(c.var.principal.tenant, ref) : undefined;
+  const o = ObjectRefSchema.safeParse(ref).success ? svc.objects.get(c.get('principal').tenant, ref) : undefined;
   if (!o) return problem(c, 404, 'object_not_found', `no object ${ref} in your tenant`);
-  c.var.draft.effect = 'read';
+  c.get('draft').effect = 'read';
   return json({ object_ref: o.object_ref, version: o.version, data: o.data, updated_at: isoTime(o.updated_at) });
 }
 
 /** `GET /v1/tasks/{task_id}`. */
 export function readTask(core: ProviderCore, svc: TaskService, c: Ctx): Response {
   const id = c.req.param('task_id')!;
-  const t = svc.tasks.getForTenant(id, c.var.principal.tenant);
+  const t = svc.tasks.getForTenant(id, c.get('principal').tenant);
   if (!t) return taskNotFound(c, id);
   noteTask(c, t);
-  c.var.draft.effect = 'read';
+  c.get('draft').effect = 'read';
   return json(svc.view(t), 200, retryAdvice(core, t));
 }
 
 /** `GET /v1/tasks/{task_id}/audit`. */
 export function readAudit(svc: TaskService, c: Ctx): Response {
   const id = c.req.param('task_id')!;
-  const t = svc.tasks.getForTenant(id, c.var.principal.tenant);
+  const t = svc.tasks.getForTenant(id, c.get('principal').tenant);
   if (!t) return taskNotFound(c, id);
   noteTask(c, t);
-  c.var.draft.effect = 'read';
+  c.get('draft').effect = 'read';
   return json({ task_id: t.task_id, events: svc.auditOf(t.task_id) });
 }

@@ -7,7 +7,7 @@ import type { TaskService } from './task-service.js';
 
 /** `POST /v1/tasks/{task_id}/review`: approve or reject one proposal version. */
 export async function reviewTask(svc: TaskService, c: Ctx): Promise<Response> {
-  const p = c.var.principal;
+  const p = c.get('principal');
   const id = c.req.param('task_id')!;
   const body = await readJson(c, ReviewBodySchema);
   if (!body.ok) return body.response;
@@ -16,6 +16,6 @@ export async function reviewTask(svc: TaskService, c: Ctx): Promise<Response> {
   const out = svc.review(p, id, body.value);
   noteTask(c, out.task);
   if (!out.ok) return problem(c, out.status, out.code, out.detail, { task: svc.view(out.task) });
-  c.var.draft.effect = 'reviewed';
+  c.get('draft').effect = 'reviewed';
   return json(svc.view(out.task));
 }

@@ -7,6 +7,7 @@ import { EFFECTS, JournalEntrySchema, type JournalEntry } from '../../../src/con
 import { JOB_STATES } from '../../../src/contract/jobs.js';
 import { decodeRow, encodeEntry, JOURNAL_COLUMNS, rowValues } from '../../../src/fake-provider/store/journal-codec.js';
 import { encodeRequest, requestEntry, type RequestFacts } from '../../../src/fake-provider/store/journal-request.js';
+import { encodeTransition, transitionEntry } from '../../../src/fake-provider/store/journal-transition.js';
 
 const iso = fc.integer({ min: 0, max: 4_102_444_800_000 }).map((ms) => new Date(ms).toISOString());
 // Also times that are not in toISOString's form: the codec must keep them byte for byte.
@@ -141,6 +142,25 @@ describe('journal codec', () => {
         const facts = { ...rest, at, received_at: received, ...extra } as RequestFacts;
         const entry = requestEntry(seq, facts);
         expect(encodeRequest(seq, facts)).toEqual(rowValues(encodeEntry(entry)));
+        expect(decodeRow(encodeEntry(entry))).toEqual(entry);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("encodeTransition (the engine's facts, time in ms) writes the row encodeEntry writes for the same entry", () => {
+    const ms = fc.oneof(
+      { weight: 8, arbitrary: fc.integer({ min: 0, max: 4_102_444_800_000 }) },
+      { weight: 1, arbitrary: fc.double({ min: 0, max: 4e12, noNaN: true }) },
+      { weight: 1, arbitrary: fc.constantFrom(-1, -8.64e15, 8.64e15) },
+    );
+    fc.assert(
+      fc.property(transition, ms, (t, at) => {
+        const { seq, type: _type, at: _at, ...rest } = t;
+        const facts = { ...rest, at };
+        const entry = transitionEntry(seq, facts);
+        expect(entry).toEqual({ ...t, at: new Date(at).toISOString() });
+        expect(encodeTransition(seq, facts)).toEqual(rowValues(encodeEntry(entry)));
         expect(decodeRow(encodeEntry(entry))).toEqual(entry);
       }),
       { numRuns: 2000 },

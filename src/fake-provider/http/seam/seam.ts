@@ -9,11 +9,11 @@ import { delay, enactAfter, refuseBefore } from './enact.js';
 export interface SeamOptions<I> {
   /**
    * Reads what the journal needs before the fault decision (idempotency key, fingerprint, client_ref) into the
-   * draft, so even a refused request is journalled with them; returns what the handler gets as `c.var.input`.
+   * draft, so even a refused request is journalled with them; returns what the handler gets as `c.get('input')`.
    * Never answers: a bad body is the handler's to answer, after the fault decision.
    */
   describe?: (c: Ctx, principal: Principal) => I | Promise<I>;
-  /** The handler calls `c.var.hold()` where an injected delay must happen (after reserving its key). */
+  /** The handler calls `c.get('hold')()` where an injected delay must happen (after reserving its key). */
   hold?: boolean;
   /** false: journal the route but never consult the fault plan. */
   faults?: boolean;
