@@ -31,7 +31,7 @@ export interface BackgroundCheckpoint {
 }
 
 /**
- * WAL checkpoints on a thread of their own (docs/decisions/0XX-background-checkpoint.md). A checkpoint on the
+ * WAL checkpoints on a thread of their own (docs/decisions/023-background-checkpoint.md). A checkpoint on the
  * provider's connection ran inside a COMMIT every ~1,000 pages and held the event loop ~14 ms (4 ms of CPU, the rest
  * waiting for fsync): ~39 µs of every create's wall time. Durability is unchanged: a checkpoint only copies frames
  * that are committed already, and any connection may run it.
