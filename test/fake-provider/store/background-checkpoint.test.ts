@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createProvider, type Provider } from '../../../src/fake-provider/index.js';
+import { VirtualClock } from '../../../src/lib/clock.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jobproof-checkpoint-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -45,14 +46,17 @@ describe('background checkpoint', () => {
 
   it('after close() a copy of the store file alone has every job and journal entry', async () => {
     const db = join(dir, 'closed.db');
-    const p = createProvider({ db, backgroundCheckpoint: true });
+    // One clock that does not move for both providers: no job falls due between counting the entries and reopening
+    // (a reopened provider catches up on due transitions and journals them).
+    const clock = new VirtualClock();
+    const p = createProvider({ db, clock, backgroundCheckpoint: true });
     const ids = await createJobs(p, 25);
     const entries = p.journal.lastSeq();
     p.close();
     expect(!existsSync(`${db}-wal`) || statSync(`${db}-wal`).size === 0).toBe(true);
     const copy = join(dir, 'copy.db');
     copyFileSync(db, copy);
-    const reopened = createProvider({ db: copy });
+    const reopened = createProvider({ db: copy, clock });
     expect(reopened.jobs().map((j) => j.job_id)).toEqual(expect.arrayContaining(ids));
     expect(reopened.journal.lastSeq()).toBe(entries);
     reopened.close();
