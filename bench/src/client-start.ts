@@ -4,6 +4,7 @@
  * other, against a real fake provider on loopback; wall time from spawn to exit, CPU (user + sys) from /usr/bin/time.
  *
  *   node dist-bench/bench/src/client-start.js [--rounds 9] [--commands main,bundle] [--verbs show-unknown,submit,…]
+ *   node dist-bench/bench/src/client-start.js --calibrate [--rounds 3] [--lanes 4]   (certify's calibration, alternately)
  *
  * Commands: `main` = node dist/cli/main.js client, `bundle` = node dist/cli/client.cjs client, `bare` = node -e ''.
  */
@@ -13,6 +14,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { calibrate } from '../../src/conformance/calibrate.js';
 import { createProvider, serve } from '../../src/fake-provider/index.js';
 import { CLI, loadAverage, median, ROOT } from './common.js';
 
@@ -89,16 +91,34 @@ const VERBS: Record<string, Verb> = {
   },
 };
 
+const shellCommand = (name: string) => [process.execPath, ...COMMANDS[name]!].map((a) => `'${a}'`).join(' ');
+
+/** certify's calibration (`lanes` starts of `show` at once, three rounds) for each command in turn. */
+async function calibrations(commands: string[], rounds: number, lanes: number): Promise<void> {
+  console.log(`calibration, ${lanes} lanes; load average before ${loadAverage().join(' ')}`);
+  console.log('round\tcommand\tclient start ms\tfactor');
+  for (let r = 0; r < rounds; r++) {
+    for (const name of r % 2 ? [...commands].reverse() : commands) {
+      const c = await calibrate(shellCommand(name), lanes);
+      console.log(`${r + 1}\t${name}\t${c.clientStartMs}\t${c.factor}`);
+    }
+  }
+  console.log(`load average after ${loadAverage().join(' ')}`);
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      rounds: { type: 'string', default: '9' },
+      rounds: { type: 'string' },
       commands: { type: 'string', default: 'main,bundle' },
       verbs: { type: 'string', default: Object.keys(VERBS).join(',') },
+      calibrate: { type: 'boolean', default: false },
+      lanes: { type: 'string', default: '4' },
     },
   });
-  const rounds = Number(values.rounds);
   const commands = values.commands.split(',');
+  if (values.calibrate) return calibrations(commands, Number(values.rounds ?? 3), Number(values.lanes));
+  const rounds = Number(values.rounds ?? 9);
   const verbs = values.verbs.split(',');
   const provider = createProvider({ db: ':memory:', behavior: { default: { duration_ms: 100 } } });
   const server = await serve(provider, { port: 0, host: '127.0.0.1' });

@@ -1,4 +1,3 @@
-import { CommanderError } from 'commander';
 import { CliError } from '../lib/read-json-file.js';
 
 // `jobproof scenarios | head` closes our stdout early; that is not an error.
@@ -7,6 +6,18 @@ export function exitQuietlyOnEpipe(): void {
     if (err.code === 'EPIPE') process.exit(0);
     throw err;
   });
+}
+
+/**
+ * Commander's own exits under `exitOverride()` (usage errors, --help, --version) throw a CommanderError: a `commander.*`
+ * code and the exit code it meant. Told by that shape rather than `instanceof`, so that the one-file client
+ * (client-main.ts) need not load commander for a call it does not parse with it.
+ */
+function commanderExitCode(err: unknown): number | undefined {
+  const e = err as { code?: unknown; exitCode?: unknown } | null;
+  return err instanceof Error && typeof e?.code === 'string' && e.code.startsWith('commander.') && typeof e.exitCode === 'number'
+    ? e.exitCode
+    : undefined;
 }
 
 /**
@@ -19,7 +30,8 @@ export function exitOnCliError(err: unknown): never {
     process.stderr.write(`jobproof: ${err.message}\n`);
     process.exit(2);
   }
-  if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : 2);
+  const commanderExit = commanderExitCode(err);
+  if (commanderExit !== undefined) process.exit(commanderExit === 0 ? 0 : 2);
   process.stderr.write(`jobproof: unexpected error: ${(err as Error)?.stack ?? err}\n`);
   process.exit(1);
 }

@@ -86,6 +86,10 @@ describe('the bundled reference client, verb by verb (real processes, loopback H
 
     expect((await call(['show', 'op_none'])).exit).toBe(2);
     expect((await call(['submit'], 'not json')).exit).toBe(2);
+    // A schema's refusal is worded by zod, loaded only then (a plain start does not load it).
+    const bad = await call(['submit'], JSON.stringify({ operation_id: 'op_bad' }));
+    expect(bad.exit).toBe(2);
+    expect(bad.stderr).toMatch(/jobproof client: .*kind/s);
     expect((await call(['submit'], op('op_1'))).exit).toBe(0);
     expect((await call(['submit'], op('op_1'))).exit).toBe(0);
     const changed = await call(['submit'], op('op_1', 2));
@@ -109,7 +113,12 @@ describe('the bundled reference client, verb by verb (real processes, loopback H
     const audit = await call(['audit', 'verify']);
     expect(audit.exit).toBe(0);
     expect(JSON.parse(audit.stdout)).toMatchObject({ ok: true });
+    // What is not a plain call goes through commander: a usage error, --help, an option before the verb.
     expect((await call(['no-such-verb'])).exit).toBe(2);
+    expect((await call(['show'])).exit).toBe(2);
+    const help = await call(['--help']);
+    expect(help.exit).toBe(0);
+    expect(help.stdout).toContain('JOBPROOF_STATE');
   });
 
   it('task submit and show: 0; a changed task request 3; an unknown task 2', async () => {
@@ -119,6 +128,7 @@ describe('the bundled reference client, verb by verb (real processes, loopback H
     expect((await call(['task', 'submit'], task('t_1'))).exit).toBe(0);
     expect((await call(['task', 'submit'], task('t_1'))).exit).toBe(0);
     expect((await call(['task', 'submit'], task('t_1').replace('"a":1', '"a":2'))).exit).toBe(3);
+    expect((await call(['task', 'submit'], JSON.stringify({ task_op_id: 't_2' }))).exit).toBe(2);
     const shown = await call(['task', 'show', 't_1']);
     expect(shown.exit).toBe(0);
     expect(JSON.parse(shown.stdout)).toMatchObject({ task_op_id: 't_1', object_ref: 'invoice-1' });
@@ -129,7 +139,8 @@ describe('the bundled reference client, verb by verb (real processes, loopback H
     const env = envFor('pg', { JOBPROOF_CLIENT_DB: url });
     try {
       expect((await callClient(command(), ['submit'], env, op('op_pg'))).exit).toBe(0);
-      const shown = await callClient(command(), ['show', 'op_pg'], env, null);
+      // --db on the command line (commander's path) names the same store as JOBPROOF_CLIENT_DB.
+      const shown = await callClient(command(), ['--db', url, 'show', 'op_pg'], { ...env, JOBPROOF_CLIENT_DB: '' }, null);
       expect(shown.stderr).toBe('');
       expect(JSON.parse(shown.stdout)).toMatchObject({ operation_id: 'op_pg', state: 'create_pending' });
     } finally {
