@@ -10,7 +10,7 @@ export function exitQuietlyOnEpipe(): void {
 
 /**
  * Commander's own exits under `exitOverride()` (usage errors, --help, --version) throw a CommanderError: a `commander.*`
- * code and the exit code it meant. Told by that shape rather than `instanceof`, so that the one-file client
+ * code and the exit code it meant. Told by that shape rather than `instanceof`, so that the bundled client
  * (client-main.ts) need not load commander for a call it does not parse with it.
  */
 function commanderExitCode(err: unknown): number | undefined {

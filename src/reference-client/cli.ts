@@ -165,7 +165,7 @@ const VERBS: Record<string, { args: number; run: (...args: string[]) => Promise<
 /**
  * The action for a plain call after `client` — a verb and exactly its arguments, no option (`show op_1`,
  * `task work`) — run as commander would run it; undefined for anything else (options, help, a typo, a missing
- * argument), which is commander's to parse. Lets the one-file client skip loading commander on the calls certify makes.
+ * argument), which is commander's to parse. Lets the bundled client skip loading commander on the calls certify makes.
  */
 export function plainCall(args: readonly string[]): (() => Promise<void>) | undefined {
   if (args.some((a) => a.startsWith('-'))) return undefined;

@@ -1,5 +1,5 @@
 /**
- * The one-file reference client (dist/cli/client.cjs, written by `npm run build`) is what certify runs by default;
+ * The bundled reference client (dist/cli/client.cjs and its chunks, written by `npm run build`) is what certify runs by default;
  * here every verb of it runs as a child process against a real fake provider on loopback, with the exit codes of
  * client-protocol.md (0 done, 2 refused, 3 changed request). `task work` runs through the bundle in
  * test/conformance/tasks/process.test.ts, the catalog in test/conformance/runner/process-reference.test.ts. Run

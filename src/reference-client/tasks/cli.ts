@@ -55,7 +55,7 @@ function act<A extends unknown[]>(fn: (c: TaskClient, ...args: A) => Promise<voi
   };
 }
 
-/** The task verbs' actions (commander registers them; the one-file client may call them directly, see cli.ts). */
+/** The task verbs' actions (commander registers them; the bundled client may call them directly, see cli.ts). */
 export const TASK_VERBS = {
   submit: act(async (c) => {
     // The schema (zod) is built by the verb that parses with it, not by every start that registers the verbs.

@@ -8,7 +8,7 @@ import { failureLines, runPassed } from '../../../src/conformance/report/summary
 import type { ScenarioRun } from '../../../src/conformance/runner/run-scenario.js';
 import { catalog, scaleScenarioTime, type Scenario } from '../../../src/scenarios/index.js';
 
-// The built reference client (npm run build first) as certify runs it by default: the one-file bundle.
+// The built reference client (npm run build first) as certify runs it by default: the bundle.
 const command = referenceCommand(fileURLToPath(new URL('../../../dist/cli/', import.meta.url)));
 
 const LONG = !!process.env.JOBPROOF_LONG;

@@ -23,7 +23,7 @@ const python = (() => {
 const PY = python ? `${q(python)} ${q(join(REPO, 'examples/python-client/client.py'))}` : '';
 const PY_KEY_IN_MEMORY = python ? `${q(python)} ${q(join(REPO, 'test/conformance/tasks/fixtures/py_apply_key_in_memory.py'))}` : '';
 const PY_BROKEN = python ? `${q(python)} ${q(join(REPO, 'test/conformance/tasks/fixtures/py_apply_without_approval.py'))}` : '';
-// As certify runs it by default: the one-file bundle the build writes (dist/cli/client.cjs).
+// As certify runs it by default: the bundle the build writes (dist/cli/client.cjs).
 const REFERENCE = referenceCommand(join(REPO, 'dist', 'cli'));
 const SCALE = 0.5;
 
