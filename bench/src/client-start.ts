@@ -6,7 +6,8 @@
  *   node dist-bench/bench/src/client-start.js [--rounds 9] [--commands main,bundle] [--verbs show-unknown,submit,…]
  *   node dist-bench/bench/src/client-start.js --calibrate [--rounds 3] [--lanes 4]   (certify's calibration, alternately)
  *
- * Commands: `main` = node dist/cli/main.js client, `bundle` = node dist/cli/client.cjs client, `bare` = node -e ''.
+ * Commands: `main` = node dist/cli/main.js client, `bundle` = node dist/cli/client.cjs client, `bare` = node -e '',
+ * or `NAME=FILE` for `node FILE client` (e.g. an older build kept under bench/tmp to compare with).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -22,6 +23,15 @@ const COMMANDS: Record<string, string[]> = {
   main: [CLI, 'client'],
   bundle: [join(ROOT, 'dist', 'cli', 'client.cjs'), 'client'],
 };
+
+/** The command names given, with any `NAME=FILE` added to COMMANDS. */
+function commandNames(list: string): string[] {
+  return list.split(',').map((c) => {
+    const [name, file] = c.split('=');
+    if (file) COMMANDS[name!] = [file, 'client'];
+    return name!;
+  });
+}
 
 interface Call {
   args: string[];
@@ -116,7 +126,7 @@ async function main(): Promise<void> {
       lanes: { type: 'string', default: '4' },
     },
   });
-  const commands = values.commands.split(',');
+  const commands = commandNames(values.commands);
   if (values.calibrate) return calibrations(commands, Number(values.rounds ?? 3), Number(values.lanes));
   const rounds = Number(values.rounds ?? 9);
   const verbs = values.verbs.split(',');
