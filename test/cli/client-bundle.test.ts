@@ -134,17 +134,24 @@ describe('the bundled reference client, verb by verb (real processes, loopback H
     expect(JSON.parse(shown.stdout)).toMatchObject({ task_op_id: 't_1', object_ref: 'invoice-1' });
   });
 
-  it.runIf(pgUrl())('keeps operations in PostgreSQL with JOBPROOF_CLIENT_DB (pg is required from outside the bundle)', async () => {
-    const url = pgUrl()!;
-    const env = envFor('pg', { JOBPROOF_CLIENT_DB: url });
-    try {
-      expect((await callClient(command(), ['submit'], env, op('op_pg'))).exit).toBe(0);
-      // --db on the command line (commander's path) names the same store as JOBPROOF_CLIENT_DB.
-      const shown = await callClient(command(), ['--db', url, 'show', 'op_pg'], { ...env, JOBPROOF_CLIENT_DB: '' }, null);
-      expect(shown.stderr).toBe('');
-      expect(JSON.parse(shown.stdout)).toMatchObject({ operation_id: 'op_pg', state: 'create_pending' });
-    } finally {
-      await dropSchema(url, schemaForState(env.JOBPROOF_STATE!));
-    }
-  });
+  it.runIf(pgUrl())(
+    'keeps operations in PostgreSQL with JOBPROOF_CLIENT_DB and works them (pg is required from outside the bundle)',
+    async () => {
+      const url = pgUrl()!;
+      const env = envFor('pg', { JOBPROOF_CLIENT_DB: url });
+      try {
+        expect((await callClient(command(), ['submit'], env, op('op_pg'))).exit).toBe(0);
+        // --db on the command line (commander's path) names the same store as JOBPROOF_CLIENT_DB.
+        const shown = await callClient(command(), ['--db', url, 'show', 'op_pg'], { ...env, JOBPROOF_CLIENT_DB: '' }, null);
+        expect(shown.stderr).toBe('');
+        expect(JSON.parse(shown.stdout)).toMatchObject({ operation_id: 'op_pg', state: 'create_pending' });
+        const work = await callClient(command(), ['work'], env, null);
+        expect(work.stderr).toBe('');
+        expect(work.exit).toBe(0);
+        expect(JSON.parse((await callClient(command(), ['show', 'op_pg'], env, null)).stdout).state).toBe('succeeded');
+      } finally {
+        await dropSchema(url, schemaForState(env.JOBPROOF_STATE!));
+      }
+    },
+  );
 });
