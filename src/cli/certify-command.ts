@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { calibrateLanes } from '../conformance/calibrate.js';
 import { processLanes, runCatalog, type ClientUnderTest } from '../conformance/catalog-run.js';
 import { buildReport, scenarioCase, skippedCase } from '../conformance/report/build.js';
@@ -11,6 +10,7 @@ import { catalog, getScenario, parseScenario, scaleScenarioTime, type Scenario }
 import { head, printVerdicts, progressLine, summaryLine, timeScaleLine } from './certify-lines.js';
 import { certifySchedules } from './certify-schedules.js';
 import { runTaskCatalog, type TaskClientSpec } from './certify-tasks.js';
+import { referenceCommand } from './reference-command.js';
 import { CliError, readJsonFile } from '../lib/read-json-file.js';
 import { CLIENT_DIALECTS, type ClientDialect } from '../conformance/dialect/batch-input.js';
 import { notApplicableIn } from '../conformance/dialect/applicability.js';
@@ -35,8 +35,6 @@ interface CertifyFlags {
 }
 
 export const NO_WEBHOOKS = 'client does not listen for webhooks';
-
-const referenceCommand = () => `'${process.execPath}' '${fileURLToPath(new URL('./main.js', import.meta.url))}' client`;
 
 function pickScenarios(flags: CertifyFlags): Scenario[] {
   if (flags.scenarioFile) return [parseScenario(readJsonFile(flags.scenarioFile, 'scenario'))];

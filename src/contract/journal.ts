@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DIALECT_NAMES } from './dialects.js';
 import { JobStateSchema } from './jobs.js';
 
 /**
@@ -27,7 +28,7 @@ export const FiredFaultSchema = z.object({ rule_id: z.string(), type: z.string()
 export type FiredFault = z.infer<typeof FiredFaultSchema>;
 
 /** The wire API a request was made in (dialects.md): the native API or a real provider's. */
-export const DialectSchema = z.enum(['native', 'openai', 'anthropic']);
+export const DialectSchema = z.enum(DIALECT_NAMES);
 export type Dialect = z.infer<typeof DialectSchema>;
 
 export const RequestEntrySchema = z.object({

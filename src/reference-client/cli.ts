@@ -1,15 +1,15 @@
 import type { Command } from 'commander';
-import { z } from 'zod';
 import type { Server } from 'node:http';
-import { ChangedRequestError, EXIT, UnknownOperationError } from '../contract/client-protocol.js';
+import { ChangedRequestError, EXIT, UnknownOperationError } from '../contract/client-states.js';
 import { realClock } from '../lib/clock.js';
-import type { ReferenceClient } from './client.js';
+import type { ReferenceClient, ReferenceClientOptions } from './client.js';
 import { isPostgresUrl } from './store/pg-pool.js';
-import { registerTaskCommands } from './tasks/cli.js';
+import { registerTaskCommands, TASK_VERBS } from './tasks/cli.js';
 import { DIALECTS, type Dialect } from './wire/adapter.js';
 
 // What a verb needs is loaded when it runs: `jobproof client …` is started hundreds of times per certification, and
-// the audit check, the webhook listener and the task client are each needed by one verb or one configuration only.
+// the audit check, the webhook listener and the task client are each needed by one verb or one configuration only;
+// `show` reads the store alone, and zod is loaded only by the verbs that parse with it (not at start-up).
 
 /**
  * The process face of client-protocol.md: `client submit|cancel|work|show|audit verify`. Configuration comes from
@@ -30,7 +30,8 @@ function env(name: string, required = false): string | undefined {
   return v === '' ? undefined : v;
 }
 
-async function openClient(): Promise<ReferenceClient> {
+/** The client's options from the environment (client-protocol.md), refused with exit 2 when they make no sense. */
+function readOptions(): ReferenceClientOptions {
   // client-protocol.md: JOBPROOF_DIALECT picks the wire API (docs/spec/dialects.md); the durable machinery is the same.
   const dialect = env('JOBPROOF_DIALECT') ?? 'native';
   if (!(DIALECTS as readonly string[]).includes(dialect))
@@ -42,8 +43,7 @@ async function openClient(): Promise<ReferenceClient> {
   if (!Number.isInteger(leaseMs) || leaseMs <= 0) throw new Refusal('JOBPROOF_LEASE_MS must be a positive integer');
   const port = env('JOBPROOF_WEBHOOK_PORT');
   const secret = env('JOBPROOF_WEBHOOK_SECRET');
-  const { ReferenceClient } = await import('./client.js');
-  return new ReferenceClient({
+  return {
     fetch: (...a) => globalThis.fetch(...a),
     clock: realClock,
     providerUrl: env('JOBPROOF_PROVIDER_URL') ?? 'http://127.0.0.1:4010',
@@ -53,7 +53,25 @@ async function openClient(): Promise<ReferenceClient> {
     dialect: dialect as Dialect,
     state: env('JOBPROOF_STATE', true)!,
     webhook: port && secret ? { url: `http://127.0.0.1:${port}/`, secret } : undefined,
-  });
+  };
+}
+
+async function openClient(): Promise<ReferenceClient> {
+  const opts = readOptions();
+  const { ReferenceClient } = await import('./client.js');
+  return new ReferenceClient(opts);
+}
+
+/** `show` as ReferenceClient.show answers it, from the store the client would open, without loading the client. */
+async function showFromStore(operationId: string): Promise<void> {
+  const opts = readOptions();
+  const [{ openOperationStore }, { showOperation }] = await Promise.all([import('./store/open-store.js'), import('./show.js')]);
+  const store = openOperationStore(opts.state, process.env.JOBPROOF_CLIENT_DB, { leaseMs: opts.leaseMs });
+  try {
+    process.stdout.write(`${JSON.stringify(await showOperation(store, operationId, opts.dialect ?? 'native'))}\n`);
+  } finally {
+    await store.close();
+  }
 }
 
 async function readStdinJson(): Promise<unknown> {
@@ -77,7 +95,7 @@ function act<A extends unknown[]>(fn: (...args: A) => Promise<number | void>): (
     } catch (err) {
       const e = err as Error & { issues?: { path: unknown[]; message: string }[] };
       const code = err instanceof Refusal ? err.exitCode : err instanceof ChangedRequestError ? EXIT.changedRequest : EXIT.refused;
-      const detail = err instanceof z.ZodError ? z.prettifyError(err) : e.message;
+      const detail = e.issues ? (await import('./schema-refusal.js')).schemaRefusal(e) : e.message;
       if (!(err instanceof Refusal || err instanceof ChangedRequestError || err instanceof UnknownOperationError || e.issues)) {
         process.stderr.write(`jobproof client: unexpected error: ${e.stack ?? e}\n`);
         process.exitCode = 1;
@@ -96,6 +114,66 @@ async function withClient<T>(fn: (c: ReferenceClient) => Promise<T>): Promise<T>
   } finally {
     await c.close();
   }
+}
+
+const submit = act(async () => withClient(async (c) => void (await c.submit((await readStdinJson()) as never))));
+const cancel = act(async (id: string) => withClient(async (c) => void (await c.cancel(id, (await readStdinJson()) as never))));
+const show = act(showFromStore);
+const work = act(async () => {
+  const c = await openClient();
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  let server: Server | null = null;
+  // RealClock timers are unref'd (they must not pin a process), so the worker's own sleeps would let Node
+  // exit mid-run; this handle keeps the process alive exactly as long as `work` runs.
+  const keepAlive = setInterval(() => undefined, 1 << 30);
+  try {
+    const port = env('JOBPROOF_WEBHOOK_PORT');
+    if (port && env('JOBPROOF_WEBHOOK_SECRET'))
+      server = await (await import('./webhook-receiver.js')).listenWebhooks((r) => c.handleWebhook(r), Number(port));
+    await c.work({ signal: stop.signal });
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    clearInterval(keepAlive);
+    server?.close();
+    await c.close();
+  }
+  // Pooled keep-alive sockets must not hold a finished worker open.
+  setImmediate(() => process.exit(process.exitCode ?? 0)).unref();
+});
+const auditVerify = act(async () => {
+  const verdict = await (await import('./index.js')).verifyAudit(env('JOBPROOF_STATE', true)!);
+  process.stdout.write(`${JSON.stringify(verdict)}\n`);
+  return verdict.ok ? EXIT.ok : EXIT.refused;
+});
+
+/** The verbs by their words, with how many arguments each takes. */
+const VERBS: Record<string, { args: number; run: (...args: string[]) => Promise<void> }> = {
+  submit: { args: 0, run: submit },
+  cancel: { args: 1, run: cancel },
+  show: { args: 1, run: show },
+  work: { args: 0, run: work },
+  'audit verify': { args: 0, run: auditVerify },
+  'task submit': { args: 0, run: TASK_VERBS.submit },
+  'task show': { args: 1, run: TASK_VERBS.show },
+  'task work': { args: 0, run: TASK_VERBS.work },
+};
+
+/**
+ * The action for a plain call after `client` — a verb and exactly its arguments, no option (`show op_1`,
+ * `task work`) — run as commander would run it; undefined for anything else (options, help, a typo, a missing
+ * argument), which is commander's to parse. Lets the bundled client skip loading commander on the calls certify makes.
+ */
+export function plainCall(args: readonly string[]): (() => Promise<void>) | undefined {
+  if (args.some((a) => a.startsWith('-'))) return undefined;
+  for (const words of [1, 2]) {
+    const verb = VERBS[args.slice(0, words).join(' ')];
+    if (verb && args.length === words + verb.args) return () => verb.run(...args.slice(words));
+  }
+  return undefined;
 }
 
 export function registerClientCommands(program: Command): Command {
@@ -129,63 +207,31 @@ Exit codes: 0 done, 2 refused (bad input, unknown operation), 3 changed request 
   client
     .command('submit')
     .description('record a new operation from stdin {"operation_id","kind","input","create_deadline_ms","result_deadline_ms"}; no network')
-    .action(act(async () => withClient(async (c) => void (await c.submit((await readStdinJson()) as never)))));
+    .action(submit);
 
   client
     .command('cancel')
     .argument('<operation_id>', 'the operation to cancel')
     .description('record the intent to cancel, from stdin {"actor","reason","cancel_deadline_ms"}; no network')
-    .action(act(async (id: string) => withClient(async (c) => void (await c.cancel(id, (await readStdinJson()) as never)))));
+    .action(cancel);
 
   client
     .command('show')
     .argument('<operation_id>', 'the operation to print')
     .description('print the operation record as JSON')
-    .action(act(async (id: string) => withClient(async (c) => void process.stdout.write(`${JSON.stringify(await c.show(id))}\n`))));
+    .action(show);
 
   client
     .command('work')
     .description('run a worker until every operation is final; SIGTERM stops it cleanly (leases handed back)')
-    .action(
-      act(async () => {
-        const c = await openClient();
-        const stop = new AbortController();
-        const onSignal = () => stop.abort();
-        process.once('SIGTERM', onSignal);
-        process.once('SIGINT', onSignal);
-        let server: Server | null = null;
-        // RealClock timers are unref'd (they must not pin a process), so the worker's own sleeps would let Node
-        // exit mid-run; this handle keeps the process alive exactly as long as `work` runs.
-        const keepAlive = setInterval(() => undefined, 1 << 30);
-        try {
-          const port = env('JOBPROOF_WEBHOOK_PORT');
-          if (port && env('JOBPROOF_WEBHOOK_SECRET'))
-            server = await (await import('./webhook-receiver.js')).listenWebhooks((r) => c.handleWebhook(r), Number(port));
-          await c.work({ signal: stop.signal });
-        } finally {
-          process.off('SIGTERM', onSignal);
-          process.off('SIGINT', onSignal);
-          clearInterval(keepAlive);
-          server?.close();
-          await c.close();
-        }
-        // Pooled keep-alive sockets must not hold a finished worker open.
-        setImmediate(() => process.exit(process.exitCode ?? 0)).unref();
-      }),
-    );
+    .action(work);
 
   client
     .command('audit')
     .description('audit log commands')
     .command('verify')
     .description('verify the hash chain of the audit log in JOBPROOF_STATE; exit 0 if intact, 2 if it was edited')
-    .action(
-      act(async () => {
-        const verdict = await (await import('./index.js')).verifyAudit(env('JOBPROOF_STATE', true)!);
-        process.stdout.write(`${JSON.stringify(verdict)}\n`);
-        return verdict.ok ? EXIT.ok : EXIT.refused;
-      }),
-    );
+    .action(auditVerify);
   registerTaskCommands(client);
   return client;
 }

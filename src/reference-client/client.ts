@@ -14,9 +14,9 @@ import { isoTime } from '../lib/clock.js';
 import { requestFingerprint } from './create.js';
 import { MAX_REQUEST_MS } from './deadlines.js';
 import { newOperationRow } from './new-operation-row.js';
+import { showOperation } from './show.js';
 import type { OperationStore } from './store/operation-store.js';
 import { openOperationStore } from './store/open-store.js';
-import type { OperationRow } from './types.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 import { Worker } from './worker.js';
 import { wireFor, type Dialect } from './wire/index.js';
@@ -139,16 +139,7 @@ export class ReferenceClient implements InProcessClient {
   }
 
   async show(operationId: string): Promise<OperationRecord> {
-    // Record and history are two reads; a worker may commit between them. Re-read until both belong together.
-    for (let i = 0; ; i++) {
-      const r = await this.store.get(operationId);
-      if (!r) throw new UnknownOperationError(`unknown operation ${operationId}`);
-      const rec = await toRecord(r, this.store);
-      const again = await this.store.get(operationId);
-      // A dialect takes no key: the stored one (unique per operation) is never sent, so the record shows none.
-      if (i >= 20 || JSON.stringify(again) === JSON.stringify(r))
-        return (this.opts.dialect ?? 'native') === 'native' ? rec : { ...rec, idempotency_key: '' };
-    }
+    return showOperation(this.store, operationId, this.opts.dialect ?? 'native');
   }
 
   async handleWebhook(request: Request): Promise<Response> {
@@ -175,33 +166,4 @@ export class ReferenceClient implements InProcessClient {
     if (this.worker) this.worker.poke(op.operation_id);
     else await this.store.pollSoon(op.operation_id, this.opts.clock.now());
   }
-}
-
-export async function toRecord(r: OperationRow, store: OperationStore): Promise<OperationRecord> {
-  return {
-    operation_id: r.operation_id,
-    state: r.state,
-    remote_job_id: r.remote_job_id,
-    remote_state: r.remote_state,
-    idempotency_key: r.idempotency_key,
-    request_fingerprint: r.request_fingerprint,
-    trace_id: r.trace_id,
-    result:
-      r.state === 'succeeded' && r.result_sha256
-        ? { sha256: r.result_sha256, items_total: r.items_total ?? 0, items_failed: r.items_failed ?? 0, location: r.result_location }
-        : null,
-    conflicting_job_id: r.conflicting_job_id,
-    reason: r.reason,
-    cancel: r.cancel
-      ? {
-          actor: r.cancel.actor,
-          reason: r.cancel.reason,
-          requested_at: isoTime(r.cancel.requested_at),
-          deadline: isoTime(r.cancel.deadline_at),
-        }
-      : null,
-    create_deadline: isoTime(r.create_deadline_at),
-    result_deadline: isoTime(r.result_deadline_at),
-    history: await store.history(r.operation_id),
-  };
 }

@@ -4,7 +4,8 @@ import { ReferenceClient } from './client.js';
 import { openOperationStore } from './store/open-store.js';
 import { openRunMemoryStore } from './store/run-memory.js';
 
-export { ReferenceClient, toRecord } from './client.js';
+export { ReferenceClient } from './client.js';
+export { toRecord } from './show.js';
 export { SqliteOperationStore } from './store/sqlite-store.js';
 export type { OperationStore, Lease } from './store/operation-store.js';
 export { PgOperationStore } from './store/pg-store.js';

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 
 /**
@@ -65,6 +65,8 @@ export class WebhookReceiver {
 
 /** The process form: a tiny listener on 127.0.0.1:port that feeds the receiver. */
 export async function listenWebhooks(handle: (request: Request) => Promise<Response>, port: number): Promise<Server> {
+  // Loaded here, by the one `work` that listens: every other client start would pay for node:http for nothing.
+  const { createServer } = await import('node:http');
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { isAllowedTransition } from '../../contract/client-protocol.js';
+import { isAllowedTransition } from '../../contract/client-states.js';
 import type { StoredHistoryEntry } from '../types.js';
 
 type Entry = Omit<StoredHistoryEntry, 'from'> & { from?: StoredHistoryEntry['from'] };

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { isFinalState } from '../../contract/client-protocol.js';
+import { isFinalState } from '../../contract/client-states.js';
 import { chain, GENESIS_HASH } from '../audit.js';
 import type { AuditInput, AuditRow, CancelIntent, OperationRow, StoredHistoryEntry } from '../types.js';
 import type { CommitOutcome, FencedChange, InsertOutcome, Lease, OperationStore } from './operation-store.js';

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { EXIT, UnknownOperationError } from '../../contract/client-protocol.js';
+import { EXIT, UnknownOperationError } from '../../contract/client-states.js';
 import { realClock } from '../../lib/clock.js';
-import { TaskSubmitSchema } from '../../contract/task-client-protocol.js';
 import type { TaskClient } from './index.js';
 
 // The task client (its stores, worker and policy) is loaded only when a task verb runs: every `jobproof client …`
@@ -56,36 +55,45 @@ function act<A extends unknown[]>(fn: (c: TaskClient, ...args: A) => Promise<voi
   };
 }
 
+/** The task verbs' actions (commander registers them; the bundled client may call them directly, see cli.ts). */
+export const TASK_VERBS = {
+  submit: act(async (c) => {
+    // The schema (zod) is built by the verb that parses with it, not by every start that registers the verbs.
+    const { TaskSubmitSchema } = await import('../../contract/task-client-protocol.js');
+    await c.submitTask(TaskSubmitSchema.parse(await stdinJson()));
+  }),
+  show: act(async (c, id: string) => void process.stdout.write(`${JSON.stringify(await c.show(id))}\n`)),
+  work: act(async (c) => {
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+    // RealClock timers are unref'd: this handle keeps the process alive exactly as long as `work` runs.
+    const keepAlive = setInterval(() => undefined, 1 << 30);
+    try {
+      await c.work({ signal: stop.signal });
+    } finally {
+      clearInterval(keepAlive);
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+    }
+    setImmediate(() => process.exit(process.exitCode ?? 0)).unref();
+  }),
+};
+
 export function registerTaskCommands(client: Command): void {
   const task = client.command('task').description('the task verbs (tasks-api.md): submit, work, show');
   task
     .command('submit')
     .description('record a task operation from stdin {"task_op_id","object_ref","object_version","input","deadline_ms"}; no network')
-    .action(act(async (c) => void (await c.submitTask(TaskSubmitSchema.parse(await stdinJson())))));
+    .action(TASK_VERBS.submit);
   task
     .command('show')
     .argument('<task_op_id>', 'the task operation to print')
     .description('print the task record (with its create and apply keys and history) as JSON')
-    .action(act(async (c, id: string) => void process.stdout.write(`${JSON.stringify(await c.show(id))}\n`)));
+    .action(TASK_VERBS.show);
   task
     .command('work')
     .description('drive every task operation to a final state (create, wait for a current approval, apply once); SIGTERM stops it')
-    .action(
-      act(async (c) => {
-        const stop = new AbortController();
-        const onSignal = () => stop.abort();
-        process.once('SIGTERM', onSignal);
-        process.once('SIGINT', onSignal);
-        // RealClock timers are unref'd: this handle keeps the process alive exactly as long as `work` runs.
-        const keepAlive = setInterval(() => undefined, 1 << 30);
-        try {
-          await c.work({ signal: stop.signal });
-        } finally {
-          clearInterval(keepAlive);
-          process.off('SIGTERM', onSignal);
-          process.off('SIGINT', onSignal);
-        }
-        setImmediate(() => process.exit(process.exitCode ?? 0)).unref();
-      }),
-    );
+    .action(TASK_VERBS.work);
 }

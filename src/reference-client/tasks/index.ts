@@ -1,5 +1,5 @@
 import { canonicalJson } from '../../lib/canonical-json.js';
-import { UnknownOperationError } from '../../contract/client-protocol.js';
+import { UnknownOperationError } from '../../contract/client-states.js';
 import type { Clock } from '../../lib/clock.js';
 import type { InProcessTaskClient } from '../../contract/task-client-protocol.js';
 import { toTaskRecord } from './record.js';

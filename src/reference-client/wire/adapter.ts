@@ -1,4 +1,5 @@
-import { DialectSchema, type Dialect } from '../../contract/journal.js';
+import { DIALECT_NAMES } from '../../contract/dialects.js';
+import type { Dialect } from '../../contract/journal.js';
 import type { Job } from '../../contract/jobs.js';
 import type { CallOutcome, CallSpec } from '../http.js';
 import type { OperationRow } from '../types.js';
@@ -11,7 +12,7 @@ import type { Verification } from '../verify-results.js';
  * machine decides the same way whatever the wire; answers keep their real status, headers and Retry-After.
  */
 export type { Dialect };
-export const DIALECTS: readonly Dialect[] = DialectSchema.options;
+export const DIALECTS: readonly Dialect[] = DIALECT_NAMES;
 
 /** What a dialect adapter may use of a worker's turn: the record and the leased, audited `send`. */
 export interface WireStep {

@@ -222,6 +222,33 @@ describe('I10 contract-violation', () => {
     expect(v.invariants[9]!.failures[0]!.explanation).toMatch(/the find .* answered job job_foreign/);
   });
 
+  it("holds on the lookup path too: a find listed a foreign job, the client stopped in needs_attention, and I3 does not count the key's succeeded job as lost", () => {
+    const e = run({ create: 'lost_then_replay' });
+    const replay = requests(e, (r) => r.effect === 'replayed')[0]!;
+    const t = ms(replay.at);
+    dropRequests(e, (r) => ms(r.at) >= t);
+    addRequest(e, replay, t, {
+      method: 'GET',
+      path: '/v1/jobs?idempotency_key=idem_op_1',
+      route: 'list',
+      effect: 'foreign_replay',
+      job_id: 'job_foreign',
+      status: 200,
+      job_state: null,
+      idempotency_key: null,
+      client_ref: null,
+      fingerprint: null,
+    });
+    const r = record(e);
+    setTail(r, 'create_unknown', [['needs_attention', 20]]);
+    r.history.at(-1)!.cause = 'provider shows several jobs for one key: job_op_1, job_foreign';
+    r.remote_job_id = null;
+    r.result = null;
+    const v = judge(e);
+    expect(v.broken).toEqual([]);
+    expect(status(v, 'I10')).toBe('held');
+  });
+
   it('breaks when the history does not name both ids', () => {
     const e = foreignReplay();
     record(e).history.at(-1)!.cause = 'contract violation';

@@ -1,15 +1,15 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { referenceCommand } from '../../../src/cli/reference-command.js';
 import { calibrate } from '../../../src/conformance/calibrate.js';
 import { runCatalog } from '../../../src/conformance/catalog-run.js';
 import { failureLines, runPassed } from '../../../src/conformance/report/summary.js';
 import type { ScenarioRun } from '../../../src/conformance/runner/run-scenario.js';
 import { catalog, scaleScenarioTime, type Scenario } from '../../../src/scenarios/index.js';
 
-// The built CLI (npm run build first): the reference client exactly as a team would run it.
-const cli = fileURLToPath(new URL('../../../dist/cli/main.js', import.meta.url));
-const command = `'${process.execPath}' '${cli}' client`;
+// The built reference client (npm run build first) as certify runs it by default: the bundle.
+const command = referenceCommand(fileURLToPath(new URL('../../../dist/cli/', import.meta.url)));
 
 const LONG = !!process.env.JOBPROOF_LONG;
 // By default the five drills plus the scenarios that kill, pause and restart; the whole catalog with JOBPROOF_LONG

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { referenceCommand } from '../../../src/cli/reference-command.js';
 import { callClient } from '../../../src/conformance/runner/process/spawn-client.js';
 import { taskCase } from '../../../src/conformance/report/build.js';
 import { runTaskScenarioProcess, taskScenario, TASK_SCENARIOS, type TaskScenarioRun } from '../../../src/conformance/tasks/index.js';
@@ -22,7 +23,8 @@ const python = (() => {
 const PY = python ? `${q(python)} ${q(join(REPO, 'examples/python-client/client.py'))}` : '';
 const PY_KEY_IN_MEMORY = python ? `${q(python)} ${q(join(REPO, 'test/conformance/tasks/fixtures/py_apply_key_in_memory.py'))}` : '';
 const PY_BROKEN = python ? `${q(python)} ${q(join(REPO, 'test/conformance/tasks/fixtures/py_apply_without_approval.py'))}` : '';
-const REFERENCE = `${q(process.execPath)} ${q(join(REPO, 'dist/cli/main.js'))} client`;
+// As certify runs it by default: the bundle the build writes (dist/cli/client.cjs).
+const REFERENCE = referenceCommand(join(REPO, 'dist', 'cli'));
 const SCALE = 0.5;
 
 /** The run as the certification report shows it (its verdict in the common vocabulary, cells per invariant). */

@@ -2,12 +2,13 @@ import { heldOffUntil, mainJob, type CheckContext, type InvariantCheck } from '.
 import type { OperationView } from '../link.js';
 import { delivered, failure, finalEntry, iso, ms, sentAt } from '../helpers.js';
 import type { Failure } from '../verdict.js';
+import type { RequestEntry } from '../../../contract/journal.js';
 import { firstRunningAtOrAfter } from '../worker-presence.js';
 
 /**
  * I3: a job that succeeded with valid results early enough (grace before the result deadline) must end
  * `succeeded` with the provider's digest. Excused: results whose one-shot answer was lost on the way (the client
- * never had them), and operations that saw a foreign replay (I10 wants them in needs_attention). Validity needs
+ * never had them), and operations that saw a foreign replay or a foreign find (I10 wants them in needs_attention). Validity needs
  * the provider's job snapshot; without one, only the state is judged. Also excused: an operation told to cancel that did
  * not end succeeded (I5 judges whether that was honest), and a job
  * whose end the client could not read in time because a Retry-After held it off past the grace, and
@@ -34,7 +35,10 @@ export const i03NoLostResult: InvariantCheck = {
     const failures: Failure[] = [];
     let applicable = false;
     for (const op of ctx.operations) {
-      if (!op.submission || op.creates.some((c) => c.effect === 'foreign_replay' && delivered(c))) continue;
+      // A foreign replay or a find that listed a foreign job under the key (the lookup path of the same violation):
+      // I10 wants the operation in needs_attention, so its job's result is not "lost".
+      const foreign = (r: RequestEntry) => r.effect === 'foreign_replay' && delivered(r);
+      if (!op.submission || op.creates.some(foreign) || op.requests.some(foreign)) continue;
       const deadline = ms(op.submission.submitted_at) + op.submission.request.result_deadline_ms;
       // A client held off by Retry-After until past the deadline could not have read the job's end in time.
       const heldOff = heldOffUntil(op, deadline);
