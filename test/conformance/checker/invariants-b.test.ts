@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { backoffPolls } from '../../../src/conformance/checker/index.js';
+import type { RequestEntry } from '../../../src/contract/journal.js';
 import { iso } from './support/journal-builder.js';
 import { run } from './support/fixtures.js';
 import { addRequest, dropRequests, judge, ms, record, requests, setTail, status, type Evidence } from './support/mutate.js';
@@ -168,6 +169,22 @@ describe('I9 single-owner', () => {
   });
 });
 
+/** The fields of a find by the operation's key (`GET /v1/jobs?idempotency_key=…`) answered 200. */
+function findByKey(effect: RequestEntry['effect'], jobId: string | null): Partial<RequestEntry> {
+  return {
+    method: 'GET',
+    path: '/v1/jobs?idempotency_key=idem_op_1',
+    route: 'list',
+    effect,
+    job_id: jobId,
+    status: 200,
+    job_state: null,
+    idempotency_key: null,
+    client_ref: null,
+    fingerprint: null,
+  };
+}
+
 /** The key's replay answered a job id it never created; the client checked the list, stopped in needs_attention. */
 function foreignReplay(): Evidence {
   const e = run({ create: 'lost_then_replay' });
@@ -175,18 +192,7 @@ function foreignReplay(): Evidence {
   Object.assign(replay, { effect: 'foreign_replay', job_id: 'job_foreign' });
   const t = ms(replay.at);
   dropRequests(e, (r) => ms(r.at) > t);
-  addRequest(e, replay, t + 5, {
-    method: 'GET',
-    path: '/v1/jobs?idempotency_key=idem_op_1',
-    route: 'list',
-    effect: 'read',
-    job_id: null,
-    status: 200,
-    job_state: null,
-    idempotency_key: null,
-    client_ref: null,
-    fingerprint: null,
-  });
+  addRequest(e, replay, t + 5, findByKey('read', null));
   const r = record(e);
   setTail(r, 'create_unknown', [['needs_attention', 20]]);
   r.history.at(-1)!.cause = 'replay answered job_foreign but the key created job_op_1';
@@ -205,18 +211,7 @@ describe('I10 contract-violation', () => {
   it('breaks when a find listed a foreign job under the key and the client adopted one anyway (the lookup path)', () => {
     const e = run({ create: 'lost_then_replay' });
     const replay = requests(e, (r) => r.effect === 'replayed')[0]!;
-    addRequest(e, replay, ms(replay.at) - 5, {
-      method: 'GET',
-      path: '/v1/jobs?idempotency_key=idem_op_1',
-      route: 'list',
-      effect: 'foreign_replay',
-      job_id: 'job_foreign',
-      status: 200,
-      job_state: null,
-      idempotency_key: null,
-      client_ref: null,
-      fingerprint: null,
-    });
+    addRequest(e, replay, ms(replay.at) - 5, findByKey('foreign_replay', 'job_foreign'));
     const v = judge(e);
     expect(v.broken).toEqual(['I10']);
     expect(v.invariants[9]!.failures[0]!.explanation).toMatch(/the find .* answered job job_foreign/);
@@ -227,18 +222,7 @@ describe('I10 contract-violation', () => {
     const replay = requests(e, (r) => r.effect === 'replayed')[0]!;
     const t = ms(replay.at);
     dropRequests(e, (r) => ms(r.at) >= t);
-    addRequest(e, replay, t, {
-      method: 'GET',
-      path: '/v1/jobs?idempotency_key=idem_op_1',
-      route: 'list',
-      effect: 'foreign_replay',
-      job_id: 'job_foreign',
-      status: 200,
-      job_state: null,
-      idempotency_key: null,
-      client_ref: null,
-      fingerprint: null,
-    });
+    addRequest(e, replay, t, findByKey('foreign_replay', 'job_foreign'));
     const r = record(e);
     setTail(r, 'create_unknown', [['needs_attention', 20]]);
     r.history.at(-1)!.cause = 'provider shows several jobs for one key: job_op_1, job_foreign';
