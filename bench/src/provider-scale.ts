@@ -117,90 +117,120 @@ function seedInChild(n: number, db: string): Promise<string[]> {
   });
 }
 
+interface Seeded {
+  n: number;
+  db: string;
+  ids: string[];
+  seedS: number;
+  dbMb: number;
+}
+
+interface Measured {
+  startS: number;
+  rssIdle: number;
+  rssAfter: number;
+  runs: Awaited<ReturnType<typeof load>>[];
+  creates: Awaited<ReturnType<typeof load>>[];
+  probes: ProbeResult[];
+}
+
+function fileMb(db: string): number {
+  let wal = 0;
+  try {
+    wal = statSync(`${db}-wal`).size;
+  } catch {}
+  return mb(statSync(db).size + wal);
+}
+
+/** One repetition on one store: start its provider, warm it, a read run, a latency probe, a create run, stop. */
+async function measureOnce(s: Seeded, cfg: ProviderScaleConfig, into: Measured): Promise<void> {
+  const t0 = Date.now();
+  const p = await startProvider(s.db, `provider-${s.n}`);
+  into.startS = Math.max(into.startS, (Date.now() - t0) / 1000);
+  try {
+    await waitIdle(p.pid);
+    await sleep(500);
+    into.rssIdle = Math.max(into.rssIdle, p.rss());
+    await load({ url: p.url, workload: 'status', ids: s.ids, connections: cfg.connections, duration: cfg.warmS });
+    await waitIdle(p.pid);
+    into.runs.push(
+      await load({ url: p.url, workload: 'status', ids: s.ids, connections: cfg.connections, duration: cfg.durationS, pid: p.pid }),
+    );
+    await waitIdle(p.pid);
+    into.probes.push(await probeLatency(p.url, s.ids, cfg.probeRequests ?? 2000));
+    await waitIdle(p.pid);
+    into.creates.push(
+      await load({ url: p.url, workload: 'create', ids: s.ids, connections: cfg.connections, duration: cfg.durationS, pid: p.pid }),
+    );
+    await waitIdle(p.pid);
+    into.rssAfter = Math.max(into.rssAfter, p.rss());
+  } finally {
+    await p.stop();
+  }
+}
+
 export async function providerScale(cfg: ProviderScaleConfig): Promise<ProviderScaleSection> {
   const dir = join(TMP, 'provider-scale');
   mkdirSync(dir, { recursive: true });
-  const points: ProviderScalePoint[] = [];
+  const seeded: Seeded[] = [];
   for (const n of cfg.sizes) {
     const db = join(dir, `provider-${n}.db`);
     const s0 = Date.now();
     const ids = await seedInChild(n, db);
-    const seedS = (Date.now() - s0) / 1000;
-    // Seeding 1,000,000 jobs leaves gigabytes of dirty pages (the WAL, then the checkpoint into the store) that the OS
-    // writes back for minutes: measured over that writeback, the 1M point cost 107 µs per read; 17 minutes later on
-    // the same store, 55–57 µs. Measure the store, not the writeback.
-    execFileSync('sync');
-    const dbMb = mb(
-      statSync(db).size +
-        (() => {
-          try {
-            return statSync(`${db}-wal`).size;
-          } catch {
-            return 0;
-          }
-        })(),
-    );
-    const t0 = Date.now();
-    const p = await startProvider(db, `provider-${n}`);
-    const startS = (Date.now() - t0) / 1000;
-    try {
-      await waitIdle(p.pid);
-      await sleep(500);
-      const rssIdle = p.rss();
-      await load({ url: p.url, workload: 'status', ids, connections: cfg.connections, duration: cfg.warmS });
-      await waitIdle(p.pid);
-      const runs = [];
-      const creates = [];
-      const probes: ProbeResult[] = [];
-      // Reads and creates alternate, so that drift on a shared machine falls on both alike.
-      for (let r = 0; r < cfg.reps; r++) {
-        runs.push(await load({ url: p.url, workload: 'status', ids, connections: cfg.connections, duration: cfg.durationS, pid: p.pid }));
-        await waitIdle(p.pid);
-        probes.push(await probeLatency(p.url, ids, cfg.probeRequests ?? 2000));
-        await waitIdle(p.pid);
-        creates.push(
-          await load({ url: p.url, workload: 'create', ids, connections: cfg.connections, duration: cfg.durationS, pid: p.pid }),
-        );
-        await waitIdle(p.pid);
-      }
-      const rssAfter = p.rss();
-      await p.stop();
-      const journal = journalStats(db);
-      const point: ProviderScalePoint = {
-        jobs: n,
-        seedS,
-        startS,
-        dbMb,
-        rssIdleMb: mb(rssIdle),
-        rssAfterMb: mb(rssAfter),
-        rps: Math.round(median(runs.map((x) => x.rps))),
-        p50Ms: median(runs.map((x) => x.p50Ms)),
-        p99Ms: median(runs.map((x) => x.p99Ms)),
-        non2xx: runs.reduce((a, x) => a + x.non2xx, 0),
-        cpuUs: median(runs.map((x) => x.cpuUs ?? NaN)),
-        probe: {
-          requests: probes.reduce((a, x) => a + x.requests, 0),
-          p50Us: median(probes.map((x) => x.p50Us)),
-          p90Us: median(probes.map((x) => x.p90Us)),
-          p99Us: median(probes.map((x) => x.p99Us)),
-        },
-        create: {
-          rps: Math.round(median(creates.map((x) => x.rps))),
-          p50Ms: median(creates.map((x) => x.p50Ms)),
-          p99Ms: median(creates.map((x) => x.p99Ms)),
-          cpuUs: median(creates.map((x) => x.cpuUs ?? NaN)),
-          non2xx: creates.reduce((a, x) => a + x.non2xx, 0),
-        },
-        journalEntries: journal.entries,
-        journalBytesPerEntry: journal.bytesPerEntry,
-      };
-      points.push(point);
+    seeded.push({ n, db, ids, seedS: (Date.now() - s0) / 1000, dbMb: fileMb(db) });
+  }
+  // Seeding 1,000,000 jobs leaves gigabytes of dirty pages that the OS writes back for minutes: measure the stores,
+  // not the writeback.
+  execFileSync('sync');
+  // Every size once per repetition, in an order that rotates: the VM's speed drifts by 1.4–2.3× within minutes
+  // (issue 13, third round: the same 1k store at 54 and 78 µs per read four minutes apart), and a curve measured size
+  // after size reads that drift as a trend. Interleaved, the drift falls on every size alike and the medians compare.
+  const measured: Measured[] = seeded.map(() => ({ startS: 0, rssIdle: 0, rssAfter: 0, runs: [], creates: [], probes: [] }));
+  for (let r = 0; r < cfg.reps; r++) {
+    for (let k = 0; k < seeded.length; k++) {
+      const i = (k + r) % seeded.length;
+      await measureOnce(seeded[i]!, cfg, measured[i]!);
       log(
-        `provider: ${n.toLocaleString('en')} jobs, ${journal.entries.toLocaleString('en')} journal entries (${journal.bytesPerEntry} B each; seeded in ${seedS.toFixed(1)} s, db ${dbMb} MB, started in ${startS.toFixed(1)} s): ${point.rps} reads/s, p50 ${point.p50Ms} ms, ${point.cpuUs} µs CPU; one at a time p50 ${point.probe?.p50Us} µs, p99 ${point.probe?.p99Us} µs; ${point.create.rps} creates/s, p50 ${point.create.p50Ms} ms, ${point.create.cpuUs} µs CPU; RSS idle ${point.rssIdleMb} MB, after ${point.rssAfterMb} MB`,
+        `provider: repetition ${r + 1}/${cfg.reps}, ${seeded[i]!.n.toLocaleString('en')} jobs: ${measured[i]!.runs.at(-1)!.cpuUs} µs CPU per read, ${measured[i]!.creates.at(-1)!.cpuUs} µs per create`,
       );
-    } finally {
-      await p.stop();
     }
+  }
+  const points: ProviderScalePoint[] = [];
+  for (const [i, s] of seeded.entries()) {
+    const { runs, creates, probes, ...m } = measured[i]!;
+    const journal = journalStats(s.db);
+    const point: ProviderScalePoint = {
+      jobs: s.n,
+      seedS: s.seedS,
+      startS: m.startS,
+      dbMb: s.dbMb,
+      rssIdleMb: mb(m.rssIdle),
+      rssAfterMb: mb(m.rssAfter),
+      rps: Math.round(median(runs.map((x) => x.rps))),
+      p50Ms: median(runs.map((x) => x.p50Ms)),
+      p99Ms: median(runs.map((x) => x.p99Ms)),
+      non2xx: runs.reduce((a, x) => a + x.non2xx, 0),
+      cpuUs: median(runs.map((x) => x.cpuUs ?? NaN)),
+      probe: {
+        requests: probes.reduce((a, x) => a + x.requests, 0),
+        p50Us: median(probes.map((x) => x.p50Us)),
+        p90Us: median(probes.map((x) => x.p90Us)),
+        p99Us: median(probes.map((x) => x.p99Us)),
+      },
+      create: {
+        rps: Math.round(median(creates.map((x) => x.rps))),
+        p50Ms: median(creates.map((x) => x.p50Ms)),
+        p99Ms: median(creates.map((x) => x.p99Ms)),
+        cpuUs: median(creates.map((x) => x.cpuUs ?? NaN)),
+        non2xx: creates.reduce((a, x) => a + x.non2xx, 0),
+      },
+      journalEntries: journal.entries,
+      journalBytesPerEntry: journal.bytesPerEntry,
+    };
+    points.push(point);
+    log(
+      `provider: ${s.n.toLocaleString('en')} jobs, ${journal.entries.toLocaleString('en')} journal entries (${journal.bytesPerEntry} B each; seeded in ${s.seedS.toFixed(1)} s, db ${s.dbMb} MB, started in ≤ ${m.startS.toFixed(1)} s): ${point.rps} reads/s, p50 ${point.p50Ms} ms, ${point.cpuUs} µs CPU; one at a time p50 ${point.probe?.p50Us} µs, p99 ${point.probe?.p99Us} µs; ${point.create.rps} creates/s, p50 ${point.create.p50Ms} ms, ${point.create.cpuUs} µs CPU; RSS idle ${point.rssIdleMb} MB, after ${point.rssAfterMb} MB (medians of ${cfg.reps} interleaved repetitions)`,
+    );
   }
   const first = points[0]!;
   const last = points.at(-1)!;

@@ -376,11 +376,11 @@ function markdown(r: Results): string {
   if (p) {
     L.push('## 4. Provider at scale', '');
     L.push(
-      `A store seeded with N jobs (created an hour earlier, each run to its end with its journal entries), served by \`jobproof serve\`; status reads over 1,000 ids spread across the store, ${p.config.connections} connections, ${p.config.reps} × ${p.config.durationS} s after a ${p.config.warmS} s warm-up.`,
+      `A store seeded with N jobs (created an hour earlier, each run to its end with its journal entries), served by \`jobproof serve\`; status reads over 1,000 ids spread across the store, ${p.config.connections} connections, ${p.config.reps} × ${p.config.durationS} s, each after a fresh start and a ${p.config.warmS} s warm-up. Every store is seeded first; then each repetition measures every size, in an order that rotates, so that the machine's drift falls on all sizes alike (the medians compare).`,
       '',
     );
     L.push(
-      "Reads and creates alternate within each repetition (the cost curve: does a read or a create cost more as the store grows?). After each read run, a probe sends 2,000 status reads one at a time on one keep-alive connection and times each in microseconds (`bench/src/latency-probe.ts`): autocannon counts whole milliseconds, and its p50 under 50 connections is mostly the queue in front of the server. The latency target is judged on the probe's p50.",
+      "Reads and creates alternate within each measurement (the cost curve: does a read or a create cost more as the store grows?). After each read run, a probe sends 2,000 status reads one at a time on one keep-alive connection and times each in microseconds (`bench/src/latency-probe.ts`): autocannon counts whole milliseconds, and its p50 under 50 connections is mostly the queue in front of the server. The latency target is judged on the probe's p50.",
       '',
     );
     L.push(
