@@ -127,6 +127,13 @@ async function main(): Promise<void> {
   const resumed = process.argv.includes('--resume')
     ? (JSON.parse(readFileSync(join(TMP, 'partial.json'), 'utf8')) as Omit<Results, 'targets'>)
     : undefined;
+  if (resumed && resumed.meta.quick !== quick) {
+    // A quick pass's sections (and its date, load and commit) must not be reported as a full run's, nor the reverse.
+    process.stderr.write(
+      `bench: bench/tmp/partial.json is from a ${resumed.meta.quick ? 'quick pass' : 'full run'}; --resume continues only the same kind (delete it, or run without --resume)\n`,
+    );
+    process.exit(2);
+  }
   const partial: Omit<Results, 'targets'> = resumed ?? {
     meta: {
       date: new Date().toISOString(),
