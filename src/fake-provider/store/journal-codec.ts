@@ -186,6 +186,12 @@ export function decodeRow(r: JournalRow): JournalEntry {
   } as JournalEntry;
 }
 
+/**
+ * Whether an epoch-ms time survives the ISO round trip unchanged (whole milliseconds a Date can hold): only then may
+ * an encoder write it straight into a row without building the entry first.
+ */
+export const wholeMs = (ms: number): boolean => Number.isInteger(ms) && Math.abs(ms) <= 8.64e15;
+
 /** A row's values in JOURNAL_COLUMNS order (positional binding). */
 export function rowValues(r: JournalRow): unknown[] {
   return [

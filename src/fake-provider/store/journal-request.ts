@@ -1,6 +1,6 @@
 import { isoTime } from '../../lib/clock.js';
 import type { JournalEntry, RequestEntry } from '../../contract/journal.js';
-import { encodeEntry, JOB_ID, rowValues } from './journal-codec.js';
+import { encodeEntry, JOB_ID, rowValues, wholeMs } from './journal-codec.js';
 
 /** A request entry as the journal middleware knows it: times as epoch milliseconds, not yet ISO text. */
 export type RequestFacts = Omit<RequestEntry, 'seq' | 'type' | 'at' | 'received_at'> & { at: number; received_at: number };
@@ -16,8 +16,6 @@ const OPTIONAL_REQUEST_FIELDS = [
   'file_id',
   'served_sha256',
 ] as const satisfies ReadonlyArray<keyof RequestFacts>;
-
-const wholeMs = (ms: number) => Number.isInteger(ms) && Math.abs(ms) <= 8.64e15;
 
 /** The entry `facts` stand for (what `decodeRow` gives back). */
 export function requestEntry(seq: number, f: RequestFacts): JournalEntry {

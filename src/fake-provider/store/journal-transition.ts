@@ -1,11 +1,9 @@
 import { isoTime } from '../../lib/clock.js';
 import type { JournalEntry, TransitionEntry } from '../../contract/journal.js';
-import { encodeEntry, rowValues } from './journal-codec.js';
+import { encodeEntry, rowValues, wholeMs } from './journal-codec.js';
 
 /** A transition as the job engine knows it: its time as epoch milliseconds, not yet ISO text. */
 export type TransitionFacts = Omit<TransitionEntry, 'seq' | 'type' | 'at'> & { at: number };
-
-const wholeMs = (ms: number) => Number.isInteger(ms) && Math.abs(ms) <= 8.64e15;
 
 /** The entry `facts` stand for (what `decodeRow` gives back). */
 export function transitionEntry(seq: number, f: TransitionFacts): JournalEntry {
