@@ -109,6 +109,7 @@ export class TaskHarness {
       this.notExercised.push(`step ${a.decision} on ${a.op} came after the task was already ${after.state}`);
       return;
     }
-    this.problems.push(`step ${a.decision} on ${a.op} with ${a.token}: ${status}, expected ${expected}`);
+    const why = [body?.code, after ? `task ${after.state}` : undefined].filter(Boolean).join(', ');
+    this.problems.push(`step ${a.decision} on ${a.op} with ${a.token}: ${status}${why ? ` (${why})` : ''}, expected ${expected}`);
   }
 }

@@ -41,6 +41,25 @@ const gist = (s: string) => {
 };
 
 /**
+ * The steps handed to `run` in the order they come due, each at its moment (a stable sort: two steps at one moment keep
+ * their order; `run` handles its own errors). One timer at a time: a timer per step let two steps of one moment fire in either order on a busy
+ * machine (armed a millisecond apart, they share an expiry), and a revoke then came before its approval — a false FAIL.
+ */
+export async function playSteps<A>(
+  steps: readonly { at_ms: number; action: A }[],
+  t0: number,
+  run: (a: A) => Promise<void>,
+): Promise<void> {
+  const started: Promise<void>[] = [];
+  for (const s of [...steps].sort((a, b) => a.at_ms - b.at_ms)) {
+    const wait = t0 + s.at_ms - Date.now();
+    if (wait > 0) await sleep(wait);
+    started.push(run(s.action));
+  }
+  await Promise.all(started);
+}
+
+/**
  * Run one task scenario against a client command (client-protocol.md, task verbs) as real processes over loopback:
  * `task submit` each operation, `task show` it (its create key), one `task work`, the harness steps on the real
  * clock from the moment every task exists at the provider, then `task show` again and the judge.
@@ -163,10 +182,8 @@ export async function runTaskScenarioProcess(
     const limit = started + sc.limit_ms + 30_000;
     while (sc.ops.some((op) => !taskOf(op.task_op_id)) && Date.now() < limit && running) await sleep(20);
     const t0 = Date.now();
-    const steps = sc.steps.map((s) =>
-      sleep(Math.max(0, t0 + s.at_ms - Date.now()))
-        .then(() => harness.step(s.action))
-        .catch((err) => void harness.problems.push(`step failed: ${String(err)}`)),
+    const steps = playSteps(sc.steps, t0, (a) =>
+      harness.step(a).catch((err) => void harness.problems.push(`step failed: ${String(err)}`)),
     );
 
     const deadline = t0 + sc.limit_ms;
@@ -191,7 +208,7 @@ export async function runTaskScenarioProcess(
       if (!gone) worker?.kill('SIGKILL');
       await exited;
     }
-    await Promise.all(steps);
+    await steps;
     const records = (await Promise.all(sc.ops.map((op) => show(op.task_op_id)))).filter((r): r is TaskRecord => r !== null);
     const open = records.filter((r) => !isFinalTaskOpState(r.state));
     const finished = finishedInTime && open.length === 0 && records.length === sc.ops.length;
