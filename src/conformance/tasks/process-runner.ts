@@ -182,9 +182,7 @@ export async function runTaskScenarioProcess(
     const limit = started + sc.limit_ms + 30_000;
     while (sc.ops.some((op) => !taskOf(op.task_op_id)) && Date.now() < limit && running) await sleep(20);
     const t0 = Date.now();
-    const steps = playSteps(sc.steps, t0, (a) =>
-      harness.step(a).catch((err) => void harness.problems.push(`step failed: ${String(err)}`)),
-    );
+    const steps = playSteps(sc.steps, t0, (a) => harness.step(a).catch((err) => void harness.problems.push(`step failed: ${String(err)}`)));
 
     const deadline = t0 + sc.limit_ms;
     for (;;) {
