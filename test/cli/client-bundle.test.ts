@@ -5,7 +5,7 @@
  * test/conformance/tasks/process.test.ts, the catalog in test/conformance/runner/process-reference.test.ts. Run
  * `npm run build` first.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,6 +73,18 @@ describe('referenceCommand', () => {
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the bundle keeps the notices of the code it copies', () => {
+  it('client-licenses.txt lists each bundled package with its licence text; the entry names the file', () => {
+    expect(readFileSync(BUNDLE, 'utf8').split('\n', 1)[0]).toContain('client-licenses.txt');
+    const text = readFileSync(join(DIST_CLI, 'client-licenses.txt'), 'utf8');
+    const listed = [...text.matchAll(/^(@?[a-z0-9-]+(?:\/[a-z0-9-]+)?)@\d+\.\d+\.\d+ \(/gm)].map((m) => m[1]);
+    // What decision 024 bundles on purpose; the list is computed from the chunks' module ids, so more may follow.
+    expect(listed).toEqual(expect.arrayContaining(['zod', 'commander', 'better-sqlite3']));
+    for (const block of text.split(/^(?=@?[a-z0-9-]+(?:\/[a-z0-9-]+)?@\d)/m).slice(1))
+      expect(block, block.slice(0, 80)).toMatch(/copyright|public domain|unlicense/i);
   });
 });
 
