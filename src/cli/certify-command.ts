@@ -27,6 +27,7 @@ interface CertifyFlags {
   report?: string;
   parallel?: string;
   minimalOut?: string;
+  shrinkTime?: string;
   timeScale?: string;
   tasks?: boolean;
   dialect: string;
@@ -105,6 +106,11 @@ export function registerCertify(program: Command, version: string): void {
       'run part i of n of the catalog and of the random schedules (CI runners side by side; same --seed and --runs everywhere); join the JSON reports with `jobproof report merge`',
     )
     .option('--minimal-out <file>', 'where to write the minimal failing schedule', 'jobproof-minimal-failure.json')
+    .option(
+      '--shrink-time <s>',
+      'seconds a failing random schedule may be shrunk before the smallest failure found so far is reported (0: no limit)',
+      '300',
+    )
     .addHelpText(
       'after',
       `
@@ -170,6 +176,7 @@ Examples:
       if (flags.lanes !== undefined && !inProcess)
         throw new CliError('--lanes runs random schedules on threads in-process: it needs --in-process');
       // A lane's start-up costs about as much CPU as 35 schedules: by default, one lane per 100 schedules, up to the cores.
+      const shrinkSeconds = int(flags.shrinkTime, '--shrink-time', 300);
       const lanes = Math.max(1, int(flags.lanes, '--lanes', Math.min(availableParallelism(), Math.floor(runs / 100))));
       // The in-process reference client always listens for webhooks.
       const webhooks = !!flags.webhooks || inProcess;
@@ -242,7 +249,11 @@ Examples:
 
       if (runs > 0) {
         const r = await certifySchedules(
-          { client, runs, seed, shard, lanes, path: flags.path, factor, webhooks, minimalOut: flags.minimalOut, clientFlag: flags.client },
+          {
+            ...{ client, runs, seed, shard, lanes, path: flags.path, factor, webhooks, minimalOut: flags.minimalOut },
+            clientFlag: flags.client,
+            shrinkBudgetMs: shrinkSeconds > 0 ? shrinkSeconds * 1000 : undefined,
+          },
           out,
         );
         cases.push(r.case);

@@ -22,6 +22,8 @@ export interface SchedulesOptions {
   minimalOut?: string;
   /** `--client` as given, for the replay lines. */
   clientFlag?: string;
+  /** `--shrink-time` in ms (unbounded when absent); in-process lanes shrink in seconds and take none. */
+  shrinkBudgetMs?: number;
 }
 
 export interface SchedulesOutcome {
@@ -43,6 +45,23 @@ export async function certifySchedules(o: SchedulesOptions, out: (line: string) 
   const progress = (n: number) => {
     if (n % 50 === 0) out(`  ${n} schedules run`);
   };
+  // Through processes a schedule takes seconds and a shrink can take hundreds of them: say at once that one failed
+  // and what broke, then count the shrinking candidates apart from the schedules of the sequence.
+  let shrinkTried = 0;
+  let shrinkFailing = 0;
+  const onRun = (n: number, run: ScenarioRun, _s: unknown, position?: number) => {
+    if (position === undefined) {
+      shrinkTried++;
+      if (run.outcome.verdict === 'fail') shrinkFailing++;
+      if (shrinkTried % 10 === 0) out(`  shrinking: ${shrinkTried} smaller schedules tried, ${shrinkFailing} of them still fail`);
+      return;
+    }
+    if (run.outcome.verdict === 'fail') {
+      out(`  schedule ${position + 1} FAILED: ${failureLines(run)[0] ?? run.outcome.reason ?? 'see below'}`);
+      out('  shrinking it to a minimal failing schedule (each candidate is a full run; ends by itself)…');
+    }
+    progress(n);
+  };
   // A drawn schedule as forWebhooks treats a catalog one (a webhook-only schedule runs on polling), time-scaled.
   const prepare = prepareDrawn({ timeScale: o.factor, webhooks: o.webhooks });
   const p: PropertyRunResult = onLanes
@@ -57,7 +76,10 @@ export async function certifySchedules(o: SchedulesOptions, out: (line: string) 
           onProgress: progress,
         },
       )
-    : await propertyRun(o.client, { runs: o.runs, seed: o.seed, path: o.path, prepare, shard: o.shard, onRun: progress });
+    : await propertyRun(o.client, {
+        ...{ runs: o.runs, seed: o.seed, path: o.path, prepare, shard: o.shard, onRun },
+        shrinkBudgetMs: o.shrinkBudgetMs,
+      });
   const sc = schedulesCase(p);
   if (!p.failed || !p.counterexample) {
     const v = Object.entries(p.verdicts)
@@ -70,6 +92,10 @@ export async function certifySchedules(o: SchedulesOptions, out: (line: string) 
   writeFileSync(file, JSON.stringify(p.counterexample.scenario, null, 2) + '\n');
   const who = o.clientFlag ? `--client "${o.clientFlag}" ` : inProcess ? '--in-process ' : '';
   out(`  FAILED after ${p.runs} runs, shrunk ${p.numShrinks} times (seed ${p.seed}, path ${p.path})`);
+  if (p.shrinkCut)
+    out(
+      `  shrinking stopped at --shrink-time ${Math.round(o.shrinkBudgetMs! / 1000)} s: the schedule below is the smallest failure found by then, maybe not the minimal one`,
+    );
   for (const l of failureLines(p.counterexample.run)) out(`    ${l}`);
   out(`  minimal schedule written to ${file} (already time-scaled; replay with --time-scale 1)`);
   out(`  replay: npx jobproof certify ${who}--scenario-file ${file} --time-scale 1${o.webhooks && !inProcess ? ' --webhooks' : ''}`);

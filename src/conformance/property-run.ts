@@ -25,6 +25,11 @@ export interface PropertyRunOptions {
    * past it (its result is dropped).
    */
   failedElsewhere?: () => number;
+  /**
+   * How long shrinking may take (ms, from the first failure); unbounded when absent. Past it every further candidate
+   * is answered "passes" without running, so fast-check ends with the smallest schedule that really failed.
+   */
+  shrinkBudgetMs?: number;
 }
 
 export interface PropertyRunResult {
@@ -44,6 +49,8 @@ export interface PropertyRunResult {
   numShrinks?: number;
   /** Position in the seeded sequence of the first failing schedule (before shrinking). */
   failedAt?: number;
+  /** Shrinking stopped at `shrinkBudgetMs`: the counterexample is the smallest found by then, maybe not a minimal one. */
+  shrinkCut?: boolean;
   wallMs: number;
 }
 
@@ -60,6 +67,8 @@ export async function propertyRun(client: ClientUnderTest, opts: PropertyRunOpti
   const verdicts: Partial<Record<CaseVerdict, number>> = {};
   let position = 0;
   let failedAt: number | undefined;
+  let failedTime: number | undefined;
+  let shrinkCut = false;
   const elsewhere = opts.failedElsewhere ?? (() => Number.POSITIVE_INFINITY);
   const property = fc.asyncProperty(scheduleArb, async (input: ScenarioInput) => {
     // fast-check generates the same sequence for a seed whatever the predicate answers, so skipping other shards'
@@ -68,6 +77,10 @@ export async function propertyRun(client: ClientUnderTest, opts: PropertyRunOpti
     const at = failedAt === undefined ? position++ : undefined;
     if (at !== undefined && (!inShard(at, opts.shard) || at > elsewhere())) return true;
     if (at === undefined && failedAt! > elsewhere()) return true;
+    if (at === undefined && opts.shrinkBudgetMs !== undefined && Date.now() - failedTime! >= opts.shrinkBudgetMs) {
+      shrinkCut = true;
+      return true;
+    }
     const scenario = prepare(parseScenario({ ...input, name: 'generated' }));
     const run = await runOne(client, scenario, seed);
     verdicts[run.outcome.verdict] = (verdicts[run.outcome.verdict] ?? 0) + 1;
@@ -77,6 +90,7 @@ export async function propertyRun(client: ClientUnderTest, opts: PropertyRunOpti
     if (!ok) {
       last = { scenario, run };
       failedAt ??= at;
+      failedTime ??= Date.now();
     }
     return ok;
   });
@@ -102,6 +116,7 @@ export async function propertyRun(client: ClientUnderTest, opts: PropertyRunOpti
     result.counterexample = { scenario, run };
     result.path = details.counterexamplePath ?? undefined;
     result.numShrinks = details.numShrinks;
+    if (shrinkCut) result.shrinkCut = true;
   }
   return result;
 }
