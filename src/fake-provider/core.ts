@@ -38,4 +38,6 @@ export interface ProviderCore {
   reset(): void;
   /** True once close() ran: a request still in flight then (held by a delay) dies with the process. */
   isClosed(): boolean;
+  /** Requests a `delay` fault holds before they execute (the seam counts them; a judge waits for them). */
+  held: { count: number };
 }

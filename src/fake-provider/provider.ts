@@ -96,6 +96,11 @@ export interface Provider {
   tasks: TaskService;
   /** Resolves when no webhook delivery is on the wire. */
   idle(): Promise<void>;
+  /**
+   * Requests held by a `delay` fault that have not executed yet. A create held past the moment its client gave up
+   * still creates its job: a judge that stopped looking before then would miss it.
+   */
+  heldRequests(): number;
   close(): void;
 }
 
@@ -185,6 +190,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
       control: opts.control ?? true,
     },
     isClosed: () => closed,
+    held: { count: 0 },
     reset: () => {
       journal.flush();
       db.transaction(() => {
@@ -239,6 +245,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     core,
     tasks: tasks.service,
     idle: () => webhooks.idle(),
+    heldRequests: () => core.held.count,
     close: () => {
       if (closed) return;
       closed = true;

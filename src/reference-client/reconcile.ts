@@ -88,45 +88,38 @@ export async function reconcileStep(s: OpStep): Promise<void> {
     await sendCreate(s, found.job_id, moves);
     return;
   }
-  // No job (yet). While we may still create, replay the same key. Otherwise "no job" becomes conclusive only at the
-  // governing deadline: a create of ours may still be held or delayed at the provider and execute late, and ending
-  // `cancelled`/`failed` before that could leave a job running that we swore does not exist.
+  // No job (yet). While we may still create, replay the same key. Otherwise keep looking until the governing deadline:
+  // a create of ours may still be held or delayed at the provider and show up.
   if (!r.cancel && now < createBy(r)) {
     await sendCreate(s, null, moves);
     return;
   }
-  const conclusiveAt = Math.max((r.last_create_at ?? 0) + 2 * MIN_REQUEST_MS, deadline);
-  if (now < conclusiveAt) {
-    const next = Math.min(now + nextDelay(RETRY_POLICY, r.attempt, r.operation_id, null), conclusiveAt);
+  const lookUntil = Math.max((r.last_create_at ?? 0) + 2 * MIN_REQUEST_MS, deadline);
+  if (now < lookUntil) {
+    const next = Math.min(now + nextDelay(RETRY_POLICY, r.attempt, r.operation_id, null), lookUntil);
     await s.commit({ moves, patch: { attempt: r.attempt + 1, next_poll_at: Math.max(next, r.not_before) } });
     return;
   }
-  if (r.cancel) {
-    moves.push({
-      to: 'cancelled',
-      evidence: 'lookup_answer',
-      cause: `cancel asked by ${r.cancel.actor}; by the cancel deadline the provider shows no job, and none will be created`,
-      call: l.call,
-    });
-    await s.commit({ moves, patch: { reason: r.cancel.reason } });
-    return;
-  }
-  moves.push({
-    to: 'failed',
-    evidence: 'lookup_answer',
-    cause: 'create gave up at its deadline and by the result deadline the provider shows no job',
-    call: l.call,
-  });
-  await s.commit({ moves, patch: { reason: 'no job by the result deadline' } });
+  // By the deadline the provider shows no job. That proves nothing: a create of ours that reached it may still be held
+  // there and execute later (a connection cut by a crash or a timeout does not stop it). `cancelled` and `failed`
+  // would be claims about a job we cannot see (client-protocol.md: cancelled only when the provider said so or
+  // before any create was sent; failed only when the provider said so), so the operation ends in what it knows.
+  if (r.cancel) return giveUpCancel(s, l.call, moves, 'the cancel deadline passed and the provider shows no job yet');
+  return giveUpResult(s, l.call, moves, 'the result deadline passed and the provider shows no job yet');
 }
 
 /**
  * The cancel deadline passed while we still could not learn whether a job exists (lookups refused or a create
  * possibly still in flight): say so — cancellation_unconfirmed — rather than wait on past the deadline.
  */
-export async function giveUpCancel(s: OpStep, call?: CallOutcome): Promise<void> {
+export async function giveUpCancel(
+  s: OpStep,
+  call?: CallOutcome,
+  before: Move[] = [],
+  why = 'cancel deadline passed before the provider showed whether a job exists',
+): Promise<void> {
   const r = s.rec;
-  const moves: Move[] = [];
+  const moves: Move[] = [...before];
   // A create attempt whose answer we never processed (crash, or still executing) is an unknown outcome.
   if (r.state === 'create_pending')
     moves.push({ to: 'create_unknown', evidence: 'create_ambiguous', cause: 'an earlier create attempt was never answered', call });
@@ -135,25 +128,21 @@ export async function giveUpCancel(s: OpStep, call?: CallOutcome): Promise<void>
     evidence: 'cancel_intent',
     cause: `cancel asked by ${r.cancel!.actor}; whether a job exists is still unknown`,
   });
-  moves.push({
-    to: 'cancellation_unconfirmed',
-    evidence: 'cancel_deadline',
-    cause: 'cancel deadline passed before the provider showed whether a job exists',
-    call,
-  });
+  moves.push({ to: 'cancellation_unconfirmed', evidence: 'cancel_deadline', cause: why, call });
   await s.commit({ moves, patch: { reason: 'cancel deadline passed with the job unknown' } });
 }
 
-/** The result deadline passed with the job still unknown (lookups refused): time out honestly, stop polling. */
-export async function giveUpResult(s: OpStep, call?: CallOutcome): Promise<void> {
+/** The result deadline passed with the job still unknown (lookups refused, or none shown yet): time out honestly, stop polling. */
+export async function giveUpResult(
+  s: OpStep,
+  call?: CallOutcome,
+  before: Move[] = [],
+  why = 'result deadline reached while the provider would not say whether a job exists',
+): Promise<void> {
   await s.commit({
     moves: [
-      {
-        to: 'observing',
-        evidence: 'result_deadline',
-        cause: 'result deadline reached while the provider would not say whether a job exists',
-        call,
-      },
+      ...before,
+      { to: 'observing', evidence: 'result_deadline', cause: why, call },
       { to: 'result_timed_out', evidence: 'result_deadline', cause: 'result deadline passed before the job was known, let alone final' },
     ],
     patch: { reason: 'result deadline passed with the job unknown' },

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { certifySchedules } from '../../src/cli/certify-schedules.js';
-import type { InProcessClientFactory } from '../../src/conformance/catalog-run.js';
+import type { InProcessClientFactory } from '../../src/contract/client-protocol.js';
 
 const { newKeyOnRetry } = (await import(new URL('../conformance/mutants/lane-mutant.mjs', import.meta.url).href)) as {
   newKeyOnRetry: InProcessClientFactory;

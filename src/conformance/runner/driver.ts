@@ -32,6 +32,8 @@ export interface RunDriver {
   restartProvider(downMs: number): Promise<void>;
   journalSince(seq: number): JournalEntry[];
   providerJobs(): ProviderJob[];
+  /** Requests the provider holds (a `delay` fault) that have not executed yet: the run is not over while any is. */
+  heldRequests(): number;
   /** Diagnostics a person needs when a run goes wrong (stderr of client processes, …). */
   diagnostics(): string[];
   close(): Promise<void>;

@@ -3,7 +3,7 @@ import type { ScenarioInput } from '../schema.js';
 
 /**
  * Shared building blocks of the catalog. Durations are short (about a second of job time, deadlines of a few
- * seconds) so that a process runner gets through all 22 scenarios in well under a minute.
+ * seconds) so that a process runner gets through the whole catalog in well under a minute.
  */
 export type WorkloadOperationInput = ScenarioInput['workload'][number];
 

@@ -1,7 +1,7 @@
 import type { ScenarioInput } from '../schema.js';
 import { behavior, op } from './common.js';
 
-/** Scenarios 12–17 of conformance.md: the provider's jobs behave awkwardly, no transport faults. */
+/** Scenarios 12–18 of conformance.md: the provider's jobs behave awkwardly, no transport faults. */
 export const jobBehaviourScenarios: ScenarioInput[] = [
   {
     name: 'never-finishes',
@@ -59,6 +59,21 @@ export const jobBehaviourScenarios: ScenarioInput[] = [
         reason: 'too late',
         cancel_deadline_ms: 3000,
       },
+    ],
+  },
+  {
+    name: 'cancel-while-create-held',
+    title: 'Cancel while the create is held',
+    what_happens:
+      'The first create reaches the provider and is held there 6 s before it executes; the worker that sent it is killed at 1 s and a new one starts; a cancel with a 1.5 s deadline comes at 1.5 s. By the cancel deadline the provider shows no job, yet the held create executes afterwards: the client must end cancellation_unconfirmed, never cancelled (the run lasts until the held create has executed).',
+    invariants: ['I4', 'I5', 'I1'],
+    behavior: behavior({}),
+    faults: { seed: 12, rules: [{ id: 'hold-first-create', on: 'create', nth: 1, fault: { type: 'delay', ms: 6000 } }] },
+    workload: [op('op_1', { create_deadline_ms: 2000, result_deadline_ms: 10000 })],
+    actions: [
+      { type: 'kill_worker', id: 'kill', worker: 'worker-1', at_ms: 1000 },
+      { type: 'start_worker', worker: 'worker-2', after: { event: 'action_done', action: 'kill' } },
+      { type: 'cancel', operation: 'op_1', at_ms: 1500, actor: 'user-1', reason: 'no longer needed', cancel_deadline_ms: 1500 },
     ],
   },
   {

@@ -354,6 +354,25 @@ export const mutants: Mutant[] = [
     }),
   },
   {
+    name: 'no-job-means-cancelled',
+    mistake: 'takes "the provider shows no job" at the cancel deadline for proof that none will exist, and says cancelled',
+    scenario: 'cancel-while-create-held',
+    caughtBy: 'I4',
+    factory: withStore((store) => ({
+      commit: async (lease, change) => {
+        const h = change.history;
+        const last = h.at(-1);
+        if (last?.to !== 'cancellation_unconfirmed' || h.at(-2)?.to !== 'cancel_requested') return store.commit(lease, change);
+        const before = h.slice(0, -2);
+        const prev = before.at(-1)?.to ?? (await store.get(lease.operation_id))?.state;
+        // create_unknown may not end cancelled directly (client-protocol.md): through reconciliation, as the old code did.
+        const via = prev === 'create_unknown' ? [{ ...last, to: 'reconciliation' as const, cause: 'lookup shows no job' }] : [];
+        const cancelled = { ...last, to: 'cancelled' as const, cause: 'by the cancel deadline the provider shows no job' };
+        return store.commit(lease, { ...change, patch: { ...change.patch, state: 'cancelled' }, history: [...before, ...via, cancelled] });
+      },
+    })),
+  },
+  {
     name: 'no-lease-token',
     mistake: 'sends no X-Lease-Token, so a stale worker cannot be told from the owner',
     scenario: 'stale-lease',

@@ -83,6 +83,15 @@ async function runScenario(s: Scenario): Promise<Run> {
     }),
   });
 
+  /** In process, a request held by a `delay` fault does not heed its abort: it ends when its hold does. */
+  async function holdEnds(pending: { settled(): boolean }): Promise<void> {
+    await settle();
+    while (!pending.settled()) {
+      await clock.advance(100);
+      await settle();
+    }
+  }
+
   /** One request: wait (advancing the clock) until answered or `giveUpMs` passed, then abort it. */
   async function send(make: (signal: AbortSignal) => Promise<Response>, giveUpMs: number): Promise<Response | null> {
     const ac = new AbortController();
@@ -94,6 +103,7 @@ async function runScenario(s: Scenario): Promise<Run> {
       await settle();
     }
     if (!pending.settled()) ac.abort();
+    await holdEnds(pending);
     const r = await outcome(pending.promise);
     return r.ok ? r.value : null; // null: the answer was lost (reset, or hung until we gave up)
   }
@@ -144,6 +154,7 @@ async function runScenario(s: Scenario): Promise<Run> {
         await settle();
       }
       if (!pending.settled()) ac.abort();
+      await holdEnds(pending);
       const r = await outcome(pending.promise);
       if (!r.ok) {
         await clock.advance(200);
@@ -320,6 +331,11 @@ const EXPECT: Record<string, (r: Run) => void> = {
   },
   'never-finishes': (r) => expect(only(r).final?.state).toBe('running'),
   'cancel-unconfirmed': (r) => expect(only(r).final?.state).toBe('cancelling'),
+  'cancel-while-create-held': (r) => {
+    // The first create is held 6 s, then executes: the key's one job exists although nothing answered in time.
+    expect(creates(r)[0]).toMatchObject({ delivery: 'delayed', effect: 'created' });
+    expect(only(r).jobId).not.toBeNull();
+  },
   'partial-batch': (r) => {
     expect(only(r).results[0]).toMatchObject({ status: 200, itemsFailed: '2' });
     expect(

@@ -13,7 +13,11 @@ function unbacked(ctx: CheckContext, op: OperationView, at: number): { why: stri
   const byThen = (r: RequestEntry) => ms(r.at) <= at + tol;
   const jobs = op.jobIds;
 
-  const unknown = jobs.filter((j) => (jobKnownAt(ctx, op, j) ?? Infinity) > at + tol);
+  // A job that came to be only after the final state (a create held at the provider past it) was not there to know
+  // of; whether the final state may stand with it is the state's own rule below.
+  const unknown = jobs.filter(
+    (j) => (ctx.jobFacts(j)?.createdAt ?? -Infinity) <= at + tol && (jobKnownAt(ctx, op, j) ?? Infinity) > at + tol,
+  );
   if (unknown.length && state !== 'needs_attention') {
     return {
       why: `ended ${state} while job ${unknown.join(', ')} existed at the provider unknown to it (create answer lost, never reconciled); find the job (${ctx.dialect === 'native' ? 'GET /v1/jobs?idempotency_key=' : 'list the batches'}) before any final state`,

@@ -64,7 +64,9 @@ export async function settleWhenIdle(run: RunState): Promise<boolean> {
   }
   const open = run.operations.filter((op) => !run.finals.has(op));
   const waitingForStart = run.pending.some((p) => p.action.type === 'start_worker');
-  if (open.length === 0 && run.laterOps.length === 0) return true;
+  // Every operation is final, but a request the provider still holds may yet execute — a create that makes a job the
+  // client already gave up on. The run lasts until it has (bounded by the run's deadline), so the judge sees it.
+  if (open.length === 0 && run.laterOps.length === 0) return d.heldRequests() === 0;
   if (!waitingForStart && open.length > 0 && run.rescues < (run.opts.maxRescueWorkers ?? 3)) {
     run.rescues++;
     const id = `rescue-${run.freshWorker + 1}`;

@@ -214,6 +214,10 @@ export class InProcessDriver implements RunDriver {
     return this.provider ? this.provider.journal.since(seq) : [];
   }
 
+  heldRequests(): number {
+    return this.provider?.heldRequests() ?? 0;
+  }
+
   providerJobs(): ProviderJob[] {
     if (!this.provider) return [];
     return this.provider.jobs();

@@ -192,6 +192,10 @@ export class ProcessDriver implements RunDriver {
     return this.provider ? this.provider.journal.since(seq) : [];
   }
 
+  heldRequests(): number {
+    return this.provider?.heldRequests() ?? 0;
+  }
+
   providerJobs(): ProviderJob[] {
     if (!this.provider) return [];
     return this.provider.jobs();

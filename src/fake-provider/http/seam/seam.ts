@@ -64,8 +64,15 @@ export function seam<I = undefined>(core: ProviderCore, route: string, opts: Sea
       await delay(core, c, fired);
     };
     c.set('hold', hold);
-    if (!opts.hold) await hold();
-    await next();
+    // A delayed request counts as held until its handler has run: until then it may still create what it asks for.
+    const delayed = fired?.fault.type === 'delay';
+    if (delayed) core.held.count++;
+    try {
+      if (!opts.hold) await hold();
+      await next();
+    } finally {
+      if (delayed) core.held.count--;
+    }
     if (UNEXECUTED.has(c.res)) return;
     const answer = await enactAfter(core, c, fired, c.res);
     if (answer === c.res) return;
