@@ -202,16 +202,26 @@ class Step:
             else:
                 self.send_create(found["job_id"], moves)   # replay, and hold the answer to what the lookup showed
             return
-        # A create of ours may still be on its way (held or delayed): "no job" is conclusive only once it has ended.
-        settled = (r["last_create_at"] or 0) + int(self.w.http.timeout * 1000) + 1000
-        if (cancel or self.create_deadline_passed()) and now < settled:
-            self.commit(moves, next_due=settled)
-        elif cancel:
-            self.commit(moves + [("cancelled", "cancel asked by %s: %s; the provider shows no job and none will be "
-                                               "created" % (cancel["actor"], cancel["reason"]))], reason=cancel["reason"])
+        # A create of ours may still be on its way (held or delayed): "no job" proves nothing until the deadline, and
+        # not even then -- a held create can still execute later. So keep looking until the governing deadline, then
+        # end in what we know: cancelled and failed are claims only the provider can back (client-protocol.md).
+        if cancel:
+            deadline = self.cancel_deadline()
+            if now < deadline:
+                self.commit(moves, next_due=min(now + 500, deadline))
+            else:
+                self.commit(moves + [("cancel_requested", "cancel asked by %s: %s; whether a job exists is still unknown"
+                                      % (cancel["actor"], cancel["reason"])),
+                                     ("cancellation_unconfirmed", "cancel deadline passed and the provider shows no job yet")],
+                            reason="cancel deadline passed with the job unknown")
         elif self.create_deadline_passed():
-            self.commit(moves + [("failed", "create deadline passed and the provider shows no job")],
-                        reason="create deadline passed without a job")
+            deadline = self.row["result_deadline_at"]
+            if now < deadline:
+                self.commit(moves, next_due=min(now + 1000, deadline))
+            else:
+                self.commit(moves + [("observing", "result deadline passed and the provider shows no job yet"),
+                                     ("result_timed_out", "result deadline passed before the job was known")],
+                            reason="result deadline passed with the job unknown")
         else:
             self.send_create(None, moves)
 

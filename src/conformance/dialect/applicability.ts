@@ -11,11 +11,14 @@ const NO_ERROR_ROW =
   "a results line that is no request of the batch would break every real client's parser and the real APIs never send one: not expressible";
 const NO_REPLAY = 'the API takes no idempotency key, so there is no replayed create to answer with a foreign batch id';
 const NO_WEBHOOKS = 'the Anthropic Message Batches API sends no webhooks';
+const NO_HELD_KEY =
+  'the API takes no idempotency key: a create held past the client giving up cannot be told from no create, so a client either creates again or waits without end; the scenario judges what a key lets a client know';
 
 const TABLE: Record<string, Partial<Record<Exclude<ClientDialect, 'native'>, string>>> = {
   'corrupt-result': { openai: NO_DIGEST, anthropic: NO_DIGEST },
   'error-row': { openai: NO_ERROR_ROW, anthropic: NO_ERROR_ROW },
   'foreign-job-id': { openai: NO_REPLAY, anthropic: NO_REPLAY },
+  'cancel-while-create-held': { openai: NO_HELD_KEY, anthropic: NO_HELD_KEY },
   'duplicate-webhook': { anthropic: NO_WEBHOOKS },
   'out-of-order-webhooks': { anthropic: NO_WEBHOOKS },
   'dropped-webhooks': { anthropic: NO_WEBHOOKS },

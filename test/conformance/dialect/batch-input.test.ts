@@ -52,8 +52,9 @@ describe('batch inputs of dialect operations (spec/dialects.md)', () => {
         .filter((s) => notApplicableIn(d, s))
         .map((s) => s.name)
         .sort();
-    expect(na('openai')).toEqual(['corrupt-result', 'error-row', 'foreign-job-id']);
+    expect(na('openai')).toEqual(['cancel-while-create-held', 'corrupt-result', 'error-row', 'foreign-job-id']);
     expect(na('anthropic')).toEqual([
+      'cancel-while-create-held',
       'corrupt-result',
       'dropped-webhooks',
       'duplicate-webhook',
