@@ -3,7 +3,7 @@ import { CreateAcceptedSchema } from '../contract/jobs.js';
 import { requestTimeout } from './deadlines.js';
 import { nextDelay, POLL_POLICY, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
 import { isAmbiguous, problemCode, type CallOutcome } from './http.js';
-import { describe, jobOf, remoteFacts } from './job-answer.js';
+import { describe, jobOf, remoteFacts, terminalMove } from './job-answer.js';
 import type { Move, OpStep } from './op-step.js';
 import { lookupJob } from './lookup.js';
 import type { OperationRow } from './types.js';
@@ -128,6 +128,12 @@ async function handleCreateAnswer(s: OpStep, o: CallOutcome, knownJobId: string 
       });
       return;
     }
+    // A create may answer with a job that already ended otherwise (a sync job that failed or expired, a replay of
+    // one since cancelled): that answer is as good as a status read of it, and the operation ends on it.
+    const ended =
+      job && job.state !== 'succeeded'
+        ? terminalMove(job, 'status_answer', o, `the create answer (${o.status}) shows the job ${job.state}`)
+        : null;
     await s.commit({
       moves: [
         {
@@ -138,12 +144,14 @@ async function handleCreateAnswer(s: OpStep, o: CallOutcome, knownJobId: string 
           jobState: job?.state ?? 'queued',
           jobId,
         },
+        ...(ended ? [ended.move] : []),
       ],
       patch: {
         ...(job ? remoteFacts(job) : { remote_state: 'queued' as const }),
         remote_job_id: jobId,
         attempt: 0,
         next_poll_at: s.after(nextDelay(POLL_POLICY, 0, r.operation_id, o.retryAfterMs)),
+        ...ended?.patch,
       },
     });
     return;

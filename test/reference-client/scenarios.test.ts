@@ -80,6 +80,18 @@ const CASES: {
   { name: 'failed job: failed with its reason', behavior: { outcome: 'failed' }, final: 'failed' },
   { name: 'expired job: failed', behavior: { outcome: 'expired' }, final: 'failed' },
   {
+    // A sync create that answers with an ended job ends the operation on that answer; it used to be taken as
+    // "accepted" and, with every status read lost, a cancel then ended cancellation_unconfirmed (I5; seed 7 of
+    // `certify --in-process --runs 1000`, schedule 958).
+    name: 'sync create answering an expired job: failed at once, not polled',
+    behavior: { mode: 'sync', duration_ms: 0, outcome: 'expired' },
+    faults: { seed: 0, rules: [{ on: 'status', fault: { type: 'lose_response', mode: 'hang' } }] },
+    final: 'failed',
+    check(b) {
+      expect(b.requests().filter((e) => e.route === 'status')).toEqual([]);
+    },
+  },
+  {
     name: 'create refused for good (401 every time): failed, no retries',
     faults: { rules: [] },
     final: 'failed',
