@@ -1,6 +1,6 @@
 import type { OperationState } from '../contract/client-protocol.js';
 import { nextDelay, POLL_POLICY, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
-import { giveUpAt, retryAt } from './deadlines.js';
+import { giveUpAt, MIN_REQUEST_MS, retryAt } from './deadlines.js';
 import { describe, isBackOff, remoteFacts, terminalMove } from './job-answer.js';
 import { readJob } from './read-job.js';
 import type { OpStep } from './op-step.js';
@@ -24,6 +24,12 @@ export async function pollOnce(s: OpStep, rules: PollRules): Promise<void> {
   if (r.not_before > now) {
     // Only reached past the give-up time: the provider told us not to ask yet, so we stop without a request.
     await s.commit({ moves: [{ ...rules.onDeadline, detail: 'deadline passed during a Retry-After hold' }] });
+    return;
+  }
+  // Past the deadline, a read needs room for a whole answer (MIN_REQUEST_MS) before the give-up time; without it the
+  // last read would end the operation up to that long after the grace (a held read did: 1,004 ms past its deadline).
+  if (pastDeadline && now + MIN_REQUEST_MS > giveUpAt(rules.deadlineAt)) {
+    await s.commit({ moves: [{ ...rules.onDeadline, detail: 'no time left before the give-up for another read' }] });
     return;
   }
   // Last resort, past the deadline after repeated failed status reads: every other read takes the list route.

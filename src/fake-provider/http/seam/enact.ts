@@ -71,6 +71,9 @@ export async function enactAfter(core: ProviderCore, c: Ctx, fired: FiredRule | 
   const f = fired?.fault;
   const d = c.get('draft');
   if (f?.type === 'error_after_commit') {
+    // The 500 carries no job: the journal's job_state is the state the answer showed (journal.ts), so none. Judges
+    // read it as "the client was told": a status read that executed and then failed told nothing.
+    d.job_state = null;
     return problem(c, 500, 'internal_error', 'the request was executed, then the provider failed to answer (injected fault)');
   }
   if (f?.type === 'lose_response') {
