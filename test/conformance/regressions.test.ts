@@ -1,0 +1,33 @@
+/**
+ * Minimal schedules that random runs once shrank to (certify writes them as scenario files): each failed the
+ * reference client or fooled the judge, and each must pass for ever after. In process, on the virtual clock, so the
+ * verdict does not depend on the machine.
+ * - sync-create-answers-expired: seed 7, schedule 958 — a sync create answered with an expired job was taken as
+ *   accepted; with every status read lost, a cancel then ended cancellation_unconfirmed (I5).
+ * - error-after-commit-on-status-read: seed 1 — a status read that executed and answered 500 was journalled with the
+ *   job's state, and I5 took it for an answer the client had been told.
+ * - held-last-read-past-deadline: seed 3 — a held last read ended result_timed_out 1,004 ms after the deadline (I12).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runScenarioInProcess } from '../../src/conformance/runner/run-scenario.js';
+import { createReferenceClient } from '../../src/reference-client/index.js';
+import { parseScenario } from '../../src/scenarios/index.js';
+
+const DIR = join(import.meta.dirname, 'fixtures', 'regressions');
+const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
+
+describe('shrunk failures stay fixed', () => {
+  it('has the fixtures', () => expect(files.length).toBeGreaterThanOrEqual(3));
+
+  it.each(files)('%s: the reference client holds every invariant', async (file) => {
+    const s = parseScenario(JSON.parse(readFileSync(join(DIR, file), 'utf8')));
+    const run = await runScenarioInProcess(s, createReferenceClient, { seed: 1 });
+    const broken = run.verdict.invariants
+      .filter((i) => i.status === 'broken')
+      .flatMap((i) => i.failures.map((f) => `${i.id}: ${f.explanation}`));
+    expect(broken).toEqual([]);
+    expect(run.outcome.verdict).not.toBe('fail');
+  });
+});
