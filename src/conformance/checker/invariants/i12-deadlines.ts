@@ -38,7 +38,9 @@ export const i12Deadlines: InvariantCheck = {
       if (ctx.evidence.cancels.some((c) => c.operation_id === op.id && ms(c.requested_at) <= endedAt)) continue;
       // The grace runs from the deadline, or from when a worker next ran if every worker was killed or paused then.
       const actBy = firstRunningAtOrAfter(ctx.evidence.harness, resultBy) + grace;
-      const jobFinalBy = op.jobIds.some((j) => (ctx.jobFacts(j)?.final?.at ?? Infinity) <= resultBy);
+      // Within the clock tolerance, as every other moment here: the client's last read at the deadline may see a job
+      // that ended a millisecond after it, and collecting its results is then right (I3), not polling past the end.
+      const jobFinalBy = op.jobIds.some((j) => (ctx.jobFacts(j)?.final?.at ?? Infinity) <= resultBy + tol);
       const entry = finalEntry(op.record);
       const history = op.record?.history ?? [];
       if (op.jobIds.length && !jobFinalBy && !(entry && ms(entry.at) < resultBy && entry.to !== 'result_timed_out')) {
