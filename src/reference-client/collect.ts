@@ -10,6 +10,20 @@ import { verifyResults, type Verification } from './verify-results.js';
 export const MIN_COLLECT_ATTEMPTS = 5;
 
 /**
+ * What collecting starts from. The minimum of retried fetches is owed to a job that succeeded by the result deadline
+ * (I3); one that succeeded after it gets a single fetch (past the deadline polling stops, I12), which the counter
+ * expresses by starting one short of the minimum — the store has no other field for it.
+ */
+export function collectStart(
+  r: { collect_attempts: number; result_deadline_at: number },
+  succeededAt: number,
+): { collect_attempts: number } {
+  return {
+    collect_attempts: succeededAt > r.result_deadline_at ? Math.max(r.collect_attempts, MIN_COLLECT_ATTEMPTS - 1) : r.collect_attempts,
+  };
+}
+
+/**
  * Collect: fetch the results once they exist, verify them, and keep only their digest, location and counts (the
  * body is the caller's to fetch again; we prove what it was). `succeeded` is written only after verification.
  */

@@ -1,6 +1,6 @@
 import type { OperationState } from '../contract/client-protocol.js';
 import { nextDelay, POLL_POLICY, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
-import { MIN_COLLECT_ATTEMPTS } from './collect.js';
+import { collectStart } from './collect.js';
 import { giveUpAt, MIN_REQUEST_MS, retryAt } from './deadlines.js';
 import { describe, isBackOff, remoteFacts, terminalMove } from './job-answer.js';
 import { readJob } from './read-job.js';
@@ -43,10 +43,8 @@ export async function pollOnce(s: OpStep, rules: PollRules): Promise<void> {
     const facts = { ...remoteFacts(job), poll_count: r.poll_count + 1, read_failures: 0 };
     const t = terminalMove(job, 'status_answer', o, `job ${job.state}`);
     if (t) {
-      // A job that succeeded only after the result deadline gets one fetch, no retries: the minimum of retried fetches
-      // (collect.ts) is owed to a job done in time (I3); past the deadline, polling stops (I12).
-      const late = t.move.to === 'result_collecting' && Date.parse(job.updated_at) > r.result_deadline_at;
-      const collect = late ? { collect_attempts: Math.max(r.collect_attempts, MIN_COLLECT_ATTEMPTS - 1) } : {};
+      // A job that succeeded only after the result deadline gets one fetch, no retries (collect.ts).
+      const collect = t.move.to === 'result_collecting' ? collectStart(r, Date.parse(job.updated_at)) : {};
       await s.commit({ moves: [t.move], patch: { ...facts, ...t.patch, ...collect, next_poll_at: afterNow } });
       return;
     }
