@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { fleet, mulberry32, op, sleep, until, type Proc } from './rig.js';
+import { fleet, mulberry32, op, sleep, until, type Fleet, type Proc } from './rig.js';
 import { judgeFleet, type FleetFigures } from './verdict.js';
 
 export const LEASE_MS = 800;
@@ -16,6 +16,33 @@ export interface DrillFigures extends FleetFigures {
  * SIGSTOPped until its lease has run out and another worker took over something it held, then SIGCONTed. Work keeps
  * arriving meanwhile. Then the fleet finishes and is judged.
  */
+/**
+ * A live worker that holds an unexpired lease of an open operation, drawn with `rand` from the holders the database
+ * shows (sorted by name, so the draw stays seeded). A worker may exit on its own between the query and the draw (a
+ * `work` process ends when nothing is open); then it draws again. With no holder for 3 s, it adds work.
+ */
+async function pickHolder(f: Fleet, alive: () => Proc[], rand: () => number, addWork: () => Promise<void>): Promise<Proc> {
+  for (let tries = 0; ; tries++) {
+    expect(tries, 'no live worker held the lease of an open operation').toBeLessThan(10);
+    let holders: string[] = [];
+    await until(async () => {
+      const r = await f.store.pool.query<{ lease_owner: string }>(
+        'SELECT DISTINCT lease_owner FROM operations WHERE is_open = 1 AND lease_expires_at > $1 AND lease_owner = ANY($2::text[])',
+        [Date.now(), alive().map((w) => w.name)],
+      );
+      holders = r.rows.map((x) => x.lease_owner).sort();
+      return holders.length > 0;
+    }, 3_000);
+    if (holders.length === 0) {
+      await addWork();
+      continue;
+    }
+    const pick = holders[Math.floor(rand() * holders.length)];
+    const victim = alive().find((w) => w.name === pick);
+    if (victim) return victim;
+  }
+}
+
 export async function fleetDrill(url: string, signals: number, seed: number): Promise<DrillFigures> {
   const f = await fleet(url, LEASE_MS, {
     behavior: { default: { duration_ms: 400, items: 5 } },
@@ -52,21 +79,12 @@ export async function fleetDrill(url: string, signals: number, seed: number): Pr
     for (let s = 0; s < signals; s++) {
       await submit(2);
       topUp();
-      const live = alive();
-      const victim = live[Math.floor(rand() * live.length)]!;
-      const since = new Date().toISOString();
-      // Hit it while it works: after its next request, at a random moment.
-      await until(() => f.requests().some((e) => e.worker_id === victim.name && e.at >= since), 5_000);
+      // Hit a worker while it holds the lease of an open operation, at a random moment: a worker hit between steps
+      // leaves nothing to take over. Picking a random worker and waiting for it to work left every signal of a CI run
+      // on idle workers (takeovers 0, 89 s of timeouts): the new work had gone to the others. So the victim is drawn
+      // from the lease holders the database shows, and new work is added until there is one.
       await sleep(Math.floor(rand() * 300));
-      // …and while it holds the lease of an open operation: a worker hit between steps leaves nothing to take over, and
-      // on a quiet machine (fast steps) that happened to every signal of a run (takeovers 0, seen once in four runs).
-      await until(async () => {
-        const r = await f.store.pool.query(
-          'SELECT 1 FROM operations WHERE lease_owner = $1 AND is_open = 1 AND lease_expires_at > $2 LIMIT 1',
-          [victim.name, Date.now()],
-        );
-        return (r.rowCount ?? 0) > 0;
-      }, 5_000);
+      const victim = await pickHolder(f, alive, rand, () => submit(2));
       if (rand() < 0.5) {
         victim.kill('SIGKILL');
         killed.add(victim);
