@@ -37,6 +37,8 @@ const CASES: Array<[string, string[], string[] | null]> = [
   ['stale-lease', ['I1', 'I9'], ['cancelled', 'succeeded', 'failed']],
   // The cancel reaches the provider after the job ended: 409 job_terminal, and the client reports what happened.
   ['cancel-after-end', ['I4', 'I5', 'I3'], ['succeeded']],
+  // The create is held past the cancel deadline and executes afterwards: no job shown is not "cancelled" (decision 026).
+  ['cancel-while-create-held', ['I1', 'I4', 'I5'], ['cancellation_unconfirmed']],
 ];
 
 describe.skipIf(!python)('examples/python-client through the process runner', () => {
