@@ -51,7 +51,7 @@ export const OperationRowSchema = z.object({
   /** Backoff exponent: consecutive polls or retries since the last state change. */
   attempt: z.number().int(),
   poll_count: z.number().int(),
-  /** Consecutive status reads that taught us nothing; after one, every other read goes through the list route. */
+  /** Consecutive status reads that taught us nothing; past a deadline, after three, every other read takes the list route. */
   read_failures: z.number().int().optional(),
   create_attempts: z.number().int(),
   last_create_at: z.number().nullable(),

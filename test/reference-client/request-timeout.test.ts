@@ -1,0 +1,41 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { giveUpAt, MAX_REQUEST_MS, MIN_REQUEST_MS, requestTimeout } from '../../src/reference-client/deadlines.js';
+import type { Route } from '../../src/reference-client/http.js';
+import { row } from './helpers.js';
+
+/**
+ * How long one answer is waited for. A read must leave room for another before the give-up time (a read held from
+ * just after accept to the give-up time was the only one, and a job that ended meanwhile was never seen: seed 12);
+ * a create keeps its whole window, since abandoning one makes it ambiguous.
+ */
+const reads: Route[] = ['status', 'list', 'cancel', 'results'];
+
+describe('requestTimeout', () => {
+  it('gives a read at most half the time left before the give-up time, within [MIN, MAX]', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 120_000 }), fc.integer({ min: 0, max: 130_000 }), fc.constantFrom(...reads), (deadlineMs, nowMs, route) => {
+        const r = row('op', 0, { state: 'observing', result_deadline_at: deadlineMs, create_deadline_at: deadlineMs });
+        const t = requestTimeout(r, route, nowMs);
+        expect(t).toBeGreaterThanOrEqual(MIN_REQUEST_MS);
+        expect(t).toBeLessThanOrEqual(MAX_REQUEST_MS);
+        const left = giveUpAt(deadlineMs) - nowMs;
+        if (left / 2 >= MIN_REQUEST_MS) expect(t).toBeLessThanOrEqual(left / 2);
+        // …and no less than half of it, up to the maximum: a merely slow answer is still waited for.
+        expect(t).toBeGreaterThanOrEqual(Math.min(MAX_REQUEST_MS, Math.floor(left / 2)));
+      }),
+    );
+  });
+
+  it('gives a create the whole window up to its create deadline', () => {
+    const r = row('op', 0, { state: 'create_pending', create_deadline_at: 3_000, result_deadline_at: 60_000 });
+    expect(requestTimeout(r, 'create', 1_000)).toBe(2_000);
+    expect(requestTimeout(r, 'create', 2_900)).toBe(MIN_REQUEST_MS);
+  });
+
+  it('the read sent just after accept leaves time for a second read before the deadline', () => {
+    // The seed-12 schedule: result deadline 1,001 ms, give-up 1,801 ms; the first read is sent at 5 ms.
+    const r = row('op', 0, { state: 'accepted', result_deadline_at: 1_001, create_deadline_at: 500 });
+    expect(5 + requestTimeout(r, 'status', 5)).toBeLessThan(1_001);
+  });
+});
