@@ -14,16 +14,21 @@ const reads: Route[] = ['status', 'list', 'cancel', 'results'];
 describe('requestTimeout', () => {
   it('gives a read at most half the time left before the give-up time, within [MIN, MAX]', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 120_000 }), fc.integer({ min: 0, max: 130_000 }), fc.constantFrom(...reads), (deadlineMs, nowMs, route) => {
-        const r = row('op', 0, { state: 'observing', result_deadline_at: deadlineMs, create_deadline_at: deadlineMs });
-        const t = requestTimeout(r, route, nowMs);
-        expect(t).toBeGreaterThanOrEqual(MIN_REQUEST_MS);
-        expect(t).toBeLessThanOrEqual(MAX_REQUEST_MS);
-        const left = giveUpAt(deadlineMs) - nowMs;
-        if (left / 2 >= MIN_REQUEST_MS) expect(t).toBeLessThanOrEqual(left / 2);
-        // …and no less than half of it, up to the maximum: a merely slow answer is still waited for.
-        expect(t).toBeGreaterThanOrEqual(Math.min(MAX_REQUEST_MS, Math.floor(left / 2)));
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 120_000 }),
+        fc.integer({ min: 0, max: 130_000 }),
+        fc.constantFrom(...reads),
+        (deadlineMs, nowMs, route) => {
+          const r = row('op', 0, { state: 'observing', result_deadline_at: deadlineMs, create_deadline_at: deadlineMs });
+          const t = requestTimeout(r, route, nowMs);
+          expect(t).toBeGreaterThanOrEqual(MIN_REQUEST_MS);
+          expect(t).toBeLessThanOrEqual(MAX_REQUEST_MS);
+          const left = giveUpAt(deadlineMs) - nowMs;
+          if (left / 2 >= MIN_REQUEST_MS) expect(t).toBeLessThanOrEqual(left / 2);
+          // …and no less than half of it, up to the maximum: a merely slow answer is still waited for.
+          expect(t).toBeGreaterThanOrEqual(Math.min(MAX_REQUEST_MS, Math.floor(left / 2)));
+        },
+      ),
     );
   });
 

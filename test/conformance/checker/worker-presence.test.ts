@@ -46,14 +46,19 @@ describe('runningFor (the time a client was given to act)', () => {
       fc.constantFrom('w1', 'w2'),
     );
     fc.assert(
-      fc.property(fc.array(eventArb, { maxLength: 8 }), fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 200 }), (events, t, runMs) => {
-        const harness = events.map(([et, type, w]) => ev(et, type, w));
-        const got = runningFor(harness, T0 + t, runMs);
-        // Without worker events the function assumes a worker always runs; the model needs them to say so.
-        const none = events.every(([, type]) => type === 'lease_expired');
-        const model = none ? t + runMs : modelRunningFor(events, t, runMs, 1_000);
-        expect(got === Infinity ? Infinity : got - T0).toBe(model);
-      }),
+      fc.property(
+        fc.array(eventArb, { maxLength: 8 }),
+        fc.integer({ min: 0, max: 300 }),
+        fc.integer({ min: 0, max: 200 }),
+        (events, t, runMs) => {
+          const harness = events.map(([et, type, w]) => ev(et, type, w));
+          const got = runningFor(harness, T0 + t, runMs);
+          // Without worker events the function assumes a worker always runs; the model needs them to say so.
+          const none = events.every(([, type]) => type === 'lease_expired');
+          const model = none ? t + runMs : modelRunningFor(events, t, runMs, 1_000);
+          expect(got === Infinity ? Infinity : got - T0).toBe(model);
+        },
+      ),
       { numRuns: 300 },
     );
   });
