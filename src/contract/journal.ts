@@ -21,6 +21,11 @@ export const EFFECTS = [
 export const EffectSchema = z.enum(EFFECTS);
 export type Effect = z.infer<typeof EffectSchema>;
 
+/**
+ * Whether the client got the answer: `lost` by a `lose_response` fault, or because the client had hung up (its
+ * request aborted) before a held answer was written; `delayed` when a `delay` fault held it and the client was
+ * still waiting.
+ */
 export const DeliverySchema = z.enum(['delivered', 'lost', 'delayed']);
 export type Delivery = z.infer<typeof DeliverySchema>;
 

@@ -19,6 +19,9 @@
  * - paused-most-of-the-window (judge, false FAIL): seed 7, schedule 1087 — the job succeeded at once, the only worker
  *   ran 190 ms and was paused until past the result deadline; I3 counted the grace from the worker's first running
  *   moment, not in the time it ran, and demanded a result the client had 190 ms to see.
+ * - held-read-abandoned (judge input, false FAIL): seed 3, schedule 1263 — a status read held 400 ms by a delay fault
+ *   was given up by the client at its timeout; the provider then answered "cancelled" into the void and journalled it
+ *   delivered, and I5 said the client had been told. A held answer to a client that hung up is now journalled lost.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -31,7 +34,7 @@ const DIR = join(import.meta.dirname, 'fixtures', 'regressions');
 const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
 
 describe('shrunk failures stay fixed', () => {
-  it('has the fixtures', () => expect(files.length).toBeGreaterThanOrEqual(7));
+  it('has the fixtures', () => expect(files.length).toBeGreaterThanOrEqual(8));
 
   it.each(files)('%s: the reference client holds every invariant', async (file) => {
     const s = parseScenario(JSON.parse(readFileSync(join(DIR, file), 'utf8')));

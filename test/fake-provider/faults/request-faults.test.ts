@@ -284,6 +284,23 @@ describe.each(transports)('request faults over $name', ({ open }) => {
     await expectReplayOf('key-delay', jobId);
   });
 
+  it('delay: a client that hangs up while its create is held — the create still executes, journalled lost, not delivered', async () => {
+    const ms = h.clock ? 5000 : 800;
+    await install({ seed: 7, rules: [{ id: 'hold', on: 'create', nth: 1, fault: { type: 'delay', ms } }] });
+    const gaveUp = new AbortController();
+    const first = outcome(h.fetch('/v1/jobs', createInit('key-gone', {}, { signal: gaveUp.signal })));
+    const scope = { tenant: 'acme', subject: 'agent-1', scope: 'POST /v1/jobs', key: 'key-gone' };
+    if (h.clock) await settle();
+    else await waitFor(() => h.provider.core.idempotency.lookup(scope, Date.now())?.state === 'in_flight', 5000);
+    gaveUp.abort(new Error('client timeout'));
+    if (h.clock) await h.clock.advance(ms);
+    else await waitFor(() => creates().length === 1, 5000);
+    await first;
+    expect(creates()).toHaveLength(1);
+    expect(creates()[0]).toMatchObject({ status: 202, effect: 'created', delivery: 'lost', fault: { rule_id: 'hold', type: 'delay' } });
+    expect(await allJobs()).toHaveLength(1);
+  });
+
   it('foreign_job_id on the replay after a lost first answer: the replay names a job the key never created', async () => {
     await install({
       seed: 11,

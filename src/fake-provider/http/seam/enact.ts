@@ -32,6 +32,10 @@ export async function delay(core: ProviderCore, c: Ctx, fired: FiredRule | null)
   c.get('draft').delivery = 'delayed';
   await core.clock.sleep(fired.fault.ms);
   if (core.isClosed()) throw new ProviderClosedError();
+  // A client that gave up meanwhile (its timeout, or its process killed) never reads this answer: the journal must
+  // not count it as told. The request still executes, as a held request does on a real server. Both transports abort
+  // the request's signal when the client goes (node-server on a premature close, in process the fetch's own).
+  if (c.req.raw.signal.aborted) c.get('draft').delivery = 'lost';
   core.engine.tick();
 }
 
