@@ -22,6 +22,9 @@
  * - held-read-abandoned (judge input, false FAIL): seed 3, schedule 1263 — a status read held 400 ms by a delay fault
  *   was given up by the client at its timeout; the provider then answered "cancelled" into the void and journalled it
  *   delivered, and I5 said the client had been told. A held answer to a client that hung up is now journalled lost.
+ * - owner-killed-at-deadline (judge, false FAIL): seed 17, schedule 1179 — the worker holding op_2 was killed 1 ms
+ *   before its result deadline; the other worker could take it only when the 1,002 ms lease ran out, and ended it 1 ms
+ *   past the 1,000 ms grace (I12). A killed or paused owner's lease time no longer counts as time to act.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,7 +37,7 @@ const DIR = join(import.meta.dirname, 'fixtures', 'regressions');
 const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
 
 describe('shrunk failures stay fixed', () => {
-  it('has the fixtures', () => expect(files.length).toBeGreaterThanOrEqual(8));
+  it('has the fixtures', () => expect(files.length).toBeGreaterThanOrEqual(9));
 
   it.each(files)('%s: the reference client holds every invariant', async (file) => {
     const s = parseScenario(JSON.parse(readFileSync(join(DIR, file), 'utf8')));

@@ -9,30 +9,57 @@ import type { HarnessEvent } from './evidence.js';
  * to act. Counting from the first running moment alone is not enough: a worker that ran 190 ms after a job's end and
  * was then paused past the result deadline had 190 ms, not the grace, to see the job (a false I3 FAIL, in-process
  * seed 7). Infinity when the workers never run that long.
+ *
+ * `owners`: the workers that worked the operation. One of them killed or paused still holds its lease until the
+ * harness's `lease_expired` for it (or until it runs again), and no other worker may act meanwhile: that time does not
+ * count either (an owner killed 1 ms before the deadline, lease 1,002 ms, was a false I12 FAIL, seed 17).
  */
-export function runningFor(harness: HarnessEvent[], t: number, runMs: number): number {
-  const events = harness
-    .filter((h) => h.worker_id && ['start', 'kill', 'pause', 'resume', 'exit'].includes(h.type))
-    .sort((a, b) => ms(a.at) - ms(b.at));
-  if (events.length === 0) return t + runMs;
-  const running = new Set<string>();
+export function runningFor(harness: HarnessEvent[], t: number, runMs: number, owners: ReadonlySet<string> = new Set()): number {
+  const events = harness.filter((h) => h.worker_id && KINDS.has(h.type)).sort((a, b) => ms(a.at) - ms(b.at));
+  if (!events.some((e) => e.type !== 'lease_expired')) return t + runMs;
+  const st: Presence = { running: new Set(), holding: new Set(), owners };
+  const free = () => st.running.size > 0 && st.holding.size === 0;
   let i = 0;
-  for (; i < events.length && ms(events[i]!.at) <= t; i++) apply(running, events[i]!);
+  for (; i < events.length && ms(events[i]!.at) <= t; i++) apply(st, events[i]!);
   let left = runMs;
   let since = t;
   for (; i < events.length; i++) {
     const at = ms(events[i]!.at);
-    if (running.size > 0) {
+    if (free()) {
       if (at - since >= left) return since + left;
       left -= at - since;
     }
-    apply(running, events[i]!);
+    apply(st, events[i]!);
     since = at;
   }
-  return running.size > 0 ? since + left : Infinity;
+  return free() ? since + left : Infinity;
 }
 
-function apply(running: Set<string>, e: HarnessEvent): void {
-  if (e.type === 'start' || e.type === 'resume') running.add(e.worker_id!);
-  else running.delete(e.worker_id!);
+/** The workers that sent requests for an operation: the ones that may have held its lease. */
+export function owners(op: {
+  requests: ReadonlyArray<{ worker_id?: string | null }>;
+  creates: ReadonlyArray<{ worker_id?: string | null }>;
+}): Set<string> {
+  return new Set([...op.requests, ...op.creates].map((r) => r.worker_id).filter((w): w is string => Boolean(w)));
+}
+
+const KINDS = new Set<HarnessEvent['type']>(['start', 'kill', 'pause', 'resume', 'exit', 'lease_expired']);
+
+interface Presence {
+  running: Set<string>;
+  /** Owners of the operation killed or paused whose lease has not run out yet. */
+  holding: Set<string>;
+  owners: ReadonlySet<string>;
+}
+
+function apply(st: Presence, e: HarnessEvent): void {
+  const w = e.worker_id!;
+  if (e.type === 'start' || e.type === 'resume') {
+    st.running.add(w);
+    st.holding.delete(w);
+  } else if (e.type === 'lease_expired') st.holding.delete(w);
+  else {
+    st.running.delete(w);
+    if (e.type !== 'exit' && st.owners.has(w)) st.holding.add(w);
+  }
 }

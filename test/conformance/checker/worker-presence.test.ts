@@ -7,19 +7,37 @@ const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const at = (t: number) => new Date(T0 + t).toISOString();
 const ev = (t: number, type: HarnessEvent['type'], worker_id: string): HarnessEvent => ({ at: at(t), type, worker_id });
 
-/** The model: walk the run a millisecond at a time, counting the milliseconds in which some worker ran. */
-function modelRunningFor(events: Array<[number, HarnessEvent['type'], string]>, t: number, runMs: number, horizon: number): number {
+/**
+ * The model: walk the run a millisecond at a time, counting the milliseconds in which some worker ran while no owner
+ * of the operation lay killed or paused with its lease still running.
+ */
+function modelRunningFor(
+  events: Array<[number, HarnessEvent['type'], string]>,
+  t: number,
+  runMs: number,
+  owners: Set<string>,
+  horizon: number,
+): number {
   let counted = 0;
+  const sorted = [...events].sort((a, b) => a[0] - b[0]);
   for (let m = t; m < horizon; m++) {
     const running = new Set<string>();
-    for (const [et, type, w] of [...events].sort((a, b) => a[0] - b[0])) {
+    const holding = new Set<string>();
+    for (const [et, type, w] of sorted) {
       if (et > m) break;
-      if (type === 'start' || type === 'resume') running.add(w);
-      else if (type !== 'lease_expired') running.delete(w);
+      if (type === 'start' || type === 'resume') {
+        running.add(w);
+        holding.delete(w);
+      } else if (type === 'lease_expired') holding.delete(w);
+      else {
+        running.delete(w);
+        if (type !== 'exit' && owners.has(w)) holding.add(w);
+      }
     }
-    // A zero grace: the first moment a worker runs.
-    if (running.size > 0 && runMs === 0) return m;
-    if (running.size > 0 && ++counted === runMs) return m + 1;
+    const free = running.size > 0 && holding.size === 0;
+    // A zero grace: the first moment a worker may act.
+    if (free && runMs === 0) return m;
+    if (free && ++counted === runMs) return m + 1;
   }
   return Infinity;
 }
@@ -39,6 +57,13 @@ describe('runningFor (the time a client was given to act)', () => {
     expect(runningFor([ev(0, 'start', 'w'), ev(50, 'kill', 'w')], T0 + 10, 100)).toBe(Infinity);
   });
 
+  it("does not count the time a killed owner's lease still runs: killed 1 ms before the deadline, lease 1,002 ms (seed 17)", () => {
+    const h = [ev(0, 'start', 'worker-1'), ev(0, 'start', 'worker-2'), ev(2445, 'kill', 'worker-2'), ev(3447, 'lease_expired', 'worker-2')];
+    expect(runningFor(h, T0 + 2446, 1000, new Set(['worker-2']))).toBe(T0 + 3447 + 1000);
+    // A worker that never touched the operation holds nothing of it.
+    expect(runningFor(h, T0 + 2446, 1000, new Set(['worker-1']))).toBe(T0 + 3446);
+  });
+
   it('agrees with a millisecond-by-millisecond model for any harness of two workers', () => {
     const eventArb = fc.tuple(
       fc.integer({ min: 0, max: 300 }),
@@ -50,12 +75,14 @@ describe('runningFor (the time a client was given to act)', () => {
         fc.array(eventArb, { maxLength: 8 }),
         fc.integer({ min: 0, max: 300 }),
         fc.integer({ min: 0, max: 200 }),
-        (events, t, runMs) => {
+        fc.subarray(['w1', 'w2']),
+        (events, t, runMs, ownerList) => {
           const harness = events.map(([et, type, w]) => ev(et, type, w));
-          const got = runningFor(harness, T0 + t, runMs);
+          const owners = new Set(ownerList);
+          const got = runningFor(harness, T0 + t, runMs, owners);
           // Without worker events the function assumes a worker always runs; the model needs them to say so.
           const none = events.every(([, type]) => type === 'lease_expired');
-          const model = none ? t + runMs : modelRunningFor(events, t, runMs, 1_000);
+          const model = none ? t + runMs : modelRunningFor(events, t, runMs, owners, 1_000);
           expect(got === Infinity ? Infinity : got - T0).toBe(model);
         },
       ),

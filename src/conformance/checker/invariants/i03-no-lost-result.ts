@@ -3,7 +3,7 @@ import type { OperationView } from '../link.js';
 import { delivered, failure, finalEntry, iso, ms, sentAt } from '../helpers.js';
 import type { Failure } from '../verdict.js';
 import type { RequestEntry } from '../../../contract/journal.js';
-import { runningFor } from '../worker-presence.js';
+import { owners, runningFor } from '../worker-presence.js';
 
 /**
  * I3: a job that succeeded with valid results early enough (grace before the result deadline) must end
@@ -61,7 +61,7 @@ export const i03NoLostResult: InvariantCheck = {
         const blind = reads.length > 0 && !reads.some((r) => delivered(r) && r.status === 200);
         // Workers ran (not killed, not paused) less than the grace between the job's end and the deadline: the client
         // was not given the time to collect.
-        if (runningFor(ctx.evidence.harness, finalAt, ctx.options.deadline_grace_ms) > deadline) return false;
+        if (runningFor(ctx.evidence.harness, finalAt, ctx.options.deadline_grace_ms, owners(op)) > deadline) return false;
         const unverifiable = ctx.dialect === 'native' && (b?.corrupt_digest || b?.error_row);
         return !unverifiable && !resultsLost && !blind;
       });

@@ -46,6 +46,8 @@ export async function fireAction(run: RunState, p: PendingAction): Promise<void>
       run.killedByHarness.add(a.worker);
       await d.killWorker(a.worker);
       run.event('kill', a.worker);
+      // A killed worker's leases run out as a paused one's do: until then no other worker may take its operations.
+      run.event('lease_expired', a.worker, d.now() + s.lease_ms);
       break;
     case 'start_worker':
       await run.startWorker(a.worker);
