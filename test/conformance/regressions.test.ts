@@ -25,6 +25,9 @@
  * - owner-killed-at-deadline (judge, false FAIL): seed 17, schedule 1179 — the worker holding op_2 was killed 1 ms
  *   before its result deadline; the other worker could take it only when the 1,002 ms lease ran out, and ended it 1 ms
  *   past the 1,000 ms grace (I12). A killed or paused owner's lease time no longer counts as time to act.
+ * - create-held-to-deadline: seed 19, schedule 1334 — the create's answer hung until the client's 514 ms create
+ *   deadline; the lookup then waited a backoff too and was due as the worker was killed at the 1,000 ms result
+ *   deadline; the job done at 0 ms was lost (I3). A lookup after a timed-out create now goes at once.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -37,7 +40,7 @@ const DIR = join(import.meta.dirname, 'fixtures', 'regressions');
 const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
 
 describe('shrunk failures stay fixed', () => {
-  it('has the fixtures', () => expect(files.length).toBeGreaterThanOrEqual(9));
+  it('has the fixtures', () => expect(files.length).toBeGreaterThanOrEqual(10));
 
   it.each(files)('%s: the reference client holds every invariant', async (file) => {
     const s = parseScenario(JSON.parse(readFileSync(join(DIR, file), 'utf8')));
