@@ -1,5 +1,5 @@
 import { nextDelay, POLL_POLICY, RETRY_POLICY, RETRY_AFTER_MARGIN_MS } from './backoff.js';
-import { giveUpAt, retryAt } from './deadlines.js';
+import { giveUpAt, MIN_REQUEST_MS, retryAt } from './deadlines.js';
 import { describe, isBackOff, jobOf, problemJob, remoteFacts, terminalMove } from './job-answer.js';
 import { problemCode } from './http.js';
 import type { OpStep } from './op-step.js';
@@ -103,6 +103,12 @@ export async function cancelStep(s: OpStep): Promise<void> {
  */
 async function previousCancelLanded(s: OpStep, rules: PollRules): Promise<boolean> {
   const r = s.rec;
+  // As a status read while observing (poll.ts): past the deadline, no read without room for a whole answer.
+  const at = s.now();
+  if (at >= rules.deadlineAt && at + MIN_REQUEST_MS > giveUpAt(rules.deadlineAt)) {
+    await s.commit({ moves: [{ ...rules.onDeadline, detail: 'no time left before the give-up for another read' }] });
+    return true;
+  }
   const read = s.env.wire ? await s.env.wire.read(s) : null;
   const o = read ? read.call : await s.send({ route: 'status', method: 'GET', path: `/v1/jobs/${encodeURIComponent(r.remote_job_id!)}` });
   const job = read ? (read.kind === 'job' ? read.job : null) : o.kind === 'answer' && o.status === 200 ? jobOf(o.json) : null;

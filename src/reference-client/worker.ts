@@ -102,7 +102,9 @@ export class Worker {
           const free = concurrency - this.running.size;
           if (free > 0) {
             const tokens = new Map([...this.held].map(([id, l]) => [id, l.token]));
-            const leases = (await store.claimDue(workerId, clock.now(), leaseMs, free, tokens)).filter(
+            // What we are stepping is not claimed again: the claim would push its next step a lease ahead (a webhook's
+            // poke made a running operation due; the claim hid it until its 1,516 ms lease ran out, past its deadline).
+            const leases = (await store.claimDue(workerId, clock.now(), leaseMs, free, tokens, new Set(this.running.keys()))).filter(
               (l) => !this.running.has(l.operation_id),
             );
             claimed = leases.length;

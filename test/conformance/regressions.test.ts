@@ -28,6 +28,12 @@
  * - create-held-to-deadline: seed 19, schedule 1334 — the create's answer hung until the client's 514 ms create
  *   deadline; the lookup then waited a backoff too and was due as the worker was killed at the 1,000 ms result
  *   deadline; the job done at 0 ms was lost (I3). A lookup after a timed-out create now goes at once.
+ * - poked-while-stepping: seed 20, schedule 180 — a webhook made op_2 due while its worker stepped it; the worker's
+ *   next claim took it again (pushing its next step a 1,516 ms lease ahead) and threw the lease away as busy, so op_2
+ *   was never read and ended 1,001 ms past its deadline (I12). Operations being stepped are no longer claimed.
+ * - last-reads-in-the-grace: seed 13, schedule 1650 — every status read lost; past the cancel deadline the client read
+ *   every 100 ms for the whole grace, 11 polls in 2.2 s against a budget of 10 (I8). The last reads now fall at +100,
+ *   +200, +400 ms, and a cancel's confirming read, like a poll, is not sent without room for its answer.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -40,7 +46,7 @@ const DIR = join(import.meta.dirname, 'fixtures', 'regressions');
 const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
 
 describe('shrunk failures stay fixed', () => {
-  it('has the fixtures', () => expect(files.length).toBeGreaterThanOrEqual(10));
+  it('has the fixtures', () => expect(files.length).toBeGreaterThanOrEqual(12));
 
   it.each(files)('%s: the reference client holds every invariant', async (file) => {
     const s = parseScenario(JSON.parse(readFileSync(join(DIR, file), 'utf8')));

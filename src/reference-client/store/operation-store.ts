@@ -34,9 +34,17 @@ export interface OperationStore {
 
   /**
    * Lease up to `limit` open operations that are due at `now`: unleased, expired, or already ours. A lease we do not
-   * hold at the token we know is taken with a new fencing token.
+   * hold at the token we know is taken with a new fencing token. Operations in `busy` (the caller is stepping them)
+   * are left alone: claiming one would push its next step a lease ahead for a lease the caller must throw away.
    */
-  claimDue(owner: string, now: number, leaseMs: number, limit: number, held: ReadonlyMap<string, number>): Promise<Lease[]>;
+  claimDue(
+    owner: string,
+    now: number,
+    leaseMs: number,
+    limit: number,
+    held: ReadonlyMap<string, number>,
+    busy?: ReadonlySet<string>,
+  ): Promise<Lease[]>;
   /** Extend a lease; false when its fencing token moved (someone took it) or the operation is final. */
   renew(lease: Lease, now: number, leaseMs: number): Promise<boolean>;
   release(lease: Lease): Promise<void>;

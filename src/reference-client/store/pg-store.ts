@@ -97,7 +97,14 @@ export class PgOperationStore implements OperationStore {
     });
   }
 
-  async claimDue(owner: string, now: number, leaseMs: number, limit: number, held: ReadonlyMap<string, number>): Promise<Lease[]> {
+  async claimDue(
+    owner: string,
+    now: number,
+    leaseMs: number,
+    limit: number,
+    held: ReadonlyMap<string, number>,
+    busy: ReadonlySet<string> = new Set(),
+  ): Promise<Lease[]> {
     return this.tx(async (c) => {
       // One statement: pick due rows FOR UPDATE SKIP LOCKED (a row another worker is claiming or committing right
       // now is simply not ours this turn) and lease them; a lease we still hold at the token we know keeps its
@@ -108,6 +115,7 @@ export class PgOperationStore implements OperationStore {
         `WITH due AS (
            SELECT operation_id, lease_owner, fencing_token, next_poll_at FROM operations
            WHERE is_open = 1 AND next_poll_at <= $1 AND (lease_owner IS NULL OR lease_expires_at <= $1 OR lease_owner = $2)
+             AND NOT (operation_id = ANY($7::text[]))
            ORDER BY next_poll_at LIMIT $3 FOR UPDATE SKIP LOCKED
          ), held AS (SELECT * FROM unnest($4::text[], $5::bigint[]) AS h(id, token))
          UPDATE operations o SET lease_owner = $2, lease_expires_at = $6, next_poll_at = $6,
@@ -115,7 +123,7 @@ export class PgOperationStore implements OperationStore {
          FROM due LEFT JOIN held ON held.id = due.operation_id
          WHERE o.operation_id = due.operation_id
          RETURNING o.operation_id, o.fencing_token, due.fencing_token AS prev_token, due.lease_owner AS prev_owner, due.next_poll_at AS due_at`,
-        [ms(now), owner, limit, [...held.keys()], [...held.values()], expires],
+        [ms(now), owner, limit, [...held.keys()], [...held.values()], expires, [...busy]],
       );
       const rows = r.rows.sort((a, b) => a.due_at - b.due_at || (a.operation_id < b.operation_id ? -1 : 1));
       const taken: AuditInput[] = rows

@@ -54,8 +54,15 @@ class RunMemoryStore implements OperationStore {
   recordCancelIntent(operationId: string, intent: CancelIntent, audit: AuditInput[]): Promise<boolean> {
     return this.s.recordCancelIntent(operationId, intent, audit);
   }
-  claimDue(owner: string, now: number, leaseMs: number, limit: number, held: ReadonlyMap<string, number>): Promise<Lease[]> {
-    return this.s.claimDue(owner, now, leaseMs, limit, held);
+  claimDue(
+    owner: string,
+    now: number,
+    leaseMs: number,
+    limit: number,
+    held: ReadonlyMap<string, number>,
+    busy?: ReadonlySet<string>,
+  ): Promise<Lease[]> {
+    return this.s.claimDue(owner, now, leaseMs, limit, held, busy);
   }
   renew(lease: Lease, now: number, leaseMs: number): Promise<boolean> {
     return this.s.renew(lease, now, leaseMs);

@@ -126,13 +126,25 @@ export class SqliteOperationStore implements OperationStore {
     });
   }
 
-  async claimDue(owner: string, now: number, leaseMs: number, limit: number, held: ReadonlyMap<string, number>): Promise<Lease[]> {
+  async claimDue(
+    owner: string,
+    now: number,
+    leaseMs: number,
+    limit: number,
+    held: ReadonlyMap<string, number>,
+    busy: ReadonlySet<string> = new Set(),
+  ): Promise<Lease[]> {
     return this.tx(() => {
       const due = this.q(
         `SELECT operation_id, lease_owner, fencing_token FROM operations
            WHERE is_open = 1 AND next_poll_at <= @now AND (lease_owner IS NULL OR lease_expires_at <= @now OR lease_owner = @owner)
+             AND operation_id NOT IN (SELECT value FROM json_each(@busy))
            ORDER BY next_poll_at LIMIT @limit`,
-      ).all({ now, owner, limit }) as { operation_id: string; lease_owner: string | null; fencing_token: number }[];
+      ).all({ now, owner, limit, busy: JSON.stringify([...busy]) }) as {
+        operation_id: string;
+        lease_owner: string | null;
+        fencing_token: number;
+      }[];
       const expires = now + leaseMs;
       const leases: Lease[] = [];
       for (const d of due) {

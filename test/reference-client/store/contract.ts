@@ -84,6 +84,17 @@ export function storeContract(name: string, backend: Backend | null): void {
       expect(l3!.token).toBe(l2!.token + 1);
     });
 
+    it('leaves the operations we are stepping alone: due, but not claimed, and their next step not pushed back', async () => {
+      await a.insertOperation(row('op1', T0), first('op1'), []);
+      await a.insertOperation(row('op2', T0), first('op2'), []);
+      const [l1] = await a.claimDue('w1', T0, 1000, 1, new Map());
+      // Mid-step, our own op becomes due again (a webhook's poke); a claim meanwhile must pass it by and take the next.
+      await a.commit(l1!, { patch: { next_poll_at: T0 + 10 }, history: [], audit: [] });
+      const next = await a.claimDue('w1', T0 + 20, 1000, 10, new Map([[l1!.operation_id, l1!.token]]), new Set([l1!.operation_id]));
+      expect(next.map((l) => l.operation_id)).toEqual(['op1', 'op2'].filter((id) => id !== l1!.operation_id));
+      expect((await a.get(l1!.operation_id))!.next_poll_at).toBe(T0 + 10);
+    });
+
     it('two workers claiming at once never get the same operation', async () => {
       for (let i = 0; i < 40; i++) await a.insertOperation(row(`op${i}`, T0), first(`op${i}`), []);
       const [x, y] = await Promise.all([a.claimDue('w1', T0, 1000, 25, new Map()), b.claimDue('w2', T0, 1000, 25, new Map())]);

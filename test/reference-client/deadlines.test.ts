@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { giveUpAt, MAX_REQUEST_MS, MIN_REQUEST_MS, requestTimeout } from '../../src/reference-client/deadlines.js';
+import { giveUpAt, MAX_REQUEST_MS, MIN_REQUEST_MS, requestTimeout, retryAt } from '../../src/reference-client/deadlines.js';
 import type { Route } from '../../src/reference-client/http.js';
 import { row } from './helpers.js';
 
@@ -42,5 +42,36 @@ describe('requestTimeout', () => {
     // The seed-12 schedule: result deadline 1,001 ms, give-up 1,801 ms; the first read is sent at 5 ms.
     const r = row('op', 0, { state: 'accepted', result_deadline_at: 1_001, create_deadline_at: 500 });
     expect(5 + requestTimeout(r, 'status', 5)).toBeLessThan(1_001);
+  });
+});
+
+describe('retryAt (after a read that taught us nothing)', () => {
+  it('past the deadline, spaces the last reads out: +100, +200, +400 ms (eight reads at 100 ms broke I8, seed 13)', () => {
+    const d = 10_000;
+    const times: number[] = [];
+    let t = d;
+    while (t + MIN_REQUEST_MS <= giveUpAt(d)) {
+      times.push(t - d);
+      t = retryAt(t, 5_000, d, 0);
+    }
+    expect(times).toEqual([0, 100, 200, 400]);
+  });
+
+  it('before the deadline, takes the backoff but is there at the deadline; never before a hold, never past the give-up', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 20_000 }),
+        fc.integer({ min: 1, max: 8_000 }),
+        fc.integer({ min: 0, max: 30_000 }),
+        (now, backoff, notBefore) => {
+          const d = 10_000;
+          const t = retryAt(now, backoff, d, notBefore);
+          expect(t).toBeGreaterThan(now);
+          expect(t).toBeLessThanOrEqual(Math.max(giveUpAt(d), now + 1));
+          if (notBefore <= giveUpAt(d)) expect(t).toBeGreaterThanOrEqual(Math.min(notBefore, giveUpAt(d)));
+          if (now < d && notBefore <= now) expect(t).toBe(Math.min(now + backoff, d));
+        },
+      ),
+    );
   });
 });
