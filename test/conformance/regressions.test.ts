@@ -34,6 +34,10 @@
  * - last-reads-in-the-grace: seed 13, schedule 1650 — every status read lost; past the cancel deadline the client read
  *   every 100 ms for the whole grace, 11 polls in 2.2 s against a budget of 10 (I8). The last reads now fall at +100,
  *   +200, +400 ms, and a cancel's confirming read, like a poll, is not sent without room for its answer.
+ * - held-second-create-duplicate-webhooks: seed 14 — a held create and duplicated webhooks; op_1 ended
+ *   result_timed_out with its job unknown to it (I4). Shrunk on the code before the timed-out-create lookup, the busy
+ *   claim and the spaced last reads; any one of the three alone makes it pass.
+ * - owner-killed-after-deadline: seed 15 — as owner-killed-at-deadline, with a 1,295 ms lease (I12).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -46,7 +50,7 @@ const DIR = join(import.meta.dirname, 'fixtures', 'regressions');
 const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
 
 describe('shrunk failures stay fixed', () => {
-  it('has the fixtures', () => expect(files.length).toBeGreaterThanOrEqual(12));
+  it('has the fixtures', () => expect(files.length).toBeGreaterThanOrEqual(14));
 
   it.each(files)('%s: the reference client holds every invariant', async (file) => {
     const s = parseScenario(JSON.parse(readFileSync(join(DIR, file), 'utf8')));
