@@ -36,7 +36,7 @@
  *   +200, +400 ms, and a cancel's confirming read, like a poll, is not sent without room for its answer.
  * - held-second-create-duplicate-webhooks: seed 14 — a held create and duplicated webhooks; op_1 ended
  *   result_timed_out with its job unknown to it (I4). Shrunk on the code before the timed-out-create lookup, the busy
- *   claim and the spaced last reads; any one of the three alone makes it pass.
+ *   claim and the spaced last reads; it still passes with any one of the three taken back (not isolated further).
  * - owner-killed-after-deadline: seed 15 — as owner-killed-at-deadline, with a 1,295 ms lease (I12).
  */
 import { readdirSync, readFileSync } from 'node:fs';
