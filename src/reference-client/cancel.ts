@@ -1,7 +1,7 @@
-import { nextDelay, POLL_POLICY, RETRY_POLICY, RETRY_AFTER_MARGIN_MS } from './backoff.js';
+import { nextDelay, POLL_POLICY, RETRY_AFTER_MARGIN_MS } from './backoff.js';
 import { giveUpAt, MIN_REQUEST_MS, retryAt } from './deadlines.js';
 import { describe, isBackOff, jobOf, problemJob, remoteFacts, terminalMove } from './job-answer.js';
-import { problemCode } from './http.js';
+import { problemCode, retryDelay } from './http.js';
 import type { OpStep } from './op-step.js';
 import { pollOnce, type PollRules } from './poll.js';
 
@@ -77,7 +77,7 @@ export async function cancelStep(s: OpStep): Promise<void> {
   }
   const refused = o.kind === 'answer' && o.status < 500;
   const notBefore = isBackOff(o) ? now + o.retryAfterMs! + RETRY_AFTER_MARGIN_MS : r.not_before;
-  const delay = nextDelay(RETRY_POLICY, r.attempt, r.operation_id, o.kind === 'answer' ? o.retryAfterMs : null);
+  const delay = retryDelay(o, r.attempt, r.operation_id);
   await s.commit({
     patch: {
       cancel_attempt: refused ? 'refused' : 'ambiguous',
@@ -120,7 +120,7 @@ async function previousCancelLanded(s: OpStep, rules: PollRules): Promise<boolea
       await s.commit({ moves: [{ ...rules.onDeadline, call: o, detail: `could not confirm the cancel: ${describe(o)}` }] });
       return true;
     }
-    const delay = nextDelay(RETRY_POLICY, r.attempt, r.operation_id, o.kind === 'answer' ? o.retryAfterMs : null);
+    const delay = retryDelay(o, r.attempt, r.operation_id);
     await s.commit({
       patch: { attempt: r.attempt + 1, not_before: notBefore, next_poll_at: retryAt(now, delay, rules.deadlineAt, notBefore) },
     });

@@ -1,5 +1,5 @@
-import { nextDelay, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
-import { problemCode } from './http.js';
+import { RETRY_AFTER_MARGIN_MS } from './backoff.js';
+import { problemCode, retryDelay } from './http.js';
 import { describe, isBackOff } from './job-answer.js';
 import type { CallOutcome } from './http.js';
 import type { OpStep } from './op-step.js';
@@ -100,7 +100,7 @@ export async function collectStep(s: OpStep): Promise<void> {
     return;
   }
   const notBefore = isBackOff(o) ? now + o.retryAfterMs! + RETRY_AFTER_MARGIN_MS : r.not_before;
-  const delay = nextDelay(RETRY_POLICY, r.attempt, r.operation_id, o.kind === 'answer' ? o.retryAfterMs : null);
+  const delay = retryDelay(o, r.attempt, r.operation_id);
   await s.commit({
     patch: { collect_attempts: attempts, attempt: r.attempt + 1, not_before: notBefore, next_poll_at: Math.max(now + delay, notBefore) },
   });

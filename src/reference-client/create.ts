@@ -2,7 +2,7 @@ import { fingerprint } from '../lib/canonical-json.js';
 import { CreateAcceptedSchema } from '../contract/jobs.js';
 import { requestTimeout } from './deadlines.js';
 import { nextDelay, POLL_POLICY, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
-import { isAmbiguous, problemCode, type CallOutcome } from './http.js';
+import { isAmbiguous, problemCode, retryDelay, type CallOutcome } from './http.js';
 import { describe, jobOf, remoteFacts, terminalMove } from './job-answer.js';
 import type { Move, OpStep } from './op-step.js';
 import { lookupJob } from './lookup.js';
@@ -158,16 +158,14 @@ async function handleCreateAnswer(s: OpStep, o: CallOutcome, knownJobId: string 
   }
   if (o.kind === 'no_answer' || isAmbiguous(o)) {
     const notBefore = o.kind === 'answer' && o.retryAfterMs !== null ? now + o.retryAfterMs + RETRY_AFTER_MARGIN_MS : r.not_before;
-    // A create that timed out has already waited its whole timeout, as long as any backoff: the lookup goes at once.
-    // Backing off on top of it spent the rest of the window (create held to its 514 ms deadline, lookup due near the
-    // 1,000 ms result deadline, the worker killed then: a job done at 0 ms was lost, in-process seed 19).
-    const timedOut = o.kind === 'no_answer' && o.reason === 'timeout';
+    // After a create that timed out the lookup goes at once (retryDelay): backing off on top of a create held to its
+    // 514 ms deadline put the lookup at the 1,000 ms result deadline, where the worker was killed (I3, seed 19).
     await s.commit({
       moves: [{ to: 'create_unknown', evidence: 'create_ambiguous', cause: `create outcome unknown (${describe(o)})`, call: o }],
       patch: {
         attempt: r.attempt + 1,
         not_before: notBefore,
-        next_poll_at: Math.max(timedOut ? now : now + nextDelay(RETRY_POLICY, 0, r.operation_id, null), notBefore),
+        next_poll_at: Math.max(now + retryDelay(o, 0, r.operation_id), notBefore),
       },
     });
     return;

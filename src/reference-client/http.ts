@@ -1,5 +1,5 @@
 import type { Clock } from '../lib/clock.js';
-import { parseRetryAfter } from './backoff.js';
+import { nextDelay, parseRetryAfter, RETRY_POLICY } from './backoff.js';
 
 /**
  * One provider call, with the headers every request must carry and a deadline driven by the injected clock: a hung
@@ -133,4 +133,15 @@ export function summarize(o: CallOutcome): { status: number | null; request_id: 
   return o.kind === 'answer'
     ? { status: o.status, request_id: o.requestId, detail: problemCode(o) }
     : { status: null, request_id: null, detail: `${o.reason}: ${o.detail}` };
+}
+
+/**
+ * How long to wait before trying again after a request that taught us nothing: the retry backoff, never under the
+ * provider's Retry-After — except after a timeout, which has already waited as long as any backoff would. Backing
+ * off on top of a hung read left a job that ended mid-read unread until past its deadline (I3, in-process seed 11);
+ * the timeouts themselves shrink towards the deadline (deadlines.ts), so this does not make reads pile up.
+ */
+export function retryDelay(o: CallOutcome, attempt: number, seed: string): number {
+  if (o.kind === 'no_answer' && o.reason === 'timeout') return 0;
+  return nextDelay(RETRY_POLICY, attempt, seed, o.kind === 'answer' ? o.retryAfterMs : null);
 }

@@ -1,5 +1,6 @@
+import { retryDelay } from './http.js';
 import type { OperationState } from '../contract/client-protocol.js';
-import { nextDelay, POLL_POLICY, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
+import { nextDelay, POLL_POLICY, RETRY_AFTER_MARGIN_MS } from './backoff.js';
 import { collectStart } from './collect.js';
 import { giveUpAt, MIN_REQUEST_MS, retryAt } from './deadlines.js';
 import { describe, isBackOff, remoteFacts, terminalMove } from './job-answer.js';
@@ -95,7 +96,7 @@ export async function pollOnce(s: OpStep, rules: PollRules): Promise<void> {
     });
     return;
   }
-  const delay = nextDelay(RETRY_POLICY, r.attempt, r.operation_id, o.kind === 'answer' ? o.retryAfterMs : null);
+  const delay = retryDelay(o, r.attempt, r.operation_id);
   await s.commit({
     patch: {
       attempt: r.attempt + 1,

@@ -1,5 +1,5 @@
 import { nextDelay, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
-import type { CallOutcome } from './http.js';
+import { retryDelay, type CallOutcome } from './http.js';
 import { remoteFacts } from './job-answer.js';
 import { lookupJob } from './lookup.js';
 import type { Move, OpStep } from './op-step.js';
@@ -24,7 +24,7 @@ export async function reconcileStep(s: OpStep): Promise<void> {
       patch: {
         attempt: r.attempt + 1,
         not_before: notBefore,
-        next_poll_at: retryAt(now, nextDelay(RETRY_POLICY, r.attempt, r.operation_id, null), deadline, notBefore),
+        next_poll_at: retryAt(now, retryDelay(o, r.attempt, r.operation_id), deadline, notBefore),
       },
     });
     return;

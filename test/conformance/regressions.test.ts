@@ -38,6 +38,15 @@
  *   result_timed_out with its job unknown to it (I4). Shrunk on the code before the timed-out-create lookup, the busy
  *   claim and the spaced last reads; it still passes with any one of the three taken back (not isolated further).
  * - owner-killed-after-deadline: seed 15 — as owner-killed-at-deadline, with a 1,295 ms lease (I12).
+ * - cancel-held-then-sent-again (judge, false FAIL): seed 1, schedule 1112 — a cancel held 1,347 ms was given up by
+ *   the client, which then read the job still running and sent the cancel again; the held one executed after it, and
+ *   I6, ordering by execution, called the first-sent cancel the repeat. Cancels are now ordered as they were sent.
+ * - read-held-past-its-workers-kill (runner, false FAIL): seed 10, schedule 211 — a status read held 610 ms, its
+ *   worker killed in process at 610 ms; the answer was journalled delivered and I5 said the client had been told. A
+ *   killed in-process worker's requests now see their connection close, as a killed process's do.
+ * - hung-read-then-backoff: seed 11, schedule 1216 — every status read hangs; the read sent 1 ms before the job ended
+ *   timed out after 1,000 ms and the retry then backed off past the deadline, so no read followed the job's end (I3).
+ *   After a timeout the next try goes at once (the timeout was as long as any backoff).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -50,7 +59,7 @@ const DIR = join(import.meta.dirname, 'fixtures', 'regressions');
 const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
 
 describe('shrunk failures stay fixed', () => {
-  it('has the fixtures', () => expect(files.length).toBeGreaterThanOrEqual(14));
+  it('has the fixtures', () => expect(files.length).toBeGreaterThanOrEqual(17));
 
   it.each(files)('%s: the reference client holds every invariant', async (file) => {
     const s = parseScenario(JSON.parse(readFileSync(join(DIR, file), 'utf8')));

@@ -1,6 +1,6 @@
 import type { RequestEntry } from '../../../contract/journal.js';
 import type { CheckContext, InvariantCheck } from '../context.js';
-import { delivered, describeRequest, failure, ms } from '../helpers.js';
+import { delivered, describeRequest, failure, ms, sentAt } from '../helpers.js';
 import type { Failure } from '../verdict.js';
 
 /**
@@ -25,7 +25,9 @@ export const i06OneCancel: InvariantCheck = {
     const failures: Failure[] = [];
     const ops = ctx.operations.filter((op) => op.cancelIntents.length > 0 || op.requests.some((r) => r.route === 'cancel'));
     for (const op of ops) {
-      const cancels = op.requests.filter((r) => r.route === 'cancel');
+      // In the order the client sent them: a held cancel executes (and is journalled) after one sent later, and the
+      // later one was the repeat (a cancel held 1,347 ms, given up, sent again, then executed: false FAIL, seed 1).
+      const cancels = op.requests.filter((r) => r.route === 'cancel').sort((a, b) => sentAt(a) - sentAt(b) || a.seq - b.seq);
       if (cancels.length && !op.cancelIntents.length) {
         failures.push(
           failure(

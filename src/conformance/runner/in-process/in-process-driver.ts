@@ -30,6 +30,8 @@ interface Worker {
   killed: boolean;
   done: boolean;
   abort: AbortController;
+  /** Aborted when the worker is killed: a dead process's connections close under its requests in flight. */
+  sockets: AbortController;
   run: Promise<void>;
 }
 
@@ -87,20 +89,23 @@ export class InProcessDriver implements RunDriver {
   }
 
   /** The worker's fetch: every request and every answer passes its freeze gate; nothing passes while the provider is down. */
-  private fetchFor(clock: FreezableClock): typeof fetch {
+  private fetchFor(clock: FreezableClock, sockets?: AbortSignal): typeof fetch {
     return async (input, init) => {
       await clock.gate();
       const provider = this.provider;
       if (!provider) throw connectionReset();
-      const res = await provider.fetch(input, init);
+      // The provider sees a killed worker hang up, as a real server sees the socket close: an answer it was holding
+      // is then journalled lost, not delivered (a read held past its worker's kill was taken for "told", I5, seed 10).
+      const signal = sockets ? (init?.signal ? AbortSignal.any([init.signal, sockets]) : sockets) : init?.signal;
+      const res = await provider.fetch(input, { ...init, signal });
       await clock.gate();
       return res;
     };
   }
 
-  private async makeClient(workerId: string, clock: FreezableClock): Promise<InProcessClient> {
+  private async makeClient(workerId: string, clock: FreezableClock, sockets?: AbortSignal): Promise<InProcessClient> {
     return this.o.factory({
-      fetch: this.fetchFor(clock),
+      fetch: this.fetchFor(clock, sockets),
       clock,
       providerUrl: IN_PROCESS_BASE,
       token: this.token,
@@ -162,9 +167,10 @@ export class InProcessDriver implements RunDriver {
 
   async startWorker(workerId: string): Promise<void> {
     const clock = new FreezableClock(this.clock);
-    const client = await this.makeClient(workerId, clock);
+    const sockets = new AbortController();
+    const client = await this.makeClient(workerId, clock, sockets.signal);
     const abort = new AbortController();
-    const w: Worker = { client, clock, killed: false, done: false, abort, run: Promise.resolve() };
+    const w: Worker = { client, clock, killed: false, done: false, abort, sockets, run: Promise.resolve() };
     w.run = client
       .work({ signal: abort.signal })
       .catch((err) => {
@@ -182,6 +188,7 @@ export class InProcessDriver implements RunDriver {
     // Frozen for ever: no timer fires, no request or answer passes, nothing is cleaned up.
     w.killed = true;
     w.clock.freeze();
+    w.sockets.abort(new Error('worker killed'));
   }
 
   async pauseWorker(workerId: string): Promise<void> {
