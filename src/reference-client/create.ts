@@ -1,6 +1,6 @@
 import { fingerprint } from '../lib/canonical-json.js';
 import { CreateAcceptedSchema } from '../contract/jobs.js';
-import { requestTimeout } from './deadlines.js';
+import { governingDeadline, requestTimeout, retryAt } from './deadlines.js';
 import { nextDelay, POLL_POLICY, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
 import { isAmbiguous, problemCode, retryDelay, type CallOutcome } from './http.js';
 import { describe, jobOf, remoteFacts, terminalMove } from './job-answer.js';
@@ -159,13 +159,15 @@ async function handleCreateAnswer(s: OpStep, o: CallOutcome, knownJobId: string 
   if (o.kind === 'no_answer' || isAmbiguous(o)) {
     const notBefore = o.kind === 'answer' && o.retryAfterMs !== null ? now + o.retryAfterMs + RETRY_AFTER_MARGIN_MS : r.not_before;
     // After a create that timed out the lookup goes at once (retryDelay): backing off on top of a create held to its
-    // 514 ms deadline put the lookup at the 1,000 ms result deadline, where the worker was killed (I3, seed 19).
+    // 514 ms deadline put the lookup at the 1,000 ms result deadline, where the worker was killed (I3, seed 19). A
+    // Retry-After never carries the next step past the give-up time (retryAt): a 2 s hold on a replay kept an
+    // operation open 1.4 s past its deadline's grace, and it then collected a job that ended late (I12, seed 23).
     await s.commit({
       moves: [{ to: 'create_unknown', evidence: 'create_ambiguous', cause: `create outcome unknown (${describe(o)})`, call: o }],
       patch: {
         attempt: r.attempt + 1,
         not_before: notBefore,
-        next_poll_at: Math.max(now + retryDelay(o, 0, r.operation_id), notBefore),
+        next_poll_at: retryAt(now, retryDelay(o, 0, r.operation_id), governingDeadline(r)!, notBefore),
       },
     });
     return;
@@ -179,7 +181,7 @@ async function handleCreateAnswer(s: OpStep, o: CallOutcome, knownJobId: string 
       patch: {
         attempt: r.attempt + 1,
         not_before: notBefore,
-        next_poll_at: Math.max(notBefore, now + nextDelay(RETRY_POLICY, r.attempt, r.operation_id, wait)),
+        next_poll_at: retryAt(now, nextDelay(RETRY_POLICY, r.attempt, r.operation_id, wait), governingDeadline(r)!, notBefore),
       },
     });
     return;

@@ -1,6 +1,7 @@
 import { nextDelay, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
 import { retryDelay, type CallOutcome } from './http.js';
-import { remoteFacts } from './job-answer.js';
+import { remoteFacts, terminalMove } from './job-answer.js';
+import { collectStart } from './collect.js';
 import { lookupJob } from './lookup.js';
 import type { Move, OpStep } from './op-step.js';
 import { createBy, sendCreate } from './create.js';
@@ -82,7 +83,13 @@ export async function reconcileStep(s: OpStep): Promise<void> {
         jobId: found.job_id,
         jobState: found.state,
       });
-      await s.commit({ moves, patch: facts });
+      // A lookup that shows the job already ended is as good as a status read of it (as a create answer is,
+      // create.ts): end on it now. Reading it again first lost a job done at 0 ms when every status read hung (I3,
+      // in-process seed 6). A job done only after the result deadline gets one fetch (collect.ts).
+      const t = terminalMove(found, 'status_answer', l.call, `the lookup shows the job ${found.state}`);
+      if (t) moves.push(t.move);
+      const collect = t?.move.to === 'result_collecting' ? collectStart(r, Date.parse(found.updated_at)) : {};
+      await s.commit({ moves, patch: { ...facts, ...t?.patch, ...collect } });
       return;
     }
     await sendCreate(s, found.job_id, moves);

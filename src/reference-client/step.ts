@@ -60,7 +60,7 @@ async function endWithoutRequest(s: OpStep): Promise<void> {
       });
       return;
     default:
-      if (r.cancel) await giveUpCancel(s);
-      else await giveUpResult(s);
+      if (r.cancel) await giveUpCancel(s, undefined, [], `cancel deadline passed during a Retry-After hold, before the job was confirmed`);
+      else await giveUpResult(s, undefined, [], `result deadline passed during a Retry-After hold, before the job was confirmed`);
   }
 }

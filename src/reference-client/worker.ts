@@ -111,7 +111,9 @@ export class Worker {
             for (const lease of leases) this.start(env, lease);
           }
           if (claimed > 0 || this.woken) continue;
-          wakeAt = await store.nextWakeAt(workerId, now);
+          // The operations we are stepping wake us when their turn ends; their stale due times must not (a due but busy
+          // one made the loop sleep a whole idle poll, and another's deadline was missed by 200 ms, I12 seed 25).
+          wakeAt = await store.nextWakeAt(workerId, now, new Set(this.running.keys()));
         } catch (err) {
           // Lock contention (a paused worker may hold the write lock) is a reason to wait, not to stop.
           if (!isBusy(err)) throw err;

@@ -47,8 +47,12 @@
  * - hung-read-then-backoff: seed 11, schedule 1216 — every status read hangs; the read sent 1 ms before the job ended
  *   timed out after 1,000 ms and the retry then backed off past the deadline, so no read followed the job's end (I3).
  *   After a timeout the next try goes at once (the timeout was as long as any backoff).
- * - sweep3-seed-{6,9,23,25,27}: minimal schedules of the third sweep (2,000 schedules a seed) on the code of d8e517d —
- *   I3 (seed 6) and I12 (a deadline ending 1–1.4 s late) — that pass since the fixes of 9830b3f; not isolated further.
+ * - sweep3-seed-{6,9,23,25,27}: minimal schedules of the third sweep (2,000 schedules a seed). seed 27 passes since
+ *   the timeout-retry fix; seeds 9 and 25 (I12, a deadline ending 200 ms late): a busy operation's stale due time
+ *   made the worker sleep a whole idle poll — the wake-up time now skips what the worker is stepping; seed 6 (I3):
+ *   a lookup showed the job already succeeded and the client read it again through a hung status route — a lookup
+ *   showing an ended job now ends the operation on it; seed 23 (I12): a 2 s Retry-After on a replayed create carried
+ *   the next step past the give-up time — a hold is now capped there, as every other retry is.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

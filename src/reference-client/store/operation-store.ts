@@ -60,7 +60,7 @@ export interface OperationStore {
   /** Whether any operation is still open: the worker's exit test on every turn, so it must not count them all. */
   hasOpen(): Promise<boolean>;
   /** Earliest time something may become claimable by `owner`, or null when nothing is open. */
-  nextWakeAt(owner: string, now: number): Promise<number | null>;
+  nextWakeAt(owner: string, now: number, busy?: ReadonlySet<string>): Promise<number | null>;
 
   appendAudit(entries: AuditInput[]): Promise<void>;
   auditRows(): Promise<AuditRow[]>;

@@ -211,11 +211,12 @@ export class PgOperationStore implements OperationStore {
     return (await (await this.db()).query('SELECT COUNT(*)::int AS n FROM operations WHERE is_open = 1')).rows[0].n;
   }
 
-  async nextWakeAt(owner: string, now: number): Promise<number | null> {
+  async nextWakeAt(owner: string, now: number, busy: ReadonlySet<string> = new Set()): Promise<number | null> {
     const r = await (await this.db()).query<{ a: number | null; b: number | null }>(
-      `SELECT (SELECT MIN(next_poll_at) FROM operations WHERE is_open = 1 AND (lease_owner IS NULL OR lease_owner = $1 OR lease_expires_at <= $2)) AS a,
+      `SELECT (SELECT MIN(next_poll_at) FROM operations WHERE is_open = 1 AND (lease_owner IS NULL OR lease_owner = $1 OR lease_expires_at <= $2)
+                 AND NOT (operation_id = ANY($3::text[]))) AS a,
               (SELECT MIN(lease_expires_at) FROM operations WHERE is_open = 1 AND lease_owner IS NOT NULL AND lease_owner <> $1 AND lease_expires_at > $2) AS b`,
-      [owner, ms(now)],
+      [owner, ms(now), [...busy]],
     );
     const ts = [r.rows[0]!.a, r.rows[0]!.b].filter((t): t is number => t !== null);
     return ts.length ? Math.min(...ts) : null;

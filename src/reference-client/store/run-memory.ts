@@ -82,8 +82,8 @@ class RunMemoryStore implements OperationStore {
   hasOpen(): Promise<boolean> {
     return this.s.hasOpen();
   }
-  nextWakeAt(owner: string, now: number): Promise<number | null> {
-    return this.s.nextWakeAt(owner, now);
+  nextWakeAt(owner: string, now: number, busy?: ReadonlySet<string>): Promise<number | null> {
+    return this.s.nextWakeAt(owner, now, busy);
   }
   appendAudit(entries: AuditInput[]): Promise<void> {
     return this.s.appendAudit(entries);

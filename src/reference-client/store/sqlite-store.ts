@@ -230,10 +230,10 @@ export class SqliteOperationStore implements OperationStore {
     return (this.q('SELECT COUNT(*) AS n FROM operations WHERE is_open = 1').get() as { n: number }).n;
   }
 
-  async nextWakeAt(owner: string, now: number): Promise<number | null> {
+  async nextWakeAt(owner: string, now: number, busy: ReadonlySet<string> = new Set()): Promise<number | null> {
     const a = this.q(
-      'SELECT MIN(next_poll_at) AS t FROM operations WHERE is_open = 1 AND (lease_owner IS NULL OR lease_owner = ? OR lease_expires_at <= ?)',
-    ).get(owner, now) as { t: number | null };
+      'SELECT MIN(next_poll_at) AS t FROM operations WHERE is_open = 1 AND (lease_owner IS NULL OR lease_owner = ? OR lease_expires_at <= ?) AND operation_id NOT IN (SELECT value FROM json_each(?))',
+    ).get(owner, now, JSON.stringify([...busy])) as { t: number | null };
     const b = this.q(
       'SELECT MIN(lease_expires_at) AS t FROM operations WHERE is_open = 1 AND lease_owner IS NOT NULL AND lease_owner != ? AND lease_expires_at > ?',
     ).get(owner, now) as { t: number | null };
