@@ -23,7 +23,8 @@ export const CancelIntentSchema = CancelInputSchema.extend({ operation_id: z.str
 export const HarnessEventSchema = z.object({
   at: isoTime,
   /** `exit`: a worker ended by itself (`work` returns when everything it saw was final). */
-  type: z.enum(['kill', 'start', 'pause', 'resume', 'lease_expired', 'provider_restart', 'exit']),
+  /** `provider_restart` when the provider goes down, `provider_up` when it answers again. */
+  type: z.enum(['kill', 'start', 'pause', 'resume', 'lease_expired', 'provider_restart', 'provider_up', 'exit']),
   worker_id: z.string().optional(),
 });
 

@@ -13,12 +13,25 @@ import type { HarnessEvent } from './evidence.js';
  * `owners`: the workers that worked the operation. One of them killed or paused still holds its lease until the
  * harness's `lease_expired` for it (or until it runs again), and no other worker may act meanwhile: that time does not
  * count either (an owner killed 1 ms before the deadline, lease 1,002 ms, was a false I12 FAIL, seed 17).
+ *
+ * `needsProvider`: acting needs an answer (collecting a result, finding a job), so the time the provider is down does
+ * not count either. Giving up at a deadline needs no provider, so I12 leaves it out.
  */
-export function runningFor(harness: HarnessEvent[], t: number, runMs: number, owners: ReadonlySet<string> = new Set()): number {
-  const events = harness.filter((h) => h.worker_id && KINDS.has(h.type)).sort((a, b) => ms(a.at) - ms(b.at));
-  if (!events.some((e) => e.type !== 'lease_expired')) return t + runMs;
-  const st: Presence = { running: new Set(), holding: new Set(), owners };
-  const free = () => st.running.size > 0 && st.holding.size === 0;
+export function runningFor(
+  harness: HarnessEvent[],
+  t: number,
+  runMs: number,
+  owners: ReadonlySet<string> = new Set(),
+  opts: { needsProvider?: boolean } = {},
+): number {
+  const provider = (h: HarnessEvent) => opts.needsProvider === true && (h.type === 'provider_restart' || h.type === 'provider_up');
+  const events = harness.filter((h) => (h.worker_id && KINDS.has(h.type)) || provider(h)).sort((a, b) => ms(a.at) - ms(b.at));
+  if (!events.some((e) => e.worker_id && e.type !== 'lease_expired')) {
+    // No worker events (hand-built evidence): a worker always runs, only the provider may be down.
+    events.unshift({ at: new Date(-8.64e15).toISOString(), type: 'start', worker_id: '(always)' });
+  }
+  const st: Presence = { running: new Set(), holding: new Set(), owners, providerDown: false };
+  const free = () => st.running.size > 0 && st.holding.size === 0 && !st.providerDown;
   let i = 0;
   for (; i < events.length && ms(events[i]!.at) <= t; i++) apply(st, events[i]!);
   let left = runMs;
@@ -50,9 +63,15 @@ interface Presence {
   /** Owners of the operation killed or paused whose lease has not run out yet. */
   holding: Set<string>;
   owners: ReadonlySet<string>;
+  /** Between a provider_restart and its provider_up, when the judge was asked to count it (`needsProvider`). */
+  providerDown: boolean;
 }
 
 function apply(st: Presence, e: HarnessEvent): void {
+  if (e.type === 'provider_restart' || e.type === 'provider_up') {
+    st.providerDown = e.type === 'provider_restart';
+    return;
+  }
   const w = e.worker_id!;
   if (e.type === 'start' || e.type === 'resume') {
     st.running.add(w);

@@ -61,7 +61,8 @@ export const i03NoLostResult: InvariantCheck = {
         const blind = reads.length > 0 && !reads.some((r) => delivered(r) && r.status === 200);
         // Workers ran (not killed, not paused) less than the grace between the job's end and the deadline: the client
         // was not given the time to collect.
-        if (runningFor(ctx.evidence.harness, finalAt, ctx.options.deadline_grace_ms, owners(op)) > deadline) return false;
+        if (runningFor(ctx.evidence.harness, finalAt, ctx.options.deadline_grace_ms, owners(op), { needsProvider: true }) > deadline)
+          return false;
         const unverifiable = ctx.dialect === 'native' && (b?.corrupt_digest || b?.error_row);
         return !unverifiable && !resultsLost && !blind;
       });

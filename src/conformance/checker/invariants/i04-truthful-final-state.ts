@@ -1,6 +1,7 @@
 import type { RequestEntry } from '../../../contract/journal.js';
 import { jobKnownAt, type CheckContext, type InvariantCheck } from '../context.js';
 import { delivered, failure, finalEntry, iso, ms, shownStates } from '../helpers.js';
+import { owners, runningFor } from '../worker-presence.js';
 import type { OperationView } from '../link.js';
 
 /**
@@ -14,10 +15,17 @@ function unbacked(ctx: CheckContext, op: OperationView, at: number): { why: stri
   const jobs = op.jobIds;
 
   // A job that came to be only after the final state (a create held at the provider past it) was not there to know
-  // of; whether the final state may stand with it is the state's own rule below.
-  const unknown = jobs.filter(
-    (j) => (ctx.jobFacts(j)?.createdAt ?? -Infinity) <= at + tol && (jobKnownAt(ctx, op, j) ?? Infinity) > at + tol,
-  );
+  // of; whether the final state may stand with it is the state's own rule below. An ending that claims nothing about a
+  // job (unconfirmed, timed out) may also stand when the client had less than the grace to find it: workers killed or
+  // paused, or the provider down (a create answer lost, then the provider down until the give-up: seed 19).
+  const claimsNothing = state === 'cancellation_unconfirmed' || state === 'result_timed_out';
+  const unknown = jobs.filter((j) => {
+    const created = ctx.jobFacts(j)?.createdAt ?? -Infinity;
+    if (created > at + tol || (jobKnownAt(ctx, op, j) ?? Infinity) <= at + tol) return false;
+    return !(
+      claimsNothing && runningFor(ctx.evidence.harness, created, ctx.options.deadline_grace_ms, owners(op), { needsProvider: true }) > at
+    );
+  });
   if (unknown.length && state !== 'needs_attention') {
     return {
       why: `ended ${state} while job ${unknown.join(', ')} existed at the provider unknown to it (create answer lost, never reconciled); find the job (${ctx.dialect === 'native' ? 'GET /v1/jobs?idempotency_key=' : 'list the batches'}) before any final state`,

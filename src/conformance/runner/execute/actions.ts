@@ -63,6 +63,7 @@ export async function fireAction(run: RunState, p: PendingAction): Promise<void>
     case 'restart_provider':
       run.event('provider_restart');
       await d.restartProvider(a.down_ms);
+      run.event('provider_up');
       break;
     case 'submit_changed': {
       const original = s.workload.find((o) => o.operation_id === a.operation);
