@@ -29,7 +29,8 @@ export type Effect = z.infer<typeof EffectSchema>;
 export const DeliverySchema = z.enum(['delivered', 'lost', 'delayed']);
 export type Delivery = z.infer<typeof DeliverySchema>;
 
-export const FiredFaultSchema = z.object({ rule_id: z.string(), type: z.string() });
+/** `mode` for `lose_response`: a reset is known at once, a hang only when the client's timeout ends (I4's grace). */
+export const FiredFaultSchema = z.object({ rule_id: z.string(), type: z.string(), mode: z.enum(['reset', 'hang']).optional() });
 export type FiredFault = z.infer<typeof FiredFaultSchema>;
 
 /** The wire API a request was made in (dialects.md): the native API or a real provider's. */

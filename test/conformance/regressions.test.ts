@@ -57,6 +57,10 @@
  *   was down from 524 ms until the cancel's give-up time; the client ended cancellation_unconfirmed having had no
  *   provider to look the job up on, and I4 called the job "unknown to it, never reconciled". An ending that claims
  *   nothing about a job may now stand when the client had less than the grace, provider up, to find it.
+ * - create-hung-then-provider-down (judge, false FAIL): seed 19 again, on that fix — the create hung until its 1,000 ms
+ *   deadline and the provider was down for the next 100 ms; the grace to find the job ran from the create, while the
+ *   client could know the answer was lost only at its timeout. It now runs from the create deadline after a hang
+ *   (the journal's fault now says `mode`: reset or hang), from the create itself after a reset.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -69,7 +73,7 @@ const DIR = join(import.meta.dirname, 'fixtures', 'regressions');
 const files = readdirSync(DIR).filter((f) => f.endsWith('.json'));
 
 describe('shrunk failures stay fixed', () => {
-  it('has the fixtures', () => expect(files.length).toBeGreaterThanOrEqual(23));
+  it('has the fixtures', () => expect(files.length).toBeGreaterThanOrEqual(24));
 
   it.each(files)('%s: the reference client holds every invariant', async (file) => {
     const s = parseScenario(JSON.parse(readFileSync(join(DIR, file), 'utf8')));

@@ -111,7 +111,7 @@ describe.each(transports)('request faults over $name', ({ open }) => {
       effect: 'created',
       delivery: 'lost',
       idempotency_key: 'key-reset',
-      fault: { rule_id: 'lose', type: 'lose_response' },
+      fault: { rule_id: 'lose', type: 'lose_response', mode: 'reset' },
     });
     expect(entry!.job_id).toMatch(/^job_/);
 

@@ -52,7 +52,8 @@ export function seam<I = undefined>(core: ProviderCore, route: string, opts: Sea
 
     // The overloads let only a fault route (RequestRoute) through without `faults: false`.
     const fired = opts.faults === false ? null : core.faults.decide(route as RequestRoute);
-    if (fired) draft.fault = { rule_id: fired.rule_id, type: fired.fault.type };
+    if (fired)
+      draft.fault = { rule_id: fired.rule_id, type: fired.fault.type, ...('mode' in fired.fault ? { mode: fired.fault.mode } : {}) };
     c.set('fault', fired);
     const refused = refuseBefore(c, fired);
     if (refused) return refused;
