@@ -56,7 +56,9 @@ export function owners(op: {
   return new Set([...op.requests, ...op.creates].map((r) => r.worker_id).filter((w): w is string => Boolean(w)));
 }
 
-const KINDS = new Set<HarnessEvent['type']>(['start', 'kill', 'pause', 'resume', 'exit', 'lease_expired']);
+// `exit` is left out: a worker that ended by itself gave its time away, it was not taken (counting it as gone made a
+// client that exited right after collecting look as if it never had the grace, so I3 was never judged).
+const KINDS = new Set<HarnessEvent['type']>(['start', 'kill', 'pause', 'resume', 'lease_expired']);
 
 interface Presence {
   running: Set<string>;
@@ -79,6 +81,6 @@ function apply(st: Presence, e: HarnessEvent): void {
   } else if (e.type === 'lease_expired') st.holding.delete(w);
   else {
     st.running.delete(w);
-    if (e.type !== 'exit' && st.owners.has(w)) st.holding.add(w);
+    if (st.owners.has(w)) st.holding.add(w);
   }
 }

@@ -52,8 +52,9 @@ export async function playSteps<A>(
 ): Promise<void> {
   const started: Promise<void>[] = [];
   for (const s of [...steps].sort((a, b) => a.at_ms - b.at_ms)) {
-    const wait = t0 + s.at_ms - Date.now();
-    if (wait > 0) await sleep(wait);
+    // A loop, not one sleep: Node's timers run on a monotonic clock and may fire a millisecond before Date.now()
+    // reaches the due time (seen under load in CI: a step 30 ms out ran at 29 ms).
+    for (let wait = t0 + s.at_ms - Date.now(); wait > 0; wait = t0 + s.at_ms - Date.now()) await sleep(wait);
     started.push(run(s.action));
   }
   await Promise.all(started);

@@ -23,7 +23,7 @@ function modelRunningFor(
 ): number {
   let counted = 0;
   // Without worker events a worker always runs (hand-built evidence).
-  const always = events.every(([, type]) => type === 'lease_expired' || PROVIDER_EVENTS.has(type));
+  const always = events.every(([, type]) => type === 'lease_expired' || type === 'exit' || PROVIDER_EVENTS.has(type));
   const sorted = [...(always ? [[-1, 'start', '(always)'] as const] : []), ...events].sort((a, b) => a[0] - b[0]);
   for (let m = t; m < horizon; m++) {
     const running = new Set<string>();
@@ -36,9 +36,10 @@ function modelRunningFor(
         running.add(w);
         holding.delete(w);
       } else if (type === 'lease_expired') holding.delete(w);
-      else {
+      else if (type !== 'exit') {
+        // A worker that exits by itself gave its time away: it still counts as there.
         running.delete(w);
-        if (type !== 'exit' && owners.has(w)) holding.add(w);
+        if (owners.has(w)) holding.add(w);
       }
     }
     const free = running.size > 0 && holding.size === 0 && !down;
