@@ -1,5 +1,5 @@
 import { nextDelay, POLL_POLICY, RETRY_AFTER_MARGIN_MS } from './backoff.js';
-import { giveUpAt, MIN_REQUEST_MS, retryAt } from './deadlines.js';
+import { giveUpAt, noRoomToRead, retryAt } from './deadlines.js';
 import { describe, isBackOff, jobOf, problemJob, remoteFacts, terminalMove } from './job-answer.js';
 import { problemCode, retryDelay } from './http.js';
 import type { OpStep } from './op-step.js';
@@ -104,8 +104,7 @@ export async function cancelStep(s: OpStep): Promise<void> {
 async function previousCancelLanded(s: OpStep, rules: PollRules): Promise<boolean> {
   const r = s.rec;
   // As a status read while observing (poll.ts): past the deadline, no read without room for a whole answer.
-  const at = s.now();
-  if (at >= rules.deadlineAt && at + MIN_REQUEST_MS > giveUpAt(rules.deadlineAt)) {
+  if (noRoomToRead(s.now(), rules.deadlineAt)) {
     await s.commit({ moves: [{ ...rules.onDeadline, detail: 'no time left before the give-up for another read' }] });
     return true;
   }

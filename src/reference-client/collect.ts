@@ -16,11 +16,11 @@ export const MIN_COLLECT_ATTEMPTS = 5;
  */
 export function collectStart(
   r: { collect_attempts: number; result_deadline_at: number },
-  succeededAt: number,
-): { collect_attempts: number } {
-  return {
-    collect_attempts: succeededAt > r.result_deadline_at ? Math.max(r.collect_attempts, MIN_COLLECT_ATTEMPTS - 1) : r.collect_attempts,
-  };
+  to: string,
+  job: { updated_at: string },
+): { collect_attempts?: number } {
+  if (to !== 'result_collecting' || Date.parse(job.updated_at) <= r.result_deadline_at) return {};
+  return { collect_attempts: Math.max(r.collect_attempts, MIN_COLLECT_ATTEMPTS - 1) };
 }
 
 /**

@@ -37,6 +37,14 @@ export function giveUpAt(deadline: number): number {
   return deadline + DEADLINE_GRACE_MS;
 }
 
+/**
+ * Past the deadline, a read needs room for a whole answer (MIN_REQUEST_MS) before the give-up time; without it the
+ * last read would end the operation up to that long after the grace (a held read did: 1,004 ms past its deadline).
+ */
+export function noRoomToRead(now: number, deadline: number): boolean {
+  return now >= deadline && now + MIN_REQUEST_MS > giveUpAt(deadline);
+}
+
 /** When to try again after a read that taught us nothing, given the deadline and any Retry-After hold. */
 export function retryAt(now: number, backoffMs: number, deadline: number, notBefore: number): number {
   const wanted = now >= deadline ? now + Math.max(DEADLINE_RETRY_MS, now - deadline) : Math.min(now + backoffMs, deadline);

@@ -1,8 +1,8 @@
-import { retryDelay } from './http.js';
 import type { OperationState } from '../contract/client-protocol.js';
 import { nextDelay, POLL_POLICY, RETRY_AFTER_MARGIN_MS } from './backoff.js';
 import { collectStart } from './collect.js';
-import { giveUpAt, MIN_REQUEST_MS, retryAt } from './deadlines.js';
+import { giveUpAt, noRoomToRead, retryAt } from './deadlines.js';
+import { retryDelay } from './http.js';
 import { describe, isBackOff, remoteFacts, terminalMove } from './job-answer.js';
 import { readJob } from './read-job.js';
 import type { OpStep } from './op-step.js';
@@ -28,9 +28,7 @@ export async function pollOnce(s: OpStep, rules: PollRules): Promise<void> {
     await s.commit({ moves: [{ ...rules.onDeadline, detail: 'deadline passed during a Retry-After hold' }] });
     return;
   }
-  // Past the deadline, a read needs room for a whole answer (MIN_REQUEST_MS) before the give-up time; without it the
-  // last read would end the operation up to that long after the grace (a held read did: 1,004 ms past its deadline).
-  if (pastDeadline && now + MIN_REQUEST_MS > giveUpAt(rules.deadlineAt)) {
+  if (noRoomToRead(now, rules.deadlineAt)) {
     await s.commit({ moves: [{ ...rules.onDeadline, detail: 'no time left before the give-up for another read' }] });
     return;
   }
@@ -45,8 +43,7 @@ export async function pollOnce(s: OpStep, rules: PollRules): Promise<void> {
     const t = terminalMove(job, 'status_answer', o, `job ${job.state}`);
     if (t) {
       // A job that succeeded only after the result deadline gets one fetch, no retries (collect.ts).
-      const collect = t.move.to === 'result_collecting' ? collectStart(r, Date.parse(job.updated_at)) : {};
-      await s.commit({ moves: [t.move], patch: { ...facts, ...t.patch, ...collect, next_poll_at: afterNow } });
+      await s.commit({ moves: [t.move], patch: { ...facts, ...t.patch, ...collectStart(r, t.move.to, job), next_poll_at: afterNow } });
       return;
     }
     if (pastDeadline) {

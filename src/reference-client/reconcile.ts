@@ -88,8 +88,7 @@ export async function reconcileStep(s: OpStep): Promise<void> {
       // in-process seed 6). A job done only after the result deadline gets one fetch (collect.ts).
       const t = terminalMove(found, 'status_answer', l.call, `the lookup shows the job ${found.state}`);
       if (t) moves.push(t.move);
-      const collect = t?.move.to === 'result_collecting' ? collectStart(r, Date.parse(found.updated_at)) : {};
-      await s.commit({ moves, patch: { ...facts, ...t?.patch, ...collect } });
+      await s.commit({ moves, patch: { ...facts, ...t?.patch, ...(t ? collectStart(r, t.move.to, found) : {}) } });
       return;
     }
     await sendCreate(s, found.job_id, moves);
