@@ -81,8 +81,10 @@ export interface WireResults {
 
 export interface WireAdapter extends WireTraits {
   /**
-   * Send the create for the record (its `kind`, `input` and `operation_id`; its `idempotency_key` when the API has
-   * keys) — the same request every time it is sent. `webhookUrl` is null unless `webhookPerJob`.
+   * Send the create for the record (its `kind`, `input` and `operation_id`) — the same request every time it is
+   * sent, with the record's `idempotency_key` wherever the API takes one (a header, a body field, a client-chosen
+   * id) when `idempotencyKeys`. Several requests may make one create (an upload first); an answer that made no job
+   * is classified as the create's. `webhookUrl` is null unless `webhookPerJob`.
    */
   create(s: WireStep, webhookUrl: string | null): Promise<WireCreate>;
   /**
@@ -93,10 +95,12 @@ export interface WireAdapter extends WireTraits {
   /**
    * After a lost create: the job this operation's create made, if the API shows one — by key, client reference,
    * metadata or whatever the API offers — never one another operation of this client already owns (`claimedByOther`).
+   * `none` is a claim that no such job exists, after which the create is sent again: an API that cannot tell (no
+   * lookup at all, or a list that may hide it) answers `unclear`, and the client waits out its deadline instead.
    * `createBy` is when the client stops creating: an ambiguity it cannot wait out past then is a `conflict`.
    */
   find(s: WireStep, createBy: number): Promise<WireLookup>;
-  /** Ask the API to cancel the record's job. */
+  /** Ask the API to cancel the record's job, once; the step decides whether an unconfirmed cancel is sent again. */
   cancel(s: WireStep, reason: string): Promise<WireCancel>;
   /**
    * Fetch the results of the record's succeeded job and verify them against what this API lets the client check:
