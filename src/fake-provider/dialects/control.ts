@@ -6,6 +6,7 @@ import type { Env } from '../http/context.js';
 import { json, problem } from '../http/problem.js';
 import { anthropicBatchView } from './anthropic/view.js';
 import { lineOutcomes } from './lines.js';
+import { batchFacts } from './openai/usage.js';
 import { openaiBatchView } from './openai/view.js';
 import { openaiWebhookUrls, setOpenaiWebhookUrl } from './openai/webhook-events.js';
 import type { DialectRepo } from './store.js';
@@ -21,7 +22,7 @@ function batchesTruth(core: ProviderCore, repo: DialectRepo, origin: string): z.
     if (!job) return [];
     const requests = repo.requests(b.batch_id);
     const outcomes = lineOutcomes(job, requests.length, now, b.invalid_lines);
-    const view = b.dialect === 'openai' ? openaiBatchView(job, b, now) : anthropicBatchView(job, b, now, origin);
+    const view = b.dialect === 'openai' ? openaiBatchView(job, b, now, batchFacts(repo, b)) : anthropicBatchView(job, b, now, origin);
     return [
       {
         batch_id: b.batch_id,

@@ -168,7 +168,9 @@ describe('the OpenAI dialect against openai-openapi', () => {
       await ps.call('GET', '/openai/v1/files/file-nope'),
       await ps.call('GET', '/openai/v1/files/file-nope/content'),
       await ps.call('DELETE', '/openai/v1/files/file-nope'),
-      await ps.call('POST', '/openai/v1/batches', { body: { input_file_id: 'file-nope', endpoint: '/v1/chat/completions', completion_window: '24h' } }),
+      await ps.call('POST', '/openai/v1/batches', {
+        body: { input_file_id: 'file-nope', endpoint: '/v1/chat/completions', completion_window: '24h' },
+      }),
       await ps.call('POST', '/openai/v1/batches', { body: { endpoint: '/v1/nope', completion_window: '1h' } }),
       await ps.call('POST', '/openai/v1/batches', { body: '{not json', headers: { 'content-type': 'application/json' } }),
       await ps.call('GET', '/openai/v1/batches?limit=0'),
@@ -177,30 +179,33 @@ describe('the OpenAI dialect against openai-openapi', () => {
       await ps.call('GET', '/openai/v1/batches', { token: null }),
       await ps.call('POST', '/openai/v1/files', { body: 'x', headers: { 'content-type': 'text/plain' } }),
     ];
+    const input = await upload(jsonl(['ac'], '/v1/chat/completions'));
     ps.provider.control.setFaults({
       rules: [
-        { id: 'rl', on: 'status', nth: 1, fault: { type: 'fail_before_commit', status: 429, retry_after: 1 } },
+        { id: 'rl', on: 'status', nth: 1, fault: { type: 'rate_limit', retry_after: 1 } },
         { id: 'un', on: 'list', nth: 1, fault: { type: 'fail_before_commit', status: 503 } },
         { id: 'ie', on: 'upload', nth: 1, fault: { type: 'fail_before_commit', status: 500 } },
+        { id: 'ac', on: 'create', nth: 1, fault: { type: 'error_after_commit' } },
       ],
     });
-    bad.push(await ps.call('GET', '/openai/v1/batches/batch_nope'), await ps.call('GET', '/openai/v1/batches'));
-    const form = new FormData();
-    form.set('purpose', 'batch');
-    form.set('file', new Blob(['{}\n']), 'in.jsonl');
-    const up = await fetch(`${ps.url}/openai/v1/files`, { method: 'POST', headers: { authorization: 'Bearer dev-token' }, body: form });
-    expect(up.status).toBe(500);
-    valid('ErrorResponse', await up.json());
+    bad.push(
+      await ps.call('GET', '/openai/v1/batches/batch_nope'),
+      await ps.call('GET', '/openai/v1/batches'),
+      await ps.call('POST', '/openai/v1/batches', {
+        body: { input_file_id: input.id, endpoint: '/v1/chat/completions', completion_window: '24h' },
+      }),
+    );
+    expect((await upload('{}\n')).error.type).toBe('server_error');
     for (const res of bad) {
       expect(res.status, res.text).toBeGreaterThanOrEqual(400);
       answer(res, 'never');
     }
-    expect(new Set(bad.map((r) => r.status))).toEqual(new Set([400, 401, 404, 429, 503]));
+    expect(new Set(bad.map((r) => r.status))).toEqual(new Set([400, 401, 404, 429, 500, 503]));
   });
 
   it('the batch webhook events', () => {
     const events = { 'job.succeeded': 'Completed', 'job.failed': 'Failed', 'job.cancelled': 'Cancelled', 'job.expired': 'Expired' };
-    for (const [jobEvent, name] of Object.entries(events)) {
+    for (const [jobEvent, name] of Object.entries(events) as Array<[Parameters<typeof openaiWebhookShaper>[1], string]>) {
       const shaped = openaiWebhookShaper('batch_1', jobEvent, 'evt_1', Date.now());
       valid(`WebhookBatch${name}`, JSON.parse(shaped!.payload));
     }
@@ -258,7 +263,11 @@ describe('what the document says beyond shapes', () => {
     const done = await read(b.id);
     const out = await lines(done.output_file_id, endpoint);
     const sum = (k: string) => out.reduce((s, l) => s + l.response.body.usage[k], 0);
-    expect(done.usage).toMatchObject({ input_tokens: sum('prompt_tokens'), output_tokens: sum('completion_tokens'), total_tokens: sum('total_tokens') });
+    expect(done.usage).toMatchObject({
+      input_tokens: sum('prompt_tokens'),
+      output_tokens: sum('completion_tokens'),
+      total_tokens: sum('total_tokens'),
+    });
   });
 
   it('each overstated field is null in the document’s own examples, or named with its reason', () => {
@@ -273,7 +282,15 @@ describe('what the document says beyond shapes', () => {
 
   it('checked answers per schema', () => {
     console.info(`openai-openapi: ${[...checked].map(([k, n]) => `${k} ${n}`).join(', ')}`);
-    for (const s of ['Batch', 'OpenAIFile', 'ListBatchesResponse', 'ListFilesResponse', 'DeleteFileResponse', 'ErrorResponse', 'BatchRequestOutput'])
+    for (const s of [
+      'Batch',
+      'OpenAIFile',
+      'ListBatchesResponse',
+      'ListFilesResponse',
+      'DeleteFileResponse',
+      'ErrorResponse',
+      'BatchRequestOutput',
+    ])
       expect(checked.get(s), s).toBeGreaterThan(0);
   });
 });
