@@ -280,6 +280,14 @@ describe('what the document says beyond shapes', () => {
     expect(Object.keys(OVERSTATED).sort()).toEqual([...Object.keys(EXAMPLE_NULLS), ...Object.keys(BEYOND_EXAMPLES)].sort());
   });
 
+  it('the allow-list widens only what it names: a File with expires_at null, a Batch without an id, still fail', () => {
+    const file = { id: 'file-a', object: 'file', bytes: 1, created_at: 1, filename: 'a', purpose: 'batch', status: 'processed' };
+    expect(check('OpenAIFile', file)).toEqual([]);
+    expect(check('OpenAIFile', { ...file, expires_at: null })).not.toEqual([]);
+    expect(check('OpenAIFile', { ...file, status_details: null })).not.toEqual([]);
+    expect(check('Batch', { object: 'batch', endpoint: '/v1/completions', input_file_id: 'f', completion_window: '24h' })).not.toEqual([]);
+  });
+
   it('checked answers per schema', () => {
     console.info(`openai-openapi: ${[...checked].map(([k, n]) => `${k} ${n}`).join(', ')}`);
     for (const s of [
