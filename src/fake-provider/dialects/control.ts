@@ -37,7 +37,7 @@ function batchesTruth(core: ProviderCore, repo: DialectRepo, origin: string): z.
   });
 }
 
-/** `PUT /_control/dialects/openai/webhook {"tenant"?, "url"}` (null removes it); `GET` lists them per tenant. */
+/** `PUT /_control/dialects/openai/webhook {"tenant"?, "url", "secret"?}` (url null removes it); `GET` lists the URLs per tenant. */
 export function dialectControl(core: ProviderCore, repo: DialectRepo): (app: Hono<Env>) => void {
   return (app) => {
     app.get('/dialects/batches', (c) => json({ data: batchesTruth(core, repo, new URL(c.req.url).origin) }));
@@ -51,11 +51,11 @@ export function dialectControl(core: ProviderCore, repo: DialectRepo): (app: Hon
       }
       const body = OpenaiWebhookBodySchema.safeParse(raw);
       if (!body.success) {
-        return problem(c, 400, 'invalid_request', 'expected {"tenant"?: "<tenant>", "url": "<http(s) URL>" | null}', {
+        return problem(c, 400, 'invalid_request', 'expected {"tenant"?: "<tenant>", "url": "<http(s) URL>" | null, "secret"?: "whsec_…"}', {
           errors: body.error.issues.map((i) => ({ path: i.path.join('.') || '(body)', message: i.message })),
         });
       }
-      return json({ urls: setOpenaiWebhookUrl(core, body.data.tenant, body.data.url) });
+      return json({ urls: setOpenaiWebhookUrl(core, body.data.tenant, body.data.url, body.data.secret) });
     });
   };
 }
