@@ -40,12 +40,12 @@ export const EXAMPLE_NULLS: Record<string, string[]> = {
 /** Overstated fields the examples do not show as `null`, each with why the answer has to send it that way. */
 export const BEYOND_EXAMPLES: Record<string, Record<string, string>> = {
   ListBatchesResponse: {
-    first_id: 'an empty page has no first batch (the real API sends null)',
-    last_id: 'an empty page has no last batch (the real API sends null)',
+    first_id: 'an empty page has no first batch: the fake sends null (openai-node reads neither id; it pages by the last item)',
+    last_id: 'an empty page has no last batch: the fake sends null',
   },
   ListFilesResponse: {
-    first_id: 'required as a string, but an empty page has no first file',
-    last_id: 'required as a string, but an empty page has no last file',
+    first_id: 'required as a string, but an empty page has no first file: the fake sends null',
+    last_id: 'required as a string, but an empty page has no last file: the fake sends null',
   },
 };
 
