@@ -34,8 +34,26 @@ export async function resumeDue(run: RunState): Promise<void> {
   }
 }
 
+/**
+ * `create_recorded` is read from the client, not the journal: once the create was answered, `show` each turn until
+ * the record names a job. Its time is when it was seen (a record carries no time of its own to trust).
+ */
+async function readRecorded(run: RunState): Promise<void> {
+  const ops = new Set(
+    run.pending.flatMap((p) =>
+      p.triggeredAt === undefined && p.action.after?.event === 'create_recorded' ? [p.action.after.operation] : [],
+    ),
+  );
+  for (const op of ops) {
+    if (run.tracker.firstSeen({ event: 'create_answered', operation: op }) === undefined) continue;
+    const rec = await run.d.show(op);
+    if (rec?.remote_job_id) run.tracker.recorded(op, run.d.now());
+  }
+}
+
 /** Note when each action's trigger (a time, or a journal event) is first met; fire those whose delay has passed. */
 export async function fireTriggered(run: RunState, rel: number): Promise<void> {
+  await readRecorded(run);
   for (const p of [...run.pending]) {
     const a = p.action;
     if (p.triggeredAt === undefined) {
