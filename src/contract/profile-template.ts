@@ -1,7 +1,8 @@
 /**
  * The templates of a profile (profiles.ts): JSON where a string that is exactly `${name}` stands for a value of any
  * JSON type (`${name?}`: its key is dropped when the value is null or absent) and `${name}` inside a longer string is
- * interpolated. One reading serves both sides: the provider renders answers with `render`, a client finds where a
+ * interpolated. A key ending in `?` (`"response?": {…}`) is kept, without the `?`, only when every whole variable
+ * inside its value has a value. One reading serves both sides: the provider renders answers with `render`, a client finds where a
  * fact sits with `pathsOf` (the dotted path of the leaf holding `${id}`, `${state}`, …).
  */
 
@@ -53,6 +54,16 @@ function renderValue(t: unknown, resolve: Resolve): unknown {
   if (t !== null && typeof t === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(t)) {
+      if (k.endsWith('?') && k.length > 1) {
+        let missing = false;
+        const r = renderValue(v, (name) => {
+          const x = resolve(name);
+          if (x === undefined || x === null) missing = true;
+          return x;
+        });
+        if (!missing && r !== DROP) out[k.slice(0, -1)] = r;
+        continue;
+      }
       const r = renderValue(v, resolve);
       if (r !== DROP) out[k] = r;
     }

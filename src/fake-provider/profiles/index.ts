@@ -34,6 +34,9 @@ function handlers(d: ProfileDeps): ProfileHandler[] {
 
 let schemaText: string | undefined;
 
+/** Profiles that cannot be served together (same name, overlapping or reserved prefixes). */
+export class ProfileConflictError extends Error {}
+
 /**
  * Every profile given to the provider (profiles.md), each under its prefix on the same engine, fault seam, journal
  * (its name as the dialect), tenants and behaviours as the native API. A profile job is an engine job of kind
@@ -43,11 +46,13 @@ let schemaText: string | undefined;
 export function createProfilesModule(core: ProviderCore, profiles: readonly Profile[]): ProviderModule {
   const names = new Set<string>();
   for (const p of profiles) {
-    if (names.has(p.name)) throw new Error(`two profiles are named '${p.name}'`);
+    if (names.has(p.name)) throw new ProfileConflictError(`two profiles are named '${p.name}'`);
     if (RESERVED.test(p.prefix))
-      throw new Error(`profile '${p.name}': prefix ${p.prefix} is the provider's own; choose another (e.g. /profiles/${p.name})`);
+      throw new ProfileConflictError(
+        `profile '${p.name}': prefix ${p.prefix} is the provider's own; choose another (e.g. /profiles/${p.name})`,
+      );
     const clash = profiles.find((o) => o !== p && (o.prefix === p.prefix || o.prefix.startsWith(`${p.prefix}/`)));
-    if (clash) throw new Error(`profiles '${p.name}' and '${clash.name}' overlap at ${p.prefix}`);
+    if (clash) throw new ProfileConflictError(`profiles '${p.name}' and '${clash.name}' overlap at ${p.prefix}`);
     names.add(p.name);
     if (p.webhooks) core.webhooks.shapeKind(profileKind(p), profileShaper(core, p));
   }

@@ -20,15 +20,20 @@ interface Compiled extends ProfileHandler {
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function compile(prefix: string, h: ProfileHandler): Compiled {
-  const parts = h.route.path.split('{id}').map(esc);
-  return { ...h, re: new RegExp(`^${esc(prefix)}${parts.join('([^/]+?)')}$`), literal: h.route.path.replace(/\{id\}/g, '').length };
+  // `{id}` is the job; any other `{name}` (a model in `/models/{model}:batchGenerateContent`) matches one segment.
+  const source = h.route.path
+    .split(/(\{\w+\})/)
+    .map((part) => (part === '{id}' ? '(?<id>[^/]+?)' : /^\{\w+\}$/.test(part) ? '[^/]+?' : esc(part)))
+    .join('');
+  return { ...h, re: new RegExp(`^${esc(prefix)}${source}$`), literal: h.route.path.replace(/\{\w+\}/g, '').length };
 }
 
 /** The job id a request names: from the path, else the body field the route names (an operation chosen by a header). */
 async function idOf(c: Ctx, h: Compiled, m: RegExpExecArray): Promise<string | null | Response> {
-  if (m[1] !== undefined) {
+  const raw = m.groups?.id;
+  if (raw !== undefined) {
     try {
-      return decodeURIComponent(m[1]);
+      return decodeURIComponent(raw);
     } catch {
       return problem(c, 404, 'job_not_found', 'no such job');
     }
