@@ -16,7 +16,7 @@ function matchInterpolated(template: string, value: string, name: string): strin
 }
 
 /** The value of variable `name` in a rendered `answer` of `template` (whole, or inside a string such as `operations/${id}`). */
-export function valueOf(template: unknown, answer: unknown, name: string): unknown {
+export function variableValue(template: unknown, answer: unknown, name: string): unknown {
   for (const v of variablesOf(template)) {
     if (v.name !== name) continue;
     const at = v.path === '' ? answer : getPath(answer, v.path);
@@ -35,7 +35,7 @@ export function createTemplate(p: Profile): unknown {
 /** The job id a create answer names: in its body, else in a header (`Location`, `Operation-Location`). */
 export function idOfCreate(p: Profile, body: unknown, header: (name: string) => string | null): string | undefined {
   const t = createTemplate(p);
-  const fromBody = t === null || body === null || body === undefined ? undefined : valueOf(t, body, 'id');
+  const fromBody = t === null || body === null || body === undefined ? undefined : variableValue(t, body, 'id');
   if (typeof fromBody === 'string') return fromBody;
   for (const [name, template] of Object.entries(p.create.headers)) {
     const v = header(name);
@@ -60,6 +60,6 @@ export function stateOfView(p: Profile, view: unknown): JobState | undefined {
     }
     return undefined;
   }
-  const v = valueOf(p.view, view, 'state');
+  const v = variableValue(p.view, view, 'state');
   return typeof v === 'string' ? p.state.values[v] : undefined;
 }

@@ -1,39 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idOfCreate, stateOfView } from '../../../src/contract/profile-read.js';
 import { getPath } from '../../../src/contract/profile-template.js';
-import type { Profile } from '../../../src/contract/profiles.js';
 import type { DialectServer } from '../dialects/helpers.js';
-import { builtin, startProfileServer } from './helpers.js';
+import { authOf, builtin, sampleBody, startProfileServer } from './helpers.js';
 
 /** Every built-in profile serves create → read → cancel → results over real HTTP, in its own shapes. */
 const NAMES = ['native', 'google-lro', 'gemini-batch', 'azure-lro', 'replicate'];
-
-/** A create body each API takes, unique per call (its client reference). */
-export function sampleBody(name: string, tag: string): Record<string, unknown> {
-  switch (name) {
-    case 'native':
-      return { kind: 'report', input: { account: 'acct_1' }, client_ref: tag };
-    case 'google-lro':
-      return { request_id: tag, account: 'acct_1' };
-    case 'gemini-batch':
-      return {
-        batch: {
-          display_name: tag,
-          model: 'models/gemini-2.5-flash',
-          input_config: { requests: { requests: [{ request: { contents: [{ parts: [{ text: 'hi' }] }] }, metadata: { key: 'k1' } }] } },
-        },
-      };
-    case 'azure-lro':
-      return { clientReference: tag, account: 'acct_1' };
-    default:
-      return { version: 'v1', input: { prompt: tag } };
-  }
-}
-
-export function authOf(p: Profile): { token?: string | null; headers: Record<string, string> } {
-  if (p.auth.type === 'header') return { token: null, headers: { [p.auth.name]: 'dev-token' } };
-  return { headers: {} };
-}
 
 let s: DialectServer;
 beforeAll(async () => {
@@ -55,7 +27,7 @@ describe.each(NAMES)('built-in profile %s', (name) => {
     });
     expect(r.status, r.text).toBe(p.create.status);
     const id = idOfCreate(p, r.json, (h) => r.headers.get(h));
-    expect(id, `id in ${r.text} / ${[...r.headers].join()}`).toBeTruthy();
+    expect(id, `id in ${r.text} / ${JSON.stringify(Object.fromEntries(r.headers.entries()))}`).toBeTruthy();
     return id!;
   };
   const read = async (id: string) => {
