@@ -109,7 +109,7 @@ export function fetchResults(d: ProfileDeps, c: Ctx, id: string): Response {
     return problem(c, 410, 'results_gone', 'these results could be fetched once and were already handed out');
   if (resultsExpired(job, now)) return problem(c, 410, 'results_gone', 'these results have expired');
   const draft = c.get('draft');
-  if (r.format === 'ndjson') {
+  if (r.format === 'ndjson' && r.mode !== 'paged') {
     d.core.engine.markResultsFetched(job);
     draft.effect = 'results_served';
     const served = servedResults(job.job_id, job.behavior);
