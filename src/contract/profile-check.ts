@@ -110,6 +110,18 @@ export function semanticProblems(p: Profile): Array<{ path: Path; message: strin
         fix: `map a value to "${s}" in state.values, or name the value to show in state.serve_as.${s}`,
       });
   }
+  for (const [i, rule] of (p.state.derived ?? []).entries()) {
+    for (const path of Object.keys(rule.when)) {
+      const top = path.split('.')[0]!;
+      const inView = p.view !== null && typeof p.view === 'object' && !Array.isArray(p.view) && (top in p.view || `${top}?` in p.view);
+      if (!inView)
+        out.push({
+          path: ['state', 'derived', i, 'when', path],
+          message: `the view has no field ${top}`,
+          fix: `add "${top}" to the view, or test a field the view has`,
+        });
+    }
+  }
   const vars = variablesOf(p.view);
   if (!p.state.derived && !vars.some((v) => v.name === 'state'))
     out.push({
