@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { locateJson, nearest, positionOf, type Locations } from './json-locate.js';
 import { JOB_STATES } from './jobs.js';
-import { variablesOf } from './profile-template.js';
+import { variablesOf, whole } from './profile-template.js';
 import { ERROR_VARIABLES, knownVariable, LIST_VARIABLES, VIEW_VARIABLES, WEBHOOK_VARIABLES } from './profile-vars.js';
 import { ProfileSchema, type Profile, type ProfileRoute } from './profiles.js';
 
@@ -126,20 +126,20 @@ export function semanticProblems(p: Profile): Array<{ path: Path; message: strin
   if (!p.state.derived && !vars.some((v) => v.name === 'state'))
     out.push({
       path: ['view'],
-      message: 'the view never shows ${state}',
-      fix: 'put "${state}" at the field holding the state, or give state.derived rules',
+      message: `the view never shows ${whole('state')}`,
+      fix: `put "${whole('state')}" at the field holding the state, or give state.derived rules`,
     });
   if (!vars.some((v) => v.name === 'id'))
     out.push({
       path: ['view'],
-      message: 'the view never shows ${id}',
-      fix: 'put "${id}" (or "operations/${id}") at the field naming the job',
+      message: `the view never shows ${whole('id')}`,
+      fix: `put "${whole('id')}" (or "operations/${whole('id')}") at the field naming the job`,
     });
   if (p.results.mode === 'inline' && !vars.some((v) => v.name === 'result.items'))
     out.push({
       path: ['results', 'mode'],
-      message: 'inline results but the view has no ${result.items}',
-      fix: 'put "${result.items?}" where the API shows the output, or use mode route',
+      message: `inline results but the view has no ${whole('result.items')}`,
+      fix: `put "${whole('result.items?')}" where the API shows the output, or use mode route`,
     });
   if (p.results.mode !== 'inline' && !p.results.route)
     out.push({

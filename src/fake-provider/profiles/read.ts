@@ -1,4 +1,4 @@
-import { render } from '../../contract/profile-template.js';
+import { render, whole } from '../../contract/profile-template.js';
 import { resultsExpired, servedResults } from '../engine/results.js';
 import type { Ctx } from '../http/context.js';
 import { jsonAnswer, problem } from '../http/problem.js';
@@ -129,7 +129,7 @@ export function fetchResults(d: ProfileDeps, c: Ctx, id: string): Response {
   const next = from + pg.size < all.length ? `c${from + pg.size}` : null;
   if (next === null) d.core.engine.markResultsFetched(job);
   draft.effect = 'results_served';
-  const body = render(r.body ?? { items: '${items}', next_page_token: '${next_page_token?}' }, (n) =>
+  const body = render(r.body ?? { items: whole('items'), next_page_token: whole('next_page_token?') }, (n) =>
     n === 'items' ? items : n === 'next_page_token' ? next : undefined,
   );
   draft.served_sha256 = sha256Hex(JSON.stringify(body));
