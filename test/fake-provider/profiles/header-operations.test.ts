@@ -38,6 +38,12 @@ const input: ProfileInput = {
   },
   read: { route: { method: 'POST', path: '/', operation: target('GetTranscriptionJob'), id_field: 'TranscriptionJobName' } },
   idempotency: { source: 'client_id' },
+  find: {
+    route: { method: 'POST', path: '/', operation: target('ListTranscriptionJobs') },
+    filters: [{ param: 'JobNameContains', in: 'body', by: 'id_contains' }],
+    page: { in: 'body', size_param: 'MaxResults', token_param: 'NextToken', default_size: 5, max_size: 100 },
+    body: { TranscriptionJobSummaries: whole('items'), NextToken: whole('next_page_token?') },
+  },
   cancel: {
     unsupported: {
       route: { method: 'POST', path: '/', operation: target('StopTranscriptionJob'), id_field: 'TranscriptionJobName' },
@@ -48,7 +54,7 @@ const input: ProfileInput = {
     mode: 'paged',
     route: { method: 'POST', path: '/', operation: target('GetTranscript'), id_field: 'TranscriptionJobName' },
     format: 'json',
-    page: { size_param: 'MaxResults', token_param: 'NextToken', default_size: 2, max_size: 100 },
+    page: { in: 'body', size_param: 'MaxResults', token_param: 'NextToken', default_size: 2, max_size: 100 },
     body: { Items: whole('items'), NextToken: whole('next_page_token?') },
   },
   errors: {
@@ -105,12 +111,21 @@ describe('a header-operation profile', () => {
       body: { TranscriptionJobName: 'call-1' },
     });
     expect(p1.json.Items).toHaveLength(2);
-    const p2 = await s.call('POST', `/profiles/transcribe/?NextToken=${p1.json.NextToken}`, {
-      headers: { 'x-amz-target': 'Transcribe.GetTranscript' },
-      body: { TranscriptionJobName: 'call-1' },
-    });
+    const p2 = await aws('GetTranscript', { TranscriptionJobName: 'call-1', NextToken: p1.json.NextToken });
     expect(p2.json.Items).toHaveLength(1);
     expect(p2.json.NextToken).toBeUndefined();
+  });
+
+  it('finds a lost start by a part of its name (JobNameContains, in the body)', async () => {
+    await aws('StartTranscriptionJob', { TranscriptionJobName: 'other-2', Media: {} });
+    const r = await aws('ListTranscriptionJobs', { JobNameContains: 'all-' });
+    expect(r.status).toBe(200);
+    expect(
+      r.json.TranscriptionJobSummaries.map(
+        (j: { TranscriptionJob: { TranscriptionJobName: string } }) => j.TranscriptionJob.TranscriptionJobName,
+      ),
+    ).toEqual(['call-1']);
+    expect((await aws('ListTranscriptionJobs', { MaxResults: 0 })).status).toBe(400);
   });
 
   it('an unknown operation is a 404 in the envelope, never a 5xx', async () => {
