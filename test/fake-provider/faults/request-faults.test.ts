@@ -326,9 +326,11 @@ describe.each(transports)('request faults over $name', ({ open }) => {
 
     const [first, second] = creates();
     expect(first).toMatchObject({ effect: 'created', delivery: 'lost', job_id: real[0], fault: { rule_id: 'lose-first' } });
+    // The journal records what the client was told: the id served, not the key's own.
     expect(second).toMatchObject({
       effect: 'foreign_replay',
       delivery: 'delivered',
+      job_id: claimed,
       fault: { rule_id: 'foreign', type: 'foreign_job_id' },
     });
     // The third ask replays the truth again.
