@@ -49,6 +49,7 @@ export const FaultSchema = z.preprocess(
 );
 
 export type Fault = z.output<typeof FaultSchema>;
+export type FaultType = Fault['type'];
 export const REQUEST_FAULTS = [
   'lose_response',
   'fail_before_commit',
@@ -58,6 +59,22 @@ export const REQUEST_FAULTS = [
   'foreign_job_id',
 ] as const;
 export const WEBHOOK_FAULTS = ['duplicate', 'reorder', 'drop', 'delay'] as const;
+/** The fault vocabulary: every `type` a rule may fire, as the journal records it. */
+export const FAULT_TYPES = [
+  'lose_response',
+  'fail_before_commit',
+  'rate_limit',
+  'error_after_commit',
+  'delay',
+  'foreign_job_id',
+  'duplicate',
+  'reorder',
+  'drop',
+] as const satisfies readonly FaultType[];
+export const FaultTypeSchema = z.enum(FAULT_TYPES);
+// Every fault the union knows is in the vocabulary: a new fault shape without a name here fails to compile.
+const _everyFaultNamed: readonly (typeof FAULT_TYPES)[number][] = [] as FaultType[];
+void _everyFaultNamed;
 export type RequestFault = Extract<Fault, { type: (typeof REQUEST_FAULTS)[number] }>;
 export type WebhookFault = Extract<Fault, { type: (typeof WEBHOOK_FAULTS)[number] }>;
 
