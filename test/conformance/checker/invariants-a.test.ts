@@ -92,6 +92,34 @@ describe('I3 no-lost-result', () => {
     record(e).result = null;
     expect(judge(e).broken).toEqual([]);
   });
+
+  /** The one results fetch answered `status` (delivered), and the client ended result_unavailable `after` ms later. */
+  function unavailableAfter(status: number, after: number | 'deadline') {
+    const e = run();
+    Object.assign(requests(e, (r) => r.route === 'results')[0]!, {
+      status,
+      effect: 'none',
+      code: status === 410 ? 'results_gone' : 'internal_error',
+    });
+    const deadline = ms(e.submissions![0]!.submitted_at) + e.submissions![0]!.request.result_deadline_ms;
+    setTail(record(e), 'result_collecting', [['result_unavailable', after === 'deadline' ? deadline + 20 : after]]);
+    record(e).result = null;
+    return judge(e);
+  }
+
+  it('excuses result_unavailable when the provider said the results are gone (410)', () => {
+    expect(unavailableAfter(410, 10).broken).toEqual([]);
+  });
+
+  it('breaks when the client gives up after one 500 on its results fetch, long before its result deadline', () => {
+    const v = unavailableAfter(500, 10);
+    expect(v.broken).toEqual(['I3']);
+    expect(v.invariants[2]!.failures[0]!.explanation).toMatch(/but the operation is result_unavailable/);
+  });
+
+  it('excuses result_unavailable after failed fetches when the client kept trying until its result deadline', () => {
+    expect(status(unavailableAfter(500, 'deadline'), 'I3')).not.toBe('broken');
+  });
 });
 
 describe('I4 truthful-final-state', () => {

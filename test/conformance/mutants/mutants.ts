@@ -160,6 +160,20 @@ function staleLeaseStore(s: OperationStore): Partial<OperationStore> {
 
 export const mutants: Mutant[] = [
   {
+    name: 'gives-up-after-one-5xx',
+    mistake: 'takes one 5xx on its results fetch for results that are gone, and ends result_unavailable',
+    scenario: 'flapping-5xx',
+    caughtBy: 'I3',
+    factory: withFetch(async (req, next) => {
+      const res = await next(req);
+      if (!(req.method === 'GET' && path(req).endsWith('/results') && res.status >= 500)) return res;
+      return new Response(JSON.stringify({ code: 'results_gone', message: 'taken for gone' }), {
+        status: 410,
+        headers: { 'content-type': 'application/problem+json' },
+      });
+    }),
+  },
+  {
     name: 'new-key-on-retry',
     mistake: 'a fresh Idempotency-Key on every create attempt',
     scenario: 'lost-create-response',
