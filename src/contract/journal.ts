@@ -119,6 +119,11 @@ export const WebhookEntrySchema = z.object({
   status: z.number().int().nullable(),
   error: z.string().nullable(),
   fault: FiredFaultSchema.nullable(),
+  /**
+   * A delivery the provider never made (a `forge` fault): sent without a signature, or signed with a wrong secret.
+   * Nothing it claims was said by the provider; `outcome` is whether the client accepted it (2xx).
+   */
+  forged: z.enum(['unsigned', 'wrong_secret']).optional(),
 });
 
 export const JournalEntrySchema = z.discriminatedUnion('type', [RequestEntrySchema, TransitionEntrySchema, WebhookEntrySchema]);
