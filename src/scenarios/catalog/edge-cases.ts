@@ -42,13 +42,13 @@ export const edgeCaseScenarios: ScenarioInput[] = [
     name: 'killed-before-deadline',
     title: 'Worker killed just before the result deadline',
     what_happens:
-      'The job never ends; worker-1 is killed 400 ms before the 3 s result deadline and worker-2 starts at once. The deadline is the record’s: worker-2 must end result_timed_out at the deadline (within the grace), not 3 s after its own start.',
+      'The job never ends; worker-1 is killed 600 ms before the 6 s result deadline and worker-2 starts at once. The deadline is the record’s: worker-2 must end result_timed_out at the deadline (within the grace), not 6 s after its own start (5.4 s late: past any grace).',
     invariants: ['I12'],
     behavior: behavior({ outcome: 'never' }),
-    workload: [op('op_1', { result_deadline_ms: 3000 })],
+    workload: [op('op_1', { result_deadline_ms: 6000 })],
     lease_ms: 200,
     actions: [
-      { type: 'kill_worker', id: 'kill', worker: 'worker-1', at_ms: 2600 },
+      { type: 'kill_worker', id: 'kill', worker: 'worker-1', at_ms: 5400 },
       { type: 'start_worker', worker: 'worker-2', after: { event: 'action_done', action: 'kill' } },
     ],
   },
