@@ -207,6 +207,20 @@ const deadlineFromOwnStart: InProcessClientFactory = (opts) => {
 
 export const mutants: Mutant[] = [
   {
+    name: 'adopts-foreign-id',
+    mistake: 'reads no find answer and takes a replayed create answer for its own without asking what its key created',
+    scenario: 'foreign-job-id',
+    caughtBy: 'I10',
+    factory: withFetch(async (req, next) => {
+      const res = await next(req);
+      if (req.method === 'GET' && path(req) === '/v1/jobs' && res.status === 200) return rewriteJson(res, (b) => ({ ...b, data: [] }));
+      if (!isCreate(req) || res.headers.get('idempotent-replayed') !== 'true') return res;
+      const h = new Headers(res.headers);
+      h.delete('idempotent-replayed');
+      return new Response(res.body, { status: res.status, headers: h });
+    }),
+  },
+  {
     name: 'deadline-from-own-start',
     mistake: "counts the result deadline from the worker's own start instead of the operation's record",
     scenario: 'killed-before-deadline',
