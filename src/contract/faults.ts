@@ -68,19 +68,8 @@ export const REQUEST_FAULTS = [
   'foreign_job_id',
 ] as const;
 export const WEBHOOK_FAULTS = ['duplicate', 'reorder', 'drop', 'delay', 'forge'] as const;
-/** The fault vocabulary: every `type` a rule may fire, as the journal records it. */
-export const FAULT_TYPES = [
-  'lose_response',
-  'fail_before_commit',
-  'rate_limit',
-  'error_after_commit',
-  'delay',
-  'foreign_job_id',
-  'duplicate',
-  'reorder',
-  'drop',
-  'forge',
-] as const satisfies readonly FaultType[];
+/** The fault vocabulary: every `type` a rule may fire, as the journal records it (`delay` serves both). */
+export const FAULT_TYPES = [...REQUEST_FAULTS, 'duplicate', 'reorder', 'drop', 'forge'] as const satisfies readonly FaultType[];
 export const FaultTypeSchema = z.enum(FAULT_TYPES);
 // Every fault the union knows is in the vocabulary: a new fault shape without a name here fails to compile.
 const _everyFaultNamed: readonly (typeof FAULT_TYPES)[number][] = [] as FaultType[];
