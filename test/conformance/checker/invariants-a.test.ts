@@ -121,6 +121,15 @@ describe('I3 no-lost-result', () => {
   it('excuses result_unavailable after failed fetches when the client kept trying until its result deadline', () => {
     expect(status(unavailableAfter(500, 'deadline'), 'I3')).not.toBe('broken');
   });
+
+  it('breaks when the client waits out its deadline without ever asking for the results', () => {
+    const e = run();
+    dropRequests(e, (r) => r.route === 'results');
+    const deadline = ms(e.submissions![0]!.submitted_at) + e.submissions![0]!.request.result_deadline_ms;
+    setTail(record(e), 'result_collecting', [['result_unavailable', deadline + 20]]);
+    record(e).result = null;
+    expect(judge(e).broken).toContain('I3');
+  });
 });
 
 describe('I4 reads how a lost create answer was lost, not which fault lost it', () => {

@@ -87,7 +87,8 @@ export const i03NoLostResult: InvariantCheck = {
       const gone = op.requests.some(
         (r) => r.job_id === job && r.route === 'results' && delivered(r) && (r.status === 410 || r.status === 404),
       );
-      const triedToTheEnd = entry !== undefined && ms(entry.at) >= deadline - ctx.options.clock_tolerance_ms;
+      const tried = op.requests.some((r) => r.job_id === job && r.route === 'results');
+      const triedToTheEnd = tried && entry !== undefined && ms(entry.at) >= deadline - ctx.options.clock_tolerance_ms;
       if (state === 'result_unavailable' && !resultsReached && (gone || triedToTheEnd)) continue;
       if (state !== 'succeeded') {
         failures.push(
