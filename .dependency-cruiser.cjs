@@ -49,6 +49,14 @@ module.exports = {
       to: { path: others('conformance'), pathNot: '^src/(fake-provider|scenarios)/index\\.ts$' },
     },
     {
+      name: 'judge-knows-no-fault-engine',
+      severity: 'error',
+      comment:
+        'The checker reasons from what the journal says the client was told (src/contract/journal.ts), never from how a fault was injected: it imports nothing of the fake provider, not even its public face.',
+      from: { path: '^src/conformance/checker/' },
+      to: { path: '^src/fake-provider/' },
+    },
+    {
       name: 'no-dev-deps-in-src',
       severity: 'error',
       comment: 'Published code must not import devDependencies (msw is an optional peer, loaded only by jobproof/msw).',

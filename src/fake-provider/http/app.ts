@@ -63,6 +63,8 @@ function journalRequest(core: ProviderCore, c: Ctx, path: string, status: number
     ...(d.custom_ids ? { custom_ids: d.custom_ids } : {}),
     ...(d.file_id ? { file_id: d.file_id } : {}),
     ...(d.served_sha256 ? { served_sha256: d.served_sha256 } : {}),
+    // A held answer the client hung up on was lost the way a hang is: it learned so only at its own timeout.
+    ...(d.delivery === 'lost' ? { lost_by: d.loss ?? 'hang' } : {}),
   });
 }
 

@@ -197,6 +197,7 @@ describe('the seam on the native create: answers given before anything executed 
     expect(body.job_id).not.toBe(first.job_id);
     expect(body.status_url).toBe(`/v1/jobs/${body.job_id}`);
     expect(replay.headers.get('location')).toBe(`/v1/jobs/${body.job_id}`);
-    expect(lastRequest()).toMatchObject({ effect: 'foreign_replay', job_id: first.job_id, job_state: null, fault: { rule_id: 'foreign' } });
+    // The journal says what the client was told: the id served (the key's own stays in the created entry).
+    expect(lastRequest()).toMatchObject({ effect: 'foreign_replay', job_id: body.job_id, job_state: null, fault: { rule_id: 'foreign' } });
   });
 });

@@ -30,7 +30,7 @@ function unbacked(ctx: CheckContext, op: OperationView, at: number): { why: stri
     if (created > at + tol || (jobKnownAt(ctx, op, j) ?? Infinity) <= at + tol) return false;
     if (!claimsNothing) return true;
     const lost = op.creates.find((c) => c.job_id === j);
-    const knowable = lost?.fault?.type === 'lose_response' && lost.fault.mode === 'reset' ? created : Math.max(created, createBy);
+    const knowable = lost?.lost_by === 'reset' ? created : Math.max(created, createBy);
     return runningFor(ctx.evidence.harness, knowable, ctx.options.deadline_grace_ms, owners(op), { needsProvider: true }) <= at;
   });
   if (unknown.length && state !== 'needs_attention') {
