@@ -8,7 +8,9 @@
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { registerCertify } from '../../../src/cli/certify-command.js';
-import { certifyInProcess, expectCertified } from '../../../src/conformance/testing.js';
+import { certify } from '../../../src/conformance/pipeline/certify.js';
+import { mergeReports } from '../../../src/conformance/report/merge.js';
+import { certifyInProcess, expectCertified, inProcessPlan } from '../../../src/conformance/testing.js';
 import type { InProcessClientFactory } from '../../../src/contract/client-protocol.js';
 import { createReferenceClient } from '../../../src/reference-client/index.js';
 import { createTaskClient } from '../../../src/reference-client/tasks/index.js';
@@ -21,7 +23,7 @@ const deaf: InProcessClientFactory = async (o) => {
     cancel: (id, i) => c.cancel(id, i),
     work: (w) => c.work(w),
     show: (id) => c.show(id),
-    close: () => c.close(),
+    close: () => c.close?.(),
   };
 };
 
@@ -114,5 +116,21 @@ describe('one pass rule for the certify command and the library', () => {
     expect(cli.exitCode).toBe(1);
     expect(cli.output).toMatch(/lost-create-response\s+FAIL/);
     expect(cli.output).toMatch(/FAILED: 1 pass, 1 fail of 2 cases/);
+  }, 120_000);
+
+  it('report merge totals the shards by the same rule: a shard alone may not certify, the whole does', async () => {
+    const shards = async (scenarios: string[]) => {
+      const plan = inProcessPlan(deaf, { scenarios, runs: 0, seed: 5 });
+      return Promise.all([1, 2].map(async (index) => (await certify({ ...plan, shard: { index, count: 2 } })).report));
+    };
+    const mixed = await shards(['dropped-webhooks', 'out-of-order-webhooks']);
+    expect(mixed.map((p) => [verdicts(p.cases), p.passed])).toEqual([
+      [['dropped-webhooks: pass'], true],
+      [['out-of-order-webhooks: not_exercised'], false],
+    ]);
+    expect(mergeReports(mixed).passed).toBe(true);
+    const idle = mergeReports(await shards(['duplicate-webhook', 'out-of-order-webhooks']));
+    expect(verdicts(idle.cases)).toEqual(['duplicate-webhook: not_exercised', 'out-of-order-webhooks: not_exercised']);
+    expect(idle.passed).toBe(false);
   }, 120_000);
 });
