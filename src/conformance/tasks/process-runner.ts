@@ -8,7 +8,7 @@ import { isFinalTaskOpState, TaskRecordSchema, type TaskRecord } from '../../con
 import { callClient, spawnClient } from '../runner/process/spawn-client.js';
 import { TaskHarness } from './harness.js';
 import { judgeTaskRun, TASK_CLIENT, type TaskScenarioRun } from './judge-run.js';
-import { TaskScenarioSchema, type TaskScenario, type TaskScenarioInput } from './scenarios.js';
+import { TaskScenarioSchema, type TaskScenario, type TaskScenarioInput } from '../../scenarios/index.js';
 
 export interface TaskProcessOptions {
   /** Stretch (or shrink) every scenario time: steps, fault delays, drafting, the time limit. Default 1. */
