@@ -10,7 +10,6 @@ import {
   type OperationRecord,
   type SubmitInput,
 } from '../contract/client-protocol.js';
-import { isoTime } from '../lib/clock.js';
 import { requestFingerprint } from './create.js';
 import { MAX_REQUEST_MS } from './deadlines.js';
 import { newOperationRow } from './new-operation-row.js';
@@ -58,28 +57,15 @@ export class ReferenceClient implements InProcessClient {
       result_deadline_at: now + op.result_deadline_ms,
     });
     const actor = this.opts.workerId;
-    const outcome = await this.store.insertOperation(
-      row,
+    const outcome = await this.store.insertOperation(row, actor, [
       {
-        at: isoTime(now),
+        at: now,
         actor,
-        from: null,
-        to: 'create_pending',
-        cause: 'submit',
-        evidence: { kind: 'submit' },
-        remote_state: null,
-        lease_token: null,
+        kind: 'intent',
+        operation_id: op.operation_id,
+        detail: { action: 'submit', request_fingerprint: fp, idempotency_key: row.idempotency_key, trace_id: row.trace_id },
       },
-      [
-        {
-          at: now,
-          actor,
-          kind: 'intent',
-          operation_id: op.operation_id,
-          detail: { action: 'submit', request_fingerprint: fp, idempotency_key: row.idempotency_key, trace_id: row.trace_id },
-        },
-      ],
-    );
+    ]);
     if (outcome === 'exists') {
       const cur = (await this.store.get(op.operation_id))!;
       const same =
