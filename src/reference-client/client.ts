@@ -20,8 +20,12 @@ import { WebhookReceiver } from './webhook-receiver.js';
 import { Worker } from './worker.js';
 import { wireFor, type Dialect } from './wire/index.js';
 
-/** The in-process options, plus the wire API to speak (client-protocol.md `JOBPROOF_DIALECT`; native by default). */
-export type ReferenceClientOptions = InProcessClientOptions & { dialect?: Dialect };
+/**
+ * The in-process options, plus the wire API to speak (client-protocol.md `JOBPROOF_DIALECT`; native by default) and
+ * where to keep operations (`db`: a postgres:// URL; unset: SQLite in `state`). The CLI fills both from its
+ * environment; the library reads none.
+ */
+export type ReferenceClientOptions = InProcessClientOptions & { dialect?: Dialect; db?: string };
 
 export class ReferenceClient implements InProcessClient {
   readonly store: OperationStore;
@@ -32,7 +36,7 @@ export class ReferenceClient implements InProcessClient {
     private readonly opts: ReferenceClientOptions,
     store?: OperationStore,
   ) {
-    this.store = store ?? openOperationStore(opts.state, process.env.JOBPROOF_CLIENT_DB, { leaseMs: opts.leaseMs });
+    this.store = store ?? openOperationStore(opts.state, opts.db, { leaseMs: opts.leaseMs });
     this.receiver = opts.webhook
       ? new WebhookReceiver(opts.webhook.secret, {
           onEvent: (jobId, eventId, type) => this.onWebhook(jobId, eventId, type),
