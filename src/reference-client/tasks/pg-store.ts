@@ -2,8 +2,8 @@ import type pg from 'pg';
 import type { Migration } from '../store/migrations.js';
 import { migratePg } from '../store/pg-migrate.js';
 import { inTx, openPool } from '../store/pg-pool.js';
-import { nextTaskRow, type HistoryInput, type TaskStore } from './store.js';
-import type { TaskHistoryEntry, TaskOpRow, TaskOpState } from './types.js';
+import { firstTaskRow, nextTaskRow, type HistoryInput, type TaskStore } from './store.js';
+import type { NewTaskOpRow, TaskHistoryEntry, TaskOpRow, TaskOpState, TaskPatch } from './types.js';
 
 /**
  * The task store on PostgreSQL: same layout as SQLite (the record as one JSONB column), history append-only by
@@ -66,7 +66,8 @@ export class PgTaskStore implements TaskStore {
     );
   }
 
-  async insert(row: TaskOpRow, first: HistoryInput): Promise<'inserted' | 'exists'> {
+  async insert(fresh: NewTaskOpRow, evidence: Record<string, unknown>): Promise<'inserted' | 'exists'> {
+    const { row, first } = firstTaskRow(fresh, evidence);
     return inTx(await this.db(), async (c) => {
       const r = await c.query('INSERT INTO task_ops (task_op_id, state, row) VALUES ($1, $2, $3) ON CONFLICT (task_op_id) DO NOTHING', [
         row.task_op_id,
@@ -109,7 +110,7 @@ export class PgTaskStore implements TaskStore {
     }));
   }
 
-  async change(id: string, patch: Partial<TaskOpRow>, history?: HistoryInput): Promise<TaskOpRow> {
+  async change(id: string, patch: TaskPatch, history?: HistoryInput): Promise<TaskOpRow> {
     return inTx(await this.db(), async (c) => {
       const cur = (await c.query<{ row: TaskOpRow }>('SELECT row FROM task_ops WHERE task_op_id = $1 FOR UPDATE', [id])).rows[0]?.row;
       const next = nextTaskRow(id, cur, patch, history);

@@ -3,7 +3,20 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Migration } from '../store/migrations.js';
 import { migrateSqlite, refuseNewerSqlite } from '../store/sqlite-migrate.js';
-import { isFinalTaskOp, type TaskHistoryEntry, type TaskOpRow, type TaskOpState } from './types.js';
+import { isoTime } from '../../lib/clock.js';
+import { submitTaskLine, taskMove } from './state-machine.js';
+import {
+  isFinalTaskOp,
+  TASK_UNPATCHABLE,
+  type HistoryInput,
+  type NewTaskOpRow,
+  type TaskHistoryEntry,
+  type TaskOpRow,
+  type TaskOpState,
+  type TaskPatch,
+} from './types.js';
+
+export type { HistoryInput } from './types.js';
 
 /** The schema release 0.1.0 created without a version number; `IF NOT EXISTS` lets version 1 adopt such a file. */
 const BASELINE = `
@@ -29,31 +42,42 @@ CREATE TRIGGER IF NOT EXISTS task_history_no_delete BEFORE DELETE ON task_histor
 
 export const SQLITE_TASK_MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'baseline (release 0.1.0)', sql: BASELINE }];
 
-export type HistoryInput = { at: string; to: TaskOpState; cause: string; evidence?: Record<string, unknown> };
-
 /** The task workflow's durable interface; SQLite (one machine) and PostgreSQL (a fleet) implement it. */
 export interface TaskStore {
-  /** Record a new operation with its first history entry; `exists` (and no change) when the id is taken. */
-  insert(row: TaskOpRow, first: HistoryInput): Promise<'inserted' | 'exists'>;
+  /**
+   * Record a new operation in the first state, with the state machine's submit line carrying `evidence`; `exists`
+   * (and no change) when the id is taken.
+   */
+  insert(row: NewTaskOpRow, evidence: Record<string, unknown>): Promise<'inserted' | 'exists'>;
   get(id: string): Promise<TaskOpRow | undefined>;
   list(): Promise<TaskOpRow[]>;
   history(id: string): Promise<TaskHistoryEntry[]>;
   /**
    * One change in one transaction: patch the row and, when given, append a history entry whose `from` is the stored
-   * state. A final operation is never changed again; the apply key, once written, never replaced.
+   * state and which the transition table allows. A final operation is never changed again; the apply key, once
+   * written, never replaced.
    */
-  change(id: string, patch: Partial<TaskOpRow>, history?: HistoryInput): Promise<TaskOpRow>;
+  change(id: string, patch: TaskPatch, history?: HistoryInput): Promise<TaskOpRow>;
   close(): Promise<void>;
 }
 
+const FIXED = new Set<string>(TASK_UNPATCHABLE);
+
 /** The row after a patch: the rules both backends apply inside their transaction. */
-export function nextTaskRow(id: string, cur: TaskOpRow | undefined, patch: Partial<TaskOpRow>, history?: HistoryInput): TaskOpRow {
+export function nextTaskRow(id: string, cur: TaskOpRow | undefined, patch: TaskPatch, history?: HistoryInput): TaskOpRow {
   if (!cur) throw new Error(`unknown task operation ${id}`);
   if (isFinalTaskOp(cur.state)) throw new Error(`task operation ${id} is final (${cur.state})`);
-  const next: TaskOpRow = { ...cur, ...patch, task_op_id: id, create_key: cur.create_key };
+  for (const k of Object.keys(patch)) if (FIXED.has(k)) throw new Error(`a task patch may not write ${k}`);
+  const next: TaskOpRow = { ...cur, ...patch };
   if (cur.apply_key !== null) next.apply_key = cur.apply_key;
-  if (history) next.state = history.to;
+  if (history) next.state = taskMove(cur.state, history.to);
   return next;
+}
+
+/** The stored form of a new operation: its state is where the submit line goes. */
+export function firstTaskRow(row: NewTaskOpRow, evidence: Record<string, unknown>): { row: TaskOpRow; first: HistoryInput } {
+  const first = submitTaskLine(isoTime(row.submitted_at), evidence);
+  return { row: { ...row, state: first.to }, first };
 }
 
 /**
@@ -89,7 +113,8 @@ export class SqliteTaskStore implements TaskStore {
     return r ? (JSON.parse(r.row) as TaskOpRow) : undefined;
   }
 
-  async insert(row: TaskOpRow, first: HistoryInput): Promise<'inserted' | 'exists'> {
+  async insert(fresh: NewTaskOpRow, evidence: Record<string, unknown>): Promise<'inserted' | 'exists'> {
+    const { row, first } = firstTaskRow(fresh, evidence);
     return this.db.transaction(() => {
       if (this.getSync(row.task_op_id)) return 'exists' as const;
       this.db.prepare('INSERT INTO task_ops (task_op_id, state, row) VALUES (?, ?, ?)').run(row.task_op_id, row.state, JSON.stringify(row));
@@ -127,7 +152,7 @@ export class SqliteTaskStore implements TaskStore {
       }));
   }
 
-  async change(id: string, patch: Partial<TaskOpRow>, history?: HistoryInput): Promise<TaskOpRow> {
+  async change(id: string, patch: TaskPatch, history?: HistoryInput): Promise<TaskOpRow> {
     return this.db.transaction(() => {
       const cur = this.getSync(id);
       const next = nextTaskRow(id, cur, patch, history);

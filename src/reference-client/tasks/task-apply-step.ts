@@ -1,6 +1,6 @@
 import { codeOf, taskCall } from './http.js';
 import type { RemoteTask } from './policy.js';
-import { attention, backoff, entry, finishFromTask, readTask, Stopped, type TaskStepEnv } from './task-step-env.js';
+import { attention, entry, finishFromTask, readTask, retryDelay, Stopped, type TaskStepEnv } from './task-step-env.js';
 import type { TaskOpRow } from './types.js';
 
 /** Apply with the stored apply key; an ambiguous answer is retried with the same key, a refusal sends the task back to waiting. */
@@ -36,7 +36,7 @@ export async function apply(w: TaskStepEnv, row: TaskOpRow, signal?: AbortSignal
       { updated_at: w.now() },
       entry(w, 'applying', 'apply answer lost or ambiguous: retry with the same apply key', ev),
     );
-    return Math.max(backoff(attempt - 1), a.kind === 'answer' ? (a.retryAfterMs ?? 0) : 0);
+    return retryDelay(row, attempt - 1, a.kind === 'answer' ? a.retryAfterMs : null);
   }
   const code = codeOf(a);
   if (a.status === 200 && a.json?.state === 'applied') {

@@ -1,5 +1,5 @@
 import { codeOf, taskCall } from './http.js';
-import { attention, backoff, entry, Stopped, type TaskStepEnv } from './task-step-env.js';
+import { attention, entry, retryDelay, Stopped, type TaskStepEnv } from './task-step-env.js';
 import type { TaskOpRow } from './types.js';
 
 /** Create the task: one key, replayed on every retry; an ambiguous answer is resolved by replaying it. */
@@ -34,7 +34,7 @@ export async function create(w: TaskStepEnv, row: TaskOpRow, signal?: AbortSigna
   const retryable = a.kind === 'no_answer' || a.status >= 500 || a.status === 429 || codeOf(a) === 'idempotency_request_in_progress';
   if (retryable) {
     if (attempt >= w.maxCreate) return attention(w, row, 'create unresolved after retries (same key every time)', { attempt });
-    return Math.max(backoff(attempt - 1), a.kind === 'answer' ? (a.retryAfterMs ?? 0) : 0);
+    return retryDelay(row, attempt - 1, a.kind === 'answer' ? a.retryAfterMs : null);
   }
   return attention(w, row, `create refused: ${a.status} ${codeOf(a) ?? ''}`.trim(), {
     status: a.status,

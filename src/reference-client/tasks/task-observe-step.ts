@@ -1,6 +1,6 @@
 import { codeOf } from './http.js';
 import type { RemoteTask } from './policy.js';
-import { attention, backoff, entry, finishFromTask, newKey, readTask, Stopped, type TaskStepEnv } from './task-step-env.js';
+import { attention, entry, finishFromTask, newKey, readTask, retryDelay, Stopped, type TaskStepEnv } from './task-step-env.js';
 import type { TaskOpRow } from './types.js';
 
 /** Poll the task: report a final state, note a new proposal, and move to applying under a usable approval. */
@@ -11,7 +11,7 @@ export async function observe(w: TaskStepEnv, row: TaskOpRow, signal?: AbortSign
     const failures = row.read_failures + 1;
     if (failures >= w.maxReadFailures) return attention(w, row, 'task unreadable');
     await w.store.change(row.task_op_id, { read_failures: failures, updated_at: w.now() });
-    return Math.max(backoff(failures - 1), a.kind === 'answer' ? (a.retryAfterMs ?? 0) : 0);
+    return retryDelay(row, failures - 1, a.kind === 'answer' ? a.retryAfterMs : null);
   }
   if (a.status !== 200) return attention(w, row, `task read refused: ${a.status} ${codeOf(a) ?? ''}`.trim());
   const task = a.json as RemoteTask;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { isoTime } from '../../lib/clock.js';
+import { nextDelay, RETRY_POLICY } from '../backoff.js';
 import type { HttpOptions } from '../http.js';
 import { taskCall, type TaskCallOutcome } from './http.js';
 import type { RemoteTask, TaskPolicy } from './policy.js';
@@ -27,8 +28,12 @@ export function newKey(prefix: string): string {
   return `${prefix}_${randomBytes(16).toString('hex')}`;
 }
 
-export function backoff(attempt: number): number {
-  return Math.min(8_000, 500 * 2 ** Math.min(attempt, 10));
+/**
+ * When to try again after an unanswered or throttled call: the shared jittered backoff (backoff.ts, seeded by the
+ * operation id so workers spread out), never before the provider's Retry-After.
+ */
+export function retryDelay(row: TaskOpRow, attempt: number, retryAfterMs: number | null): number {
+  return nextDelay(RETRY_POLICY, attempt, row.task_op_id, retryAfterMs);
 }
 
 /** A history entry to `to`, stamped now. */

@@ -75,6 +75,29 @@ export interface TaskOpRow {
   updated_at: number;
 }
 
+/**
+ * Columns no patch writes: what the submitter gave (and its create key), and `state`, which moves only by history
+ * lines the transition table allows (state-machine.ts). The stores refuse these keys at run time too.
+ */
+export const TASK_UNPATCHABLE = [
+  'state',
+  'task_op_id',
+  'type',
+  'object_ref',
+  'object_version',
+  'input',
+  'create_key',
+  'trace_id',
+  'submitted_at',
+  'deadline_at',
+] as const satisfies readonly (keyof TaskOpRow)[];
+export type TaskPatch = Partial<Omit<TaskOpRow, (typeof TASK_UNPATCHABLE)[number]>>;
+/** A task record before it is stored: the store gives it the submit line's state. */
+export type NewTaskOpRow = Omit<TaskOpRow, 'state'>;
+
+/** A history line before it is stored: the store fills `from` (and `seq`) inside its transaction. */
+export type HistoryInput = { at: string; to: TaskOpState; cause: string; evidence?: Record<string, unknown> };
+
 export interface TaskHistoryEntry {
   task_op_id: string;
   seq: number;

@@ -5,7 +5,15 @@ import { apply } from './task-apply-step.js';
 import { create } from './task-create-step.js';
 import { observe } from './task-observe-step.js';
 import { entry, newKey, Stopped, type TaskStepEnv } from './task-step-env.js';
-import { isFinalTaskOp, SubmitTaskInputSchema, type SubmitTaskInput, type TaskOpRow, type TaskOpState, type TaskReport } from './types.js';
+import {
+  isFinalTaskOp,
+  SubmitTaskInputSchema,
+  type NewTaskOpRow,
+  type SubmitTaskInput,
+  type TaskOpRow,
+  type TaskOpState,
+  type TaskReport,
+} from './types.js';
 
 export interface TaskWorkerOptions {
   store: TaskStore;
@@ -66,9 +74,8 @@ export class TaskWorker {
   async submitTask(input: SubmitTaskInput): Promise<TaskOpRow> {
     const op = SubmitTaskInputSchema.parse(input);
     const now = this.now();
-    const row: TaskOpRow = {
+    const row: NewTaskOpRow = {
       task_op_id: op.task_op_id,
-      state: 'create_pending',
       type: op.type,
       object_ref: op.object_ref,
       object_version: op.object_version,
@@ -89,10 +96,7 @@ export class TaskWorker {
       deadline_at: now + op.deadline_ms,
       updated_at: now,
     };
-    await this.store.insert(
-      row,
-      this.h('create_pending', 'submit', { create_key: row.create_key, object_ref: op.object_ref, object_version: op.object_version }),
-    );
+    await this.store.insert(row, { create_key: row.create_key, object_ref: op.object_ref, object_version: op.object_version });
     return (await this.store.get(op.task_op_id))!;
   }
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PgTaskStore } from '../../../src/reference-client/tasks/pg-store.js';
 import { SqliteTaskStore, type TaskStore } from '../../../src/reference-client/tasks/store.js';
-import type { TaskOpRow } from '../../../src/reference-client/tasks/types.js';
+import type { TaskOpRow, TaskPatch } from '../../../src/reference-client/tasks/types.js';
 import { dropSchema, pgUrl, uniqueSchema } from '../../helpers/pg.js';
 
 const url = pgUrl();
@@ -88,22 +88,35 @@ for (const [name, backend] of backends) {
     });
 
     it('inserts once, lists in order, keeps history with from-states', async () => {
-      expect(await s.insert(row('a'), h('create_pending', 'submit'))).toBe('inserted');
-      expect(await s.insert(row('a', { object_ref: 'other' }), h('create_pending'))).toBe('exists');
-      await s.insert(row('b'), h('create_pending', 'submit'));
+      expect(await s.insert(row('a'), { create_key: 'k' })).toBe('inserted');
+      expect(await s.insert(row('a', { object_ref: 'other' }), {})).toBe('exists');
+      await s.insert(row('b'), {});
       await s.change('a', { task_id: 't1' }, h('waiting', 'created'));
       expect((await s.list()).map((r) => [r.task_op_id, r.state, r.task_id])).toEqual([
         ['a', 'waiting', 't1'],
         ['b', 'create_pending', null],
       ]);
-      expect((await s.history('a')).map((x) => [x.seq, x.from, x.to])).toEqual([
-        [1, null, 'create_pending'],
-        [2, 'create_pending', 'waiting'],
+      expect((await s.history('a')).map((x) => [x.seq, x.from, x.to, x.cause])).toEqual([
+        [1, null, 'create_pending', 'submit'],
+        [2, 'create_pending', 'waiting', 'created'],
       ]);
+      expect((await s.history('a'))[0]!.evidence).toEqual({ create_key: 'k' });
+    });
+
+    it('moves a state only by history the transition table allows; a patch may not name it', async () => {
+      await s.insert(row('a', { state: 'applied' }), {});
+      expect((await s.get('a'))!.state).toBe('create_pending');
+      await expect(s.change('a', { reason: 'x' }, h('applied'))).rejects.toThrow(/not allowed/);
+      for (const patch of [{ state: 'applied' }, { create_key: 'other' }, { task_op_id: 'b' }])
+        await expect(s.change('a', patch as TaskPatch)).rejects.toThrow(/may not write/);
+      const r = (await s.get('a'))!;
+      expect([r.state, r.reason, r.create_key]).toEqual(['create_pending', null, 'tcreate_a']);
+      expect(await s.history('a')).toHaveLength(1);
     });
 
     it('never replaces an apply key, never changes a final operation', async () => {
-      await s.insert(row('a'), h('create_pending'));
+      await s.insert(row('a'), {});
+      await s.change('a', { task_id: 't1' }, h('waiting'));
       await s.change('a', { apply_key: 'tapply_1' }, h('applying'));
       expect((await s.change('a', { apply_key: 'tapply_2' })).apply_key).toBe('tapply_1');
       await s.change('a', {}, h('applied'));
@@ -112,7 +125,7 @@ for (const [name, backend] of backends) {
     });
 
     it('keeps history append-only in the database', async () => {
-      await s.insert(row('a'), h('create_pending'));
+      await s.insert(row('a'), {});
       await expect(raw("UPDATE task_history SET cause = 'x'")).rejects.toThrow(/append-only/);
       await expect(raw('DELETE FROM task_history')).rejects.toThrow(/append-only/);
     });
