@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { EXIT, UnknownOperationError } from '../../contract/client-states.js';
 import { realClock } from '../../lib/clock.js';
-import { clientDb, env, isUsageError } from '../cli-env.js';
+import { clientDb, env, isUsageError, Refusal } from '../cli-env.js';
 import type { TaskClient } from './index.js';
 
 // The task client (its stores, worker and policy) is loaded only when a task verb runs: every `jobproof client …`
@@ -11,8 +11,15 @@ const taskClientModule = () => import('./index.js');
 /**
  * `client task submit|work|show`: the task verbs of client-protocol.md for the reference task client. Same
  * environment as the job verbs (JOBPROOF_PROVIDER_URL, JOBPROOF_TOKEN, JOBPROOF_STATE, JOBPROOF_WORKER_ID,
- * JOBPROOF_CLIENT_DB or `client --db`).
+ * JOBPROOF_LEASE_MS, JOBPROOF_CLIENT_DB or `client --db`).
  */
+/** JOBPROOF_LEASE_MS, as for the job verbs (default 10000). */
+function leaseMs(): number {
+  const ms = Number(env('JOBPROOF_LEASE_MS') ?? 10_000);
+  if (!Number.isInteger(ms) || ms <= 0) throw new Refusal('JOBPROOF_LEASE_MS must be a positive integer');
+  return ms;
+}
+
 async function open(): Promise<TaskClient> {
   const state = env('JOBPROOF_STATE', true)!;
   const db = clientDb();
@@ -25,6 +32,7 @@ async function open(): Promise<TaskClient> {
     providerUrl: env('JOBPROOF_PROVIDER_URL') ?? 'http://127.0.0.1:4010',
     token: env('JOBPROOF_TOKEN') ?? '',
     workerId: env('JOBPROOF_WORKER_ID') ?? `task-worker-${process.pid}`,
+    leaseMs: leaseMs(),
   });
 }
 

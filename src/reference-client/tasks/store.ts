@@ -3,18 +3,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Migration } from '../store/migrations.js';
 import { migrateSqlite, refuseNewerSqlite } from '../store/sqlite-migrate.js';
-import { isoTime } from '../../lib/clock.js';
-import { submitTaskLine, taskMove } from './state-machine.js';
-import {
-  isFinalTaskOp,
-  TASK_UNPATCHABLE,
-  type HistoryInput,
-  type NewTaskOpRow,
-  type TaskHistoryEntry,
-  type TaskOpRow,
-  type TaskOpState,
-  type TaskPatch,
-} from './types.js';
+import { firstTaskRow, TaskStoreBase, type Mutation, type TaskStore } from './store-base.js';
+import type { HistoryInput, NewTaskOpRow, TaskHistoryEntry, TaskOpRow, TaskOpState } from './types.js';
 
 export type { HistoryInput } from './types.js';
 
@@ -42,52 +32,17 @@ CREATE TRIGGER IF NOT EXISTS task_history_no_delete BEFORE DELETE ON task_histor
 
 export const SQLITE_TASK_MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'baseline (release 0.1.0)', sql: BASELINE }];
 
-/** The task workflow's durable interface; SQLite (one machine) and PostgreSQL (a fleet) implement it. */
-export interface TaskStore {
-  /**
-   * Record a new operation in the first state, with the state machine's submit line carrying `evidence`; `exists`
-   * (and no change) when the id is taken.
-   */
-  insert(row: NewTaskOpRow, evidence: Record<string, unknown>): Promise<'inserted' | 'exists'>;
-  get(id: string): Promise<TaskOpRow | undefined>;
-  list(): Promise<TaskOpRow[]>;
-  history(id: string): Promise<TaskHistoryEntry[]>;
-  /**
-   * One change in one transaction: patch the row and, when given, append a history entry whose `from` is the stored
-   * state and which the transition table allows. A final operation is never changed again; the apply key, once
-   * written, never replaced.
-   */
-  change(id: string, patch: TaskPatch, history?: HistoryInput): Promise<TaskOpRow>;
-  close(): Promise<void>;
-}
-
-const FIXED = new Set<string>(TASK_UNPATCHABLE);
-
-/** The row after a patch: the rules both backends apply inside their transaction. */
-export function nextTaskRow(id: string, cur: TaskOpRow | undefined, patch: TaskPatch, history?: HistoryInput): TaskOpRow {
-  if (!cur) throw new Error(`unknown task operation ${id}`);
-  if (isFinalTaskOp(cur.state)) throw new Error(`task operation ${id} is final (${cur.state})`);
-  for (const k of Object.keys(patch)) if (FIXED.has(k)) throw new Error(`a task patch may not write ${k}`);
-  const next: TaskOpRow = { ...cur, ...patch };
-  if (cur.apply_key !== null) next.apply_key = cur.apply_key;
-  if (history) next.state = taskMove(cur.state, history.to);
-  return next;
-}
-
-/** The stored form of a new operation: its state is where the submit line goes. */
-export function firstTaskRow(row: NewTaskOpRow, evidence: Record<string, unknown>): { row: TaskOpRow; first: HistoryInput } {
-  const first = submitTaskLine(isoTime(row.submitted_at), evidence);
-  return { row: { ...row, state: first.to }, first };
-}
+export { nextTaskRow, type TaskStore } from './store-base.js';
 
 /**
  * `${state}/tasks.db`, WAL, each change (row + its history entry) one transaction. The row is kept as one JSON
  * column: the workflow reads and writes whole records, and nothing queries inside them except the create key.
  */
-export class SqliteTaskStore implements TaskStore {
+export class SqliteTaskStore extends TaskStoreBase implements TaskStore {
   private readonly db: Database.Database;
 
   constructor(file: string) {
+    super();
     this.db = new Database(file);
     refuseNewerSqlite(this.db, file, SQLITE_TASK_MIGRATIONS);
     this.db.pragma('journal_mode = WAL');
@@ -152,14 +107,17 @@ export class SqliteTaskStore implements TaskStore {
       }));
   }
 
-  async change(id: string, patch: TaskPatch, history?: HistoryInput): Promise<TaskOpRow> {
-    return this.db.transaction(() => {
-      const cur = this.getSync(id);
-      const next = nextTaskRow(id, cur, patch, history);
-      this.db.prepare('UPDATE task_ops SET state = ?, row = ? WHERE task_op_id = ?').run(next.state, JSON.stringify(next), id);
-      if (history) this.appendHistory(id, cur!.state, history);
-      return next;
-    })();
+  protected async mutate<T>(id: string, fn: (cur: TaskOpRow | undefined) => Mutation<T>): Promise<T> {
+    return this.db
+      .transaction(() => {
+        const cur = this.getSync(id);
+        const m = fn(cur);
+        if (m.next)
+          this.db.prepare('UPDATE task_ops SET state = ?, row = ? WHERE task_op_id = ?').run(m.next.state, JSON.stringify(m.next), id);
+        if (m.line) this.appendHistory(id, cur!.state, m.line);
+        return m.out;
+      })
+      .immediate();
   }
 
   async close(): Promise<void> {

@@ -73,6 +73,10 @@ export interface TaskOpRow {
   submitted_at: number;
   deadline_at: number;
   updated_at: number;
+  /** The worker stepping it (lease.ts); absent on rows written before leases (read as no lease, token 0). */
+  lease_owner?: string | null;
+  lease_expires_at?: number | null;
+  fencing_token?: number;
 }
 
 /**
@@ -90,6 +94,9 @@ export const TASK_UNPATCHABLE = [
   'trace_id',
   'submitted_at',
   'deadline_at',
+  'lease_owner',
+  'lease_expires_at',
+  'fencing_token',
 ] as const satisfies readonly (keyof TaskOpRow)[];
 export type TaskPatch = Partial<Omit<TaskOpRow, (typeof TASK_UNPATCHABLE)[number]>>;
 /** A task record before it is stored: the store gives it the submit line's state. */
