@@ -9,6 +9,7 @@ import type { IdempotencyRepo } from './store/idempotency-repo.js';
 import type { JobsRepo } from './store/jobs-repo.js';
 import type { JournalRepo } from './store/journal-repo.js';
 import type { GroupCommit } from './store/group-commit.js';
+import type { InFlight } from './http/request-entry.js';
 import type { SettingsRepo } from './store/settings-repo.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 
@@ -38,6 +39,8 @@ export interface ProviderCore {
   reset(): void;
   /** True once close() ran: a request still in flight then (held by a delay) dies with the process. */
   isClosed(): boolean;
+  /** Requests executing and not yet journalled: close() journals those that executed something (http/request-entry.ts). */
+  inFlight: InFlight;
   /** Requests a `delay` fault holds before they execute (the seam counts them; a judge waits for them). */
   held: { count: number };
 }

@@ -6,6 +6,7 @@ import { JobEngine } from './engine/job-engine.js';
 import { jobView } from './engine/job-view.js';
 import { FaultEngine } from './faults/fault-engine.js';
 import { buildApp } from './http/app.js';
+import { InFlight } from './http/request-entry.js';
 import { mountDashboard, type DashboardOptions } from './dashboard/index.js';
 import { scenarioControl } from './http/routes/scenario-control.js';
 import type { Env } from './http/context.js';
@@ -191,6 +192,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     },
     isClosed: () => closed,
     held: { count: 0 },
+    inFlight: new InFlight(),
     reset: () => {
       journal.flush();
       db.transaction(() => {
@@ -250,6 +252,8 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
       if (closed) return;
       closed = true;
       for (const m of modules) m.close();
+      // The turn commits below with whatever requests still executing changed: their entries go with it.
+      core.inFlight.cutOff(core);
       group.close();
       journal.close();
       if (checkpointer) {

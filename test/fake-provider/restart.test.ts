@@ -109,6 +109,39 @@ describe('restart in-process on the same file', () => {
   });
 });
 
+describe('close() while a request is executing', () => {
+  it('a create whose job is made when close() comes is journalled with it, as a lost answer; its key replays the job', async () => {
+    const db = join(dir, 'mid-create.db');
+    const clock = new VirtualClock();
+    const p1 = createProvider({ db, clock });
+    const body = JSON.stringify({ kind: 'report', input: {}, client_ref: 'op_mid' });
+    const headers = { authorization: 'Bearer dev-token', 'idempotency-key': 'mid-create', 'content-type': 'application/json' };
+    const answer = p1.fetch('/v1/jobs', { method: 'POST', headers, body }).catch((e: unknown) => e);
+    // The job exists inside the turn's open transaction; its request entry is still a few microtasks away.
+    while (p1.jobs().length === 0) await Promise.resolve();
+    p1.close();
+    expect(await answer).toBeInstanceOf(TypeError);
+
+    const p2 = createProvider({ db, clock });
+    try {
+      const jobId = p2.jobs()[0]!.job_id;
+      const create = p2.journal.all().find((e) => e.type === 'request' && e.route === 'create');
+      expect(create).toMatchObject({
+        effect: 'created',
+        job_id: jobId,
+        client_ref: 'op_mid',
+        delivery: 'lost',
+        idempotency_key: 'mid-create',
+      });
+      const replay = await p2.fetch('/v1/jobs', { method: 'POST', headers, body });
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(((await replay.json()) as { job_id: string }).job_id).toBe(jobId);
+    } finally {
+      p2.close();
+    }
+  });
+});
+
 /** Build dist/ when it is missing or older than the sources the CLI runs. */
 function ensureBuilt(): void {
   const newest = (d: string): number =>

@@ -1,0 +1,89 @@
+import type { ProviderCore } from '../core.js';
+import { retryAfterOf } from './answer.js';
+import type { Ctx } from './context.js';
+
+/** X-Trace-ID / X-Worker-ID as sent (trimmed): every request that carries one has it journalled and echoed. */
+export function headerId(c: Ctx, name: string): string | null {
+  return c.req.header(name)?.trim() || null;
+}
+
+/** `X-Lease-Token` (client-protocol.md "Lease tokens"): a fencing token is a whole number; anything else is none. */
+function leaseToken(c: Ctx): number | null {
+  const v = headerId(c, 'x-lease-token');
+  return v !== null && /^\d{1,15}$/.test(v) ? Number(v) : null;
+}
+
+/** The request's path as the journal records it: undecoded (Hono's `c.req.path` decodes percent-escapes). */
+export function journalPath(c: Ctx): string {
+  return c.req.url.includes('%') ? new URL(c.req.url).pathname : c.req.path;
+}
+
+/** Write the request's journal entry once its answer is known (`retryAfter`: the answer's Retry-After header). */
+export function journalRequest(core: ProviderCore, c: Ctx, path: string, status: number, retryAfter: string | null): void {
+  const d = c.get('draft');
+  const lease = leaseToken(c);
+  core.journal.appendRequest({
+    at: core.clock.now(),
+    received_at: c.get('receivedAt'),
+    request_id: c.get('requestId'),
+    method: c.req.method,
+    path,
+    route: d.route,
+    tenant: d.principal?.tenant ?? null,
+    subject: d.principal?.subject ?? null,
+    idempotency_key: d.idempotency_key,
+    trace_id: c.get('traceId'),
+    worker_id: c.get('workerId'),
+    fingerprint: d.fingerprint,
+    effect: d.effect,
+    job_id: d.job_id,
+    status,
+    code: d.code,
+    delivery: d.delivery,
+    fault: d.fault,
+    job_state: d.job_state,
+    retry_after: retryAfter !== null && retryAfter !== '' && !Number.isNaN(Number(retryAfter)) ? Number(retryAfter) : null,
+    client_ref: d.client_ref,
+    // Only when sent: the journal's compact layout stores optional fields in `extra`, and most requests carry none.
+    ...(lease !== null ? { lease_token: lease } : {}),
+    ...(d.listed ? { listed: d.listed } : {}),
+    ...(d.task_id !== null ? { task_id: d.task_id, task_state: d.task_state } : {}),
+    // Native entries stay as they were; a dialect's requests say which wire API they came in.
+    ...(d.dialect !== 'native' ? { dialect: d.dialect } : {}),
+    ...(d.custom_ids ? { custom_ids: d.custom_ids } : {}),
+    ...(d.file_id ? { file_id: d.file_id } : {}),
+    ...(d.served_sha256 ? { served_sha256: d.served_sha256 } : {}),
+  });
+}
+
+/**
+ * Requests between their turn's `join` and their journal entry. A request executes (creates a job, requests a
+ * cancel) before its entry is written, a few microtasks later; if the provider closes in between, `close()` commits
+ * the turn with the request's changes, so the entry must go with them: `cutOff` journals each such request as what
+ * its client got, an answer lost by a reset connection (the journal middleware writes nothing once closed).
+ */
+export class InFlight {
+  private readonly live = new Set<Ctx>();
+
+  add(c: Ctx): void {
+    this.live.add(c);
+  }
+
+  delete(c: Ctx): void {
+    this.live.delete(c);
+  }
+
+  /** Journal every request that executed something and is still unanswered; called by close() before its commit. */
+  cutOff(core: ProviderCore): void {
+    for (const c of this.live) {
+      const d = c.get('draft');
+      // Refused or not yet executed: nothing of it is in the turn, as if the process had died before it ran.
+      if (d.effect === 'none' || journalPath(c).startsWith('/_control')) continue;
+      d.delivery = 'lost';
+      // The handler's answer when it has one; else what a closed provider answers (http/app.ts onError).
+      const status = c.finalized ? c.res.status : 503;
+      journalRequest(core, c, journalPath(c), status, c.finalized ? retryAfterOf(c.res) : null);
+    }
+    this.live.clear();
+  }
+}
