@@ -98,7 +98,7 @@ export function registerServe(program: Command): void {
           backgroundCheckpoint: true,
           dashboard: flags.dashboard && {
             hosts: [flags.host],
-            scenarios: { names: listScenarios().map((s) => s.name), lookup: lookupScenario },
+            scenarios: { names: listScenarios().map((s) => s.name) },
           },
         });
       } catch (err) {

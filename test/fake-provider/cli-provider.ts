@@ -43,7 +43,11 @@ export async function startCli(db: string): Promise<CliProvider> {
   let err = '';
   proc.stderr!.on('data', (c: Buffer) => (err += c.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`CLI did not start: ${out}${err}`)), 15_000);
+    // A bound on a start that never comes (a loaded machine can take many seconds to load the CLI): not a wait.
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`CLI did not start within 60 s: ${out}${err}`));
+    }, 60_000);
     proc.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
       const m = /listening on (http:\/\/\S+)/.exec(out);

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { openApiDocument } from '../../contract/openapi/document.js';
+import type { ProviderControl } from '../control.js';
 import type { ProviderCore } from '../core.js';
 import type { PrefixMount, ProviderModule } from '../module.js';
 import { MAX_BODY_BYTES } from './body.js';
@@ -43,7 +44,7 @@ function prefixFor(mounts: PrefixMount[], path: string): PrefixMount | undefined
 export function buildApp(
   core: ProviderCore,
   modules: ProviderModule[],
-  extendControl?: Parameters<typeof controlRoutes>[1],
+  control: ProviderControl,
   mountBeforeJournal?: (app: Hono<Env>) => void,
 ): Hono<Env> {
   const app = new Hono<Env>();
@@ -106,9 +107,8 @@ export function buildApp(
   if (core.options.control) {
     app.route(
       '/_control',
-      controlRoutes(core, (a) => {
-        extendControl?.(a);
-        for (const m of modules) m.control?.(a);
+      controlRoutes(core, control, (a) => {
+        for (const m of modules) m.control?.(a, control);
       }),
     );
   }

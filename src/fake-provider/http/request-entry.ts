@@ -1,5 +1,4 @@
 import type { ProviderCore } from '../core.js';
-import { retryAfterOf } from './answer.js';
 import type { Ctx } from './context.js';
 
 /** X-Trace-ID / X-Worker-ID as sent (trimmed): every request that carries one has it journalled and echoed. */
@@ -54,36 +53,4 @@ export function journalRequest(core: ProviderCore, c: Ctx, path: string, status:
     ...(d.file_id ? { file_id: d.file_id } : {}),
     ...(d.served_sha256 ? { served_sha256: d.served_sha256 } : {}),
   });
-}
-
-/**
- * Requests between their turn's `join` and their journal entry. A request executes (creates a job, requests a
- * cancel) before its entry is written, a few microtasks later; if the provider closes in between, `close()` commits
- * the turn with the request's changes, so the entry must go with them: `cutOff` journals each such request as what
- * its client got, an answer lost by a reset connection (the journal middleware writes nothing once closed).
- */
-export class InFlight {
-  private readonly live = new Set<Ctx>();
-
-  add(c: Ctx): void {
-    this.live.add(c);
-  }
-
-  delete(c: Ctx): void {
-    this.live.delete(c);
-  }
-
-  /** Journal every request that executed something and is still unanswered; called by close() before its commit. */
-  cutOff(core: ProviderCore): void {
-    for (const c of this.live) {
-      const d = c.get('draft');
-      // Refused or not yet executed: nothing of it is in the turn, as if the process had died before it ran.
-      if (d.effect === 'none' || journalPath(c).startsWith('/_control')) continue;
-      d.delivery = 'lost';
-      // The handler's answer when it has one; else what a closed provider answers (http/app.ts onError).
-      const status = c.finalized ? c.res.status : 503;
-      journalRequest(core, c, journalPath(c), status, c.finalized ? retryAfterOf(c.res) : null);
-    }
-    this.live.clear();
-  }
 }
