@@ -5,7 +5,7 @@ import { resolveTokensConfig, TokensConfigSchema, type BehaviorConfigInput, type
 import { tenantsWithoutSecret } from '../fake-provider/store/principals-persistence.js';
 import { getScenario, listScenarios } from '../scenarios/index.js';
 import { CliError, readJsonFile } from '../lib/read-json-file.js';
-import { StoreVersionError } from '../fake-provider/store/migrations.js';
+import { SchemaTooNewError } from '../lib/sqlite-migrations.js';
 
 interface ServeFlags {
   port: string;
@@ -103,7 +103,7 @@ export function registerServe(program: Command): void {
         });
       } catch (err) {
         if (err instanceof z.ZodError) throw new CliError(`invalid behaviour or fault plan: ${z.prettifyError(err)}`);
-        if (err instanceof StoreVersionError) throw new CliError(err.message);
+        if (err instanceof SchemaTooNewError) throw new CliError(err.message);
         throw err;
       }
       const server = await serve(provider, { port, host: flags.host }).catch((err: Error) => {

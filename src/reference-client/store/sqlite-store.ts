@@ -6,7 +6,8 @@ import { chain, GENESIS_HASH } from '../audit.js';
 import type { AuditInput, AuditRow, CancelIntent, OperationRow, StoredHistoryEntry } from '../types.js';
 import type { CommitOutcome, FencedChange, InsertOutcome, Lease, OperationStore } from './operation-store.js';
 import { COLUMNS, fromDb, SQLITE_OPERATION_MIGRATIONS, toDb } from './sqlite-schema.js';
-import { migratedSqliteImage, migrateSqlite, refuseNewerSqlite } from './sqlite-migrate.js';
+import { migrateSqlite, refuseNewerSqlite } from '../../lib/sqlite-migrations.js';
+import { migratedSqliteImage } from './sqlite-migrate.js';
 
 type Db = Database.Database;
 

@@ -1,8 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Migration } from '../store/migrations.js';
-import { migrateSqlite, refuseNewerSqlite } from '../store/sqlite-migrate.js';
+import { migrateSqlite, refuseNewerSqlite, type Migration } from '../../lib/sqlite-migrations.js';
 import { isFinalTaskOp, type TaskHistoryEntry, type TaskOpRow, type TaskOpState } from './types.js';
 
 /** The schema release 0.1.0 created without a version number; `IF NOT EXISTS` lets version 1 adopt such a file. */
