@@ -9,7 +9,8 @@ import type { AuditInput, AuditRow, CancelIntent, OperationRow, StoredHistoryEnt
 import type { CommitOutcome, FencedChange, InsertOutcome, Lease, OperationStore } from './operation-store.js';
 import { planCommit } from './patch.js';
 import { COLUMNS, fromDb, SQLITE_OPERATION_MIGRATIONS, toDb } from './sqlite-schema.js';
-import { migratedSqliteImage, migrateSqlite, refuseNewerSqlite } from './sqlite-migrate.js';
+import { migrateSqlite, refuseNewerSqlite } from '../../lib/sqlite-migrations.js';
+import { migratedSqliteImage } from './sqlite-migrate.js';
 
 type Db = Database.Database;
 

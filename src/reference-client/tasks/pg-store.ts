@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Migration } from '../store/migrations.js';
+import type { SqlMigration } from '../../lib/sqlite-migrations.js';
 import { migratePg } from '../store/pg-migrate.js';
 import { inTx, openPool } from '../store/pg-pool.js';
 import { firstTaskRow, TaskStoreBase, type Mutation, type TaskStore } from './store-base.js';
@@ -36,7 +36,7 @@ CREATE TRIGGER task_history_append_only BEFORE UPDATE OR DELETE ON task_history 
 CREATE TRIGGER task_history_no_truncate BEFORE TRUNCATE ON task_history FOR EACH STATEMENT EXECUTE FUNCTION task_refuse_append_only();
 `;
 
-export const PG_TASK_MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'baseline: task_ops, task_history', sql: BASELINE }];
+export const PG_TASK_MIGRATIONS: readonly SqlMigration[] = [{ version: 1, name: 'baseline: task_ops, task_history', sql: BASELINE }];
 
 export class PgTaskStore extends TaskStoreBase implements TaskStore {
   readonly pool: pg.Pool;

@@ -1,8 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Migration } from '../store/migrations.js';
-import { migrateSqlite, refuseNewerSqlite } from '../store/sqlite-migrate.js';
+import { migrateSqlite, refuseNewerSqlite, type Migration } from '../../lib/sqlite-migrations.js';
 import { firstTaskRow, TaskStoreBase, type Mutation, type TaskStore } from './store-base.js';
 import type { HistoryInput, NewTaskOpRow, TaskHistoryEntry, TaskOpRow, TaskOpState } from './types.js';
 
