@@ -263,7 +263,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
         checkpointer.stop();
         // The thread's connection may outlive this one, which then is not the last to close and would leave the WAL
         // as it is: empty it into the store file first, so the file alone holds everything, as after any close.
-        db.pragma('wal_checkpoint(TRUNCATE)');
+        checkpointer.drain(db);
       }
       db.close();
     },
