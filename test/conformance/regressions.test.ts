@@ -47,12 +47,13 @@
  * - hung-read-then-backoff: seed 11, schedule 1216 — every status read hangs; the read sent 1 ms before the job ended
  *   timed out after 1,000 ms and the retry then backed off past the deadline, so no read followed the job's end (I3).
  *   After a timeout the next try goes at once (the timeout was as long as any backoff).
- * - sweep3-seed-{6,9,23,25,27}: minimal schedules of the third sweep (2,000 schedules a seed). seed 27 passes since
- *   the timeout-retry fix; seeds 9 and 25 (I12, a deadline ending 200 ms late): a busy operation's stale due time
- *   made the worker sleep a whole idle poll — the wake-up time now skips what the worker is stepping; seed 6 (I3):
- *   a lookup showed the job already succeeded and the client read it again through a hung status route — a lookup
- *   showing an ended job now ends the operation on it; seed 23 (I12): a 2 s Retry-After on a replayed create carried
- *   the next step past the give-up time — a hold is now capped there, as every other retry is.
+ * - Minimal schedules of the third sweep (2,000 schedules a seed): timeout-then-backoff (seed 27) passes since the
+ *   timeout-retry fix; busy-operation-stale-due-time and …-webhooks (seeds 25 and 9, I12, a deadline ending 200 ms
+ *   late): a busy operation's stale due time made the worker sleep a whole idle poll — the wake-up time now skips
+ *   what the worker is stepping; lookup-shows-job-ended-status-route-hung (seed 6, I3): a lookup showed the job
+ *   already succeeded and the client read it again through a hung status route — a lookup showing an ended job now
+ *   ends the operation on it; retry-after-on-replay-past-give-up (seed 23, I12): a 2 s Retry-After on a replayed
+ *   create carried the next step past the give-up time — a hold is now capped there, as every other retry is.
  * - provider-down-after-lost-create (judge, false FAIL): seed 19 — a create answer hung until 525 ms, the provider
  *   was down from 524 ms until the cancel's give-up time; the client ended cancellation_unconfirmed having had no
  *   provider to look the job up on, and I4 called the job "unknown to it, never reconciled". An ending that claims
