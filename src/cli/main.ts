@@ -22,6 +22,7 @@ if (!only) {
   (await import('./scenarios-command.js')).registerScenarios(program);
   (await import('./certify-command.js')).registerCertify(program, version);
   (await import('./report-command.js')).registerReport(program);
+  (await import('./profile-command.js')).registerProfile(program);
   (await import('../verify-provider/cli.js')).registerVerifyProvider(program);
 }
 (await import('../reference-client/cli.js')).registerClientCommands(program);

@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
 import { z } from 'zod';
-import { createProvider, serve } from '../fake-provider/index.js';
+import { createProvider, ProfileConflictError, serve } from '../fake-provider/index.js';
 import { resolveTokensConfig, TokensConfigSchema, type BehaviorConfigInput, type FaultPlanInput } from '../contract/index.js';
 import { tenantsWithoutSecret } from '../fake-provider/store/principals-persistence.js';
 import { getScenario, listScenarios } from '../scenarios/index.js';
 import { CliError, readJsonFile } from '../lib/read-json-file.js';
 import { StoreVersionError } from '../fake-provider/store/migrations.js';
+import type { Profile } from '../contract/profiles.js';
+import { loadProfilesOrExit } from './profile-command.js';
 
 interface ServeFlags {
   port: string;
@@ -19,6 +21,7 @@ interface ServeFlags {
   control: boolean;
   journalMax?: string;
   dashboard: boolean;
+  profile: string[];
 }
 
 function scenarioParts(name: string): { behavior: BehaviorConfigInput; faults: FaultPlanInput } {
@@ -57,6 +60,12 @@ export function registerServe(program: Command): void {
     .option('--no-control', 'do not serve the control API')
     .option('--journal-max <n>', 'keep only the newest N journal entries (long soaks; a judge needs the whole journal)')
     .option('--no-dashboard', 'do not serve the live dashboard at /_dashboard')
+    .option(
+      '--profile <file|name>',
+      'also serve this API profile (a JSON file or a built-in name; repeatable)',
+      (v: string, all: string[]) => [...all, v],
+      [] as string[],
+    )
     .addHelpText('after', '\nExample:\n  npx jobproof serve --port 4010 --scenario lost-create-response\n')
     .action(async (flags: ServeFlags) => {
       const port = Number(flags.port);
@@ -80,6 +89,7 @@ export function registerServe(program: Command): void {
       const fromScenario = flags.scenario ? scenarioParts(flags.scenario) : undefined;
       const behavior = flags.behavior ? (readJsonFile(flags.behavior, 'behavior') as BehaviorConfigInput) : fromScenario?.behavior;
       const faults = flags.faults ? (readJsonFile(flags.faults, 'fault plan') as FaultPlanInput) : fromScenario?.faults;
+      const profiles = loadProfilesOrExit(flags.profile);
       let provider: ReturnType<typeof createProvider>;
       try {
         if (flags.openaiWebhookUrl !== undefined && !/^https?:\/\/\S+$/.test(flags.openaiWebhookUrl)) {
@@ -94,6 +104,7 @@ export function registerServe(program: Command): void {
           control: flags.control,
           scenarioLookup: lookupScenario,
           openaiWebhooks,
+          profiles,
           journalMax,
           backgroundCheckpoint: true,
           dashboard: flags.dashboard && {
@@ -104,13 +115,14 @@ export function registerServe(program: Command): void {
       } catch (err) {
         if (err instanceof z.ZodError) throw new CliError(`invalid behaviour or fault plan: ${z.prettifyError(err)}`);
         if (err instanceof StoreVersionError) throw new CliError(err.message);
+        if (err instanceof ProfileConflictError) throw new CliError(err.message);
         throw err;
       }
       const server = await serve(provider, { port, host: flags.host }).catch((err: Error) => {
         provider.close();
         throw new CliError(`cannot listen on ${flags.host}:${port}: ${err.message}`);
       });
-      printBanner(server.url, provider.tokens, flags);
+      printBanner(server.url, provider.tokens, flags, profiles);
       const stop = async (signal: string) => {
         process.stdout.write(`\n${signal}: stopping; state kept in ${flags.db}\n`);
         await server.close();
@@ -136,7 +148,7 @@ export function dialectLines(url: string, openaiWebhookUrl?: string): string[] {
   return lines;
 }
 
-function printBanner(url: string, tokens: ReturnType<typeof createProvider>['tokens'], flags: ServeFlags): void {
+function printBanner(url: string, tokens: ReturnType<typeof createProvider>['tokens'], flags: ServeFlags, profiles: Profile[]): void {
   const lines = [
     `jobproof fake provider listening on ${url}`,
     `  store:     ${flags.db}`,
@@ -150,6 +162,7 @@ function printBanner(url: string, tokens: ReturnType<typeof createProvider>['tok
     flags.dashboard ? `  dashboard: ${url}/_dashboard (changes need the control token)` : '  dashboard: off',
     '',
     ...dialectLines(url, flags.openaiWebhookUrl),
+    ...profiles.map((p) => `  profile ${p.name}: ${url}${p.prefix}`),
     '',
     'Try:',
     `  curl -s -X POST ${url}/v1/jobs -H 'Authorization: Bearer dev-token' -H 'Idempotency-Key: my-first-job' \\`,

@@ -37,6 +37,12 @@ export type FiredFault = z.infer<typeof FiredFaultSchema>;
 export const DialectSchema = z.enum(DIALECT_NAMES);
 export type Dialect = z.infer<typeof DialectSchema>;
 
+/** A profile's name (profiles.md): lower-case letters, digits and `-`. */
+export const PROFILE_NAME = /^[a-z][a-z0-9-]{1,40}$/;
+/** The wire API a journalled request came in: a built-in dialect, or a profile (whose name the journal records). */
+export const WireApiSchema = z.union([DialectSchema, z.string().regex(PROFILE_NAME)]);
+export type WireApi = z.infer<typeof WireApiSchema>;
+
 export const RequestEntrySchema = z.object({
   seq: z.number().int(),
   at: z.string(),
@@ -73,8 +79,8 @@ export const RequestEntrySchema = z.object({
   /** Tasks API (tasks-api.md): the task a request was about, and its state in the answer; absent on job requests. */
   task_id: z.string().nullable().optional(),
   task_state: z.string().nullable().optional(),
-  /** dialects.md: the wire API a request came in (`openai`, `anthropic`); absent on native requests. */
-  dialect: DialectSchema.optional(),
+  /** dialects.md: the wire API a request came in (`openai`, `anthropic`, a profile's name); absent on native requests. */
+  dialect: WireApiSchema.optional(),
   /** Dialects: the `custom_id`s of the batch a create (or an OpenAI upload) carried, in input order. */
   custom_ids: z.array(z.string()).optional(),
   /** Dialects: the file an OpenAI Files request created or read, or a create named as its input. */

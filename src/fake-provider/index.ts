@@ -2,3 +2,4 @@ export { createProvider, type Provider, type ProviderOptions } from './provider.
 export { serve, type RunningServer, type ServeOptions } from './transports/node-server.js';
 export { inProcessFetch, IN_PROCESS_BASE, connectionReset } from './transports/in-process-fetch.js';
 export { signDelivery } from './webhooks/signing.js';
+export { ProfileConflictError } from './profiles/index.js';

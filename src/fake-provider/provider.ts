@@ -27,6 +27,8 @@ import type { ProviderModule } from './module.js';
 import type { Principal } from '../contract/principals.js';
 import { createTasksModule, type TaskService } from './tasks/index.js';
 import { createDialectsModule } from './dialects/index.js';
+import { createProfilesModule } from './profiles/index.js';
+import type { Profile } from '../contract/profiles.js';
 import { setOpenaiWebhookUrl } from './dialects/openai/webhook-events.js';
 import { inProcessFetch } from './transports/in-process-fetch.js';
 import { defaultWebhookOptions, WebhookDispatcher, type WebhookOptions } from './webhooks/dispatcher.js';
@@ -62,6 +64,8 @@ export interface ProviderOptions {
   backgroundCheckpoint?: boolean;
   /** OpenAI dialect: where each tenant's batch events go (`{tenant: url}`); replaces the stored ones when given. */
   openaiWebhooks?: Record<string, string>;
+  /** API profiles to serve, each under its prefix (profiles.md); parse them with `parseProfileText` / `loadProfile`. */
+  profiles?: Profile[];
 }
 
 export interface Provider {
@@ -207,7 +211,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   const tasks = createTasksModule(core);
   // OpenAI Batch and Anthropic Message Batches on the jobs engine (dialects.md).
   const dialects = createDialectsModule(core);
-  modules = [jobsModule, tasks, dialects];
+  modules = [jobsModule, tasks, dialects, createProfilesModule(core, opts.profiles ?? [])];
   if (opts.openaiWebhooks) for (const [tenant, url] of Object.entries(opts.openaiWebhooks)) setOpenaiWebhookUrl(core, tenant, url);
   const scenario = opts.scenarioLookup ? scenarioControl(core, opts.scenarioLookup) : undefined;
   const app = buildApp(

@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
-import type { Dialect } from '../../contract/journal.js';
+import type { WireApi as Dialect } from '../../contract/journal.js';
 import { PROBLEM_TYPE_BASE } from '../../contract/problems.js';
 
-/** The wire API a request was made in (dialects.md, contract/journal.ts); set by the mount serving it. */
+/** The wire API a request was made in (a dialect or a profile, contract/journal.ts); set by the mount serving it. */
 export type { Dialect };
 
 /** An error as the provider means it; a mount's renderer gives it that API's wire shape. */

@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CallResult } from '../../helpers/provider-server.js';
+import type { DialectServer } from '../dialects/helpers.js';
+import { startProfileServer } from './helpers.js';
+
+/**
+ * `native` as a profile answers like the hand-written native routes (issue 21): the same request sequence against
+ * `/v1/…` and `/profiles/native/v1/…` gives the same statuses, the headers that matter and the same bodies once ids,
+ * times and the prefix are set aside.
+ */
+let s: DialectServer;
+beforeAll(async () => {
+  s = await startProfileServer(['native']);
+});
+afterAll(() => s.stop());
+
+const PREFIX = '/profiles/native';
+const HEADERS = [
+  'content-type',
+  'location',
+  'retry-after',
+  'idempotent-replayed',
+  'content-digest',
+  'x-items-total',
+  'x-items-failed',
+  'allow',
+  'www-authenticate',
+];
+
+/** A body with what must differ between two runs made equal: ids, times, request ids, the prefix, digests of id-bearing results. */
+function normal(r: CallResult, ids: Map<string, string>): unknown {
+  let text = r.text.split(PREFIX).join('');
+  text = text.replace(/job_(?!id\b)[0-9a-z]+/g, (id) => {
+    if (!ids.has(id)) ids.set(id, `JOB${ids.size}`);
+    return ids.get(id)!;
+  });
+  text = text.replace(/req_[0-9a-z]+/g, 'REQ').replace(/\d{4}-\d\d-\d\dT[\d:.]+Z/g, 'TIME');
+  text = text.replace(/"(sha256|value)":"[0-9a-f]+"/g, '"$1":"HEX"').replace(/sha-256=:[^:]+:/, 'sha-256=:B64:');
+  // A refusal's wording may differ; its status, code, the fields it names and the job it carries may not.
+  if (r.headers.get('content-type') === 'application/problem+json') {
+    const p = JSON.parse(text) as { detail?: string; errors?: Array<{ path: string; message?: string }> };
+    delete p.detail;
+    if (p.errors) p.errors = p.errors.map((e) => ({ path: e.path }));
+    text = JSON.stringify(p);
+  }
+  const headers = Object.fromEntries(
+    HEADERS.map((h) => [
+      h,
+      r.headers
+        .get(h)
+        ?.split(PREFIX)
+        .join('')
+        .replace(/job_(?!id\b)[0-9a-z]+/g, (id) => ids.get(id) ?? id)
+        .replace(/sha-256=:[^:]+:/, 'sha-256=:B64:') ?? null,
+    ]),
+  );
+  return { status: r.status, headers, body: text };
+}
+
+type Step = { method: string; path: string; key?: string; body?: unknown; token?: string | null; advance?: number; raw?: string };
+
+/** The catalog's kinds of request: create, replay, reuse, bad input, read, find, cancel, cancel again, results, 404s. */
+function sequence(tag: string): Step[] {
+  const body = { kind: 'report', input: { account: 'acct_1' }, client_ref: `op_${tag}` };
+  return [
+    { method: 'POST', path: '/v1/jobs', key: `k1-${tag}`, body },
+    { method: 'POST', path: '/v1/jobs', key: `k1-${tag}`, body },
+    { method: 'POST', path: '/v1/jobs', key: `k1-${tag}`, body: { ...body, client_ref: 'other' } },
+    { method: 'POST', path: '/v1/jobs', body },
+    { method: 'POST', path: '/v1/jobs', key: `k2-${tag}`, raw: '{not json' },
+    { method: 'POST', path: '/v1/jobs', key: `k3-${tag}`, body, token: null },
+    { method: 'GET', path: '/v1/jobs/$1' },
+    { method: 'GET', path: `/v1/jobs?client_ref=op_${tag}` },
+    { method: 'GET', path: `/v1/jobs?idempotency_key=k1-${tag}` },
+    { method: 'GET', path: '/v1/jobs?limit=0' },
+    { method: 'GET', path: '/v1/jobs/$1/results' },
+    { method: 'GET', path: '/v1/jobs/$1', advance: 5000 },
+    { method: 'GET', path: '/v1/jobs/$1/results' },
+    { method: 'POST', path: '/v1/jobs/$1/cancel' },
+    { method: 'POST', path: '/v1/jobs', key: `k4-${tag}`, body: { ...body, client_ref: `op2_${tag}` } },
+    { method: 'POST', path: '/v1/jobs/$2/cancel' },
+    { method: 'POST', path: '/v1/jobs/$2/cancel' },
+    { method: 'GET', path: '/v1/jobs/$2', advance: 5000 },
+    { method: 'GET', path: '/v1/jobs/job_nope' },
+    { method: 'DELETE', path: '/v1/jobs/$1' },
+  ];
+}
+
+async function play(prefix: string, tag: string): Promise<unknown[]> {
+  const created: string[] = [];
+  const ids = new Map<string, string>();
+  const out: unknown[] = [];
+  for (const st of sequence(tag)) {
+    if (st.advance) await s.advance(st.advance);
+    const path = prefix + st.path.replace(/\$(\d)/, (_m, n: string) => created[Number(n) - 1]!);
+    const headers: Record<string, string> = st.key ? { 'idempotency-key': st.key } : {};
+    const r = await s.call(st.method, path, { headers, body: st.raw ?? st.body, token: st.token });
+    if (st.method === 'POST' && st.path === '/v1/jobs' && r.status === 202 && r.headers.get('idempotent-replayed') === null)
+      created.push(r.json.job_id);
+    out.push(normal(r, ids));
+  }
+  return out;
+}
+
+describe('native as a profile', () => {
+  it('answers the replayed request sequence like the hand-written routes', async () => {
+    await s.control('PUT', '/_control/behavior', { body: { default: { duration_ms: 2000, items: 3 } } });
+    const native = await play('', 'a');
+    const profile = await play(PREFIX, 'b');
+    const norm = (xs: unknown[]) =>
+      JSON.parse(
+        JSON.stringify(xs)
+          .replace(/_a\b|-a\b/g, '_T')
+          .replace(/_b\b|-b\b/g, '_T'),
+      );
+    const a = norm(native);
+    const b = norm(profile);
+    for (let i = 0; i < a.length; i++) expect({ step: i, ...(b[i] as object) }).toEqual({ step: i, ...(a[i] as object) });
+  });
+
+  it('journals profile traffic with its route names and the profile as its API', async () => {
+    const entries = s.provider.journal.all().filter((e) => e.type === 'request' && e.path.startsWith(PREFIX));
+    expect(entries.length).toBeGreaterThan(10);
+    expect(new Set(entries.map((e) => (e.type === 'request' ? e.route : null)))).toEqual(
+      new Set(['create', 'status', 'list', 'results', 'cancel', null]),
+    );
+  });
+});
