@@ -43,7 +43,7 @@ async function readApi(): Promise<WireChoice> {
   const names = builtinProfileNames();
   if (!names.includes(value) && !/[/\\]|\.(json|ya?ml)$/i.test(value))
     throw new Refusal(
-      `JOBPROOF_DIALECT must be one of ${DIALECTS.join(', ')}, a built-in profile (${names.join(', ')}) or a profile file; got ${value}`,
+      `JOBPROOF_DIALECT must be one of ${DIALECTS.join(', ')}; got ${value} — or a built-in profile (${names.join(', ')}), or a profile file`,
     );
   const l = loadProfile(value);
   if (!l.ok) throw new Refusal(`JOBPROOF_DIALECT names a profile that does not check:\n${describeLoad(l)}`);

@@ -26,11 +26,18 @@ const PAGE = { items: '${items}', next_page_token: '${next_page_token?}' };
 const answered = (o: CallOutcome, status?: number): Answer | null =>
   o.kind === 'answer' && (status === undefined || o.status === status) ? o : null;
 
-/** The API's code in a refusal (where `errors.body` puts `${code}`), held against jobproof's code as the profile maps it. */
-function refusedWith(p: Profile, o: CallOutcome, code: string): boolean {
-  if (o.kind !== 'answer') return false;
-  const shown = variableValue(p.errors.body, o.json, 'code');
-  return shown !== undefined && String(shown) === String(p.errors.codes[code] ?? code);
+/**
+ * Whether an answer is the API's refusal for jobproof's `code`: its status (as the profile maps it), and its code
+ * where the envelope shows one (`${code}` as `errors.codes` maps it, `${jobproof_code}`, or `${type}`). An envelope
+ * that names no code leaves the status alone to decide.
+ */
+function refusal(p: Profile, o: CallOutcome, code: string, status: number): boolean {
+  if (o.kind !== 'answer' || o.status !== (p.errors.statuses[code] ?? status)) return false;
+  const shown = (name: string) => variableValue(p.errors.body, o.json, name);
+  const api = shown('code');
+  if (api !== undefined) return String(api) === String(p.errors.codes[code] ?? code);
+  const own = shown('jobproof_code') ?? shown('type');
+  return own === undefined || (typeof own === 'string' && (own === code || own.endsWith(`/${code}`)));
 }
 
 /**
@@ -57,10 +64,10 @@ function createOutcome(p: Profile, s: WireStep, o: CallOutcome): WireCreate {
     return { kind: 'created', jobId, job, replayed: replay ? o.headers.get(replay) === 'true' : false, call: o };
   }
   // Our chosen id is taken: after an earlier attempt whose answer was lost, by our own create (the id is this operation's).
-  if (p.id.source === 'body' && o.status === p.id.taken.status && refusedWith(p, o, p.id.taken.code) && s.rec.create_attempts > 1)
+  if (p.id.source === 'body' && refusal(p, o, p.id.taken.code, p.id.taken.status) && s.rec.create_attempts > 1)
     return { kind: 'created', jobId: chosenId(p, s.rec)!, job: null, replayed: false, call: o };
   // Not executed (408, 429), or still executing under our key: the same request again after the API's wait.
-  if (o.status === 408 || o.status === 429 || refusedWith(p, o, 'idempotency_request_in_progress')) return { kind: 'not_done', call: o };
+  if (o.status === 408 || o.status === 429 || refusal(p, o, 'idempotency_request_in_progress', 409)) return { kind: 'not_done', call: o };
   return { kind: 'refused', call: o };
 }
 
@@ -73,6 +80,8 @@ export function profileWire(p: Profile): WireAdapter {
     return { call, job, gone: answered(call, 404) !== null };
   };
   const cancelRoute = p.cancel && 'route' in p.cancel ? p.cancel : null;
+  // A cancel the profile says is unsupported is still asked once: the API's own 405/501 is the evidence.
+  const noCancelRoute = p.cancel && 'unsupported' in p.cancel ? p.cancel.unsupported.route : null;
   return {
     ...profileTraits(p),
     async create(s) {
@@ -89,11 +98,13 @@ export function profileWire(p: Profile): WireAdapter {
       return findProfileJob(p, bound, createBy, () => readOnce(s));
     },
     async cancel(s): Promise<WireCancel> {
-      if (!cancelRoute) return { kind: 'unsupported', call: null };
-      const o = await send(s, routeSpec(p, cancelRoute.route, 'cancel', s.rec.remote_job_id));
+      const route = cancelRoute?.route ?? noCancelRoute;
+      if (!route) return { kind: 'unsupported', call: null };
+      const o = await send(s, routeSpec(p, route, 'cancel', s.rec.remote_job_id));
       const a = answered(o);
       if (!a) return { kind: 'other', call: o };
       if (a.status === 405 || a.status === 501) return { kind: 'unsupported', call: a };
+      if (!cancelRoute) return { kind: 'other', call: o };
       if (a.status === cancelRoute.status) {
         const view = cancelRoute.body === VIEW ? profileJob(p, a.json, s.rec, s.now()) : null;
         // An API that answers a finished job with its view (`refused: view`): the cancel lost the race if it ended.
@@ -102,7 +113,7 @@ export function profileWire(p: Profile): WireAdapter {
         return { kind: 'accepted', job: view, call: a };
       }
       const r = cancelRoute.refused;
-      if (a.status === r.status && (r.answer === 'view' || refusedWith(p, a, r.code))) {
+      if (r.answer === 'view' ? a.status === r.status : refusal(p, a, r.code, r.status)) {
         const shown = r.answer === 'view' ? a.json : (a.json as { job?: unknown } | null)?.job;
         const job = profileJob(p, shown, s.rec, s.now());
         if (job) return { kind: 'ended', job, call: a };
@@ -142,7 +153,7 @@ async function routeResults(
   const own = expected.url.startsWith('/') && !expected.url.startsWith('//') ? expected.url : null;
   const base = routeSpec(p, r.route!, 'results', s.rec.remote_job_id);
   const spec = own ? { ...base, path: own } : base;
-  const gone = (o: CallOutcome) => o.kind === 'answer' && (o.status === 410 || refusedWith(p, o, 'results_gone'));
+  const gone = (o: CallOutcome) => o.kind === 'answer' && (o.status === 410 || refusal(p, o, 'results_gone', 410));
   const first = await send(s, spec);
   const a = answered(first, 200);
   if (!a) return { call: first, location: spec.path, verification: null, gone: gone(first) };

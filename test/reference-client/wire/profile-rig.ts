@@ -38,6 +38,9 @@ export function inputFor(p: Profile, opId: string): Record<string, unknown> {
     case 'replicate':
       return { version: 'v1', input: { prompt: `summarise ${opId}` } };
     case 'reports':
+    case 'reports-no-cancel':
+    case 'reports-no-key':
+    case 'reports-named':
       return { account: 'acct_1', range: '2026-11', format: 'csv' };
     default:
       return { account: 'acct_1' };
@@ -59,8 +62,8 @@ export interface ProfileRig {
   close(): Promise<void>;
 }
 
-export async function startProfileRig(): Promise<ProfileRig> {
-  const server = await startProviderServer({ profiles: PROFILES.map(profileOf), pollAdviceSeconds: 0 });
+export async function startProfileRig(profiles: Profile[] = PROFILES.map(profileOf)): Promise<ProfileRig> {
+  const server = await startProviderServer({ profiles, pollAdviceSeconds: 0 });
   const dirs: { cleanup(): void }[] = [];
   const clients: ReferenceClient[] = [];
   const put = async (path: string, body: unknown) => {
