@@ -107,3 +107,13 @@ export async function findProfileJob(
   if (ids.length > 1 && (l.keyed || p.idempotency.source !== 'none')) return { kind: 'conflict', ids, call: l.call };
   return { kind: 'found', job: l.jobs[0]!, call: l.call };
 }
+
+/**
+ * The record's job by the lookup route (`read`'s `viaList`): another route to the same view, where the profile has
+ * a lookup that filters to this operation; null where it has none (the status route is read again).
+ */
+export async function listedJob(p: Profile, s: WireStep): Promise<{ job: Job | null; call: CallOutcome } | null> {
+  if (!p.find || !filterQuery(p, s)) return null;
+  const l = await lookup(p, s);
+  return { job: l.jobs?.find((j) => j.job_id === s.rec.remote_job_id) ?? null, call: l.call };
+}

@@ -3,7 +3,7 @@ import type { Profile } from '../../contract/profiles.js';
 import { isAmbiguous, type Answer, type CallOutcome, type CallSpec } from '../http.js';
 import type { ExpectedResult } from '../types.js';
 import type { WireAdapter, WireCancel, WireCreate, WireRead, WireResults, WireStep } from './adapter.js';
-import { findProfileJob } from './profile-find.js';
+import { findProfileJob, listedJob } from './profile-find.js';
 import { chosenId, createSpec, routeSpec } from './profile-request.js';
 import { ndjsonOf, verifyItems, verifyRouteBody } from './profile-results.js';
 import { inlineItems, profileJob } from './profile-view.js';
@@ -73,6 +73,8 @@ function createOutcome(p: Profile, s: WireStep, o: CallOutcome): WireCreate {
 
 export function profileWire(p: Profile): WireAdapter {
   const send = async (s: WireStep, spec: Omit<CallSpec, 'traceId'>) => bounded(p, await s.send(spec));
+  /** The step with its sends' Retry-After bounded, for the helpers that send on their own. */
+  const bind = (s: WireStep): WireStep => ({ rec: s.rec, env: s.env, now: () => s.now(), send: (spec) => send(s, spec) });
   const readOnce = async (s: WireStep) => {
     const call = await send(s, routeSpec(p, p.read.route, 'status', s.rec.remote_job_id ?? chosenId(p, s.rec)));
     const a = answered(call, 200);
@@ -87,15 +89,16 @@ export function profileWire(p: Profile): WireAdapter {
     async create(s) {
       return createOutcome(p, s, await send(s, createSpec(p, s.rec)));
     },
-    /** The read route; a profile has one view of a job, so `viaList` reads the same route again. */
-    async read(s): Promise<WireRead> {
+    /** The read route, or (`viaList`) the lookup route filtered to this operation where the profile has one. */
+    async read(s, viaList): Promise<WireRead> {
+      const listed = viaList ? await listedJob(p, bind(s)) : null;
+      if (listed) return listed.job ? { kind: 'job', job: listed.job, call: listed.call } : { kind: 'unclear', call: listed.call };
       const { call, job, gone } = await readOnce(s);
       if (gone || (job && job.job_id !== s.rec.remote_job_id)) return { kind: 'gone', call };
       return job ? { kind: 'job', job, call } : { kind: 'unclear', call };
     },
     find(s, createBy) {
-      const bound: WireStep = { rec: s.rec, env: s.env, now: () => s.now(), send: (spec) => send(s, spec) };
-      return findProfileJob(p, bound, createBy, () => readOnce(s));
+      return findProfileJob(p, bind(s), createBy, () => readOnce(s));
     },
     async cancel(s): Promise<WireCancel> {
       const route = cancelRoute?.route ?? noCancelRoute;

@@ -177,3 +177,21 @@ describe('answers read through the profile', () => {
     expect(await rep.cancel(done.s, 'r')).toMatchObject({ kind: 'ended', job: { state: 'succeeded' } });
   });
 });
+
+describe('reading past a deadline by another route', () => {
+  it('viaList reads the job through the lookup filtered to this operation (azure-lro by clientReference)', async () => {
+    const w = profileWire(profileOf('azure-lro'));
+    const view = (id: string) => ({
+      id,
+      status: 'Succeeded',
+      createdDateTime: '2026-12-01T11:59:59Z',
+      result: { items: [], sha256: 'ab' },
+    });
+    const { s, sent } = step([answer({ value: [view('j1')] }), answer(view('j1'))]);
+    expect(await w.read(s, true)).toMatchObject({ kind: 'job', job: { job_id: 'j1', state: 'succeeded' } });
+    expect(sent[0]!.route).toBe('list');
+    expect(sent[0]!.path).toContain('clientReference=op_a');
+    expect((await w.read(s, false)).kind).toBe('job');
+    expect(sent[1]!.route).toBe('status');
+  });
+});
