@@ -71,7 +71,13 @@ describe.each(PROFILES)('profile %s: served views read back', (nameOrFile) => {
         fc.integer({ min: 0, max: 6 }).chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n }))),
         fc.integer({ min: 0, max: 4000 }),
         (state, [items, failed], at) => {
-          const r = { operation_id: 'op_rt', kind: 'report', trace_id: 'tr_rt', idempotency_key: 'idem_rt', input: {} } as unknown as OperationRow;
+          const r = {
+            operation_id: 'op_rt',
+            kind: 'report',
+            trace_id: 'tr_rt',
+            idempotency_key: 'idem_rt',
+            input: {},
+          } as unknown as OperationRow;
           r.input = inputFor(p, r.operation_id);
           const row = jobRow(p, r, state, items, failed, at);
           const view = renderView(p, row, NOW);
