@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../helpers/provider-server.js';
 import { op, PROFILES, profileOf, startProfileRig, workOut, type ProfileRig } from './profile-rig.js';
 
 /**
@@ -46,6 +47,34 @@ describe.each(PROFILES)('profile %s under random faults', (nameOrFile) => {
         expect(rec.result?.sha256).toBe(job?.result?.sha256);
       }),
       { numRuns: 4, seed: 21 },
+    );
+  });
+
+  it('a cancel under faults ends cancelled only when the API cancelled the job', { timeout: 120_000 }, async () => {
+    const CancelRule = fc.record({
+      on: fc.constantFrom('cancel', 'status'),
+      times: fc.integer({ min: 1, max: 2 }),
+      fault: Rule.map((r) => r.fault),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(CancelRule, { minLength: 1, maxLength: 2 }), async (rules) => {
+        await rig.behave({ duration_ms: 20_000, items: 3 });
+        const c = rig.client(p);
+        const id = `${p.name}-c${++n}`;
+        await c.submit(op(p, id));
+        const done = workOut(c);
+        await waitFor(async () => ['accepted', 'observing'].includes((await c.show(id)).state), 15_000);
+        await rig.faults(rules);
+        await c.cancel(id, { actor: 'test', reason: 'stop', cancel_deadline_ms: 10_000 });
+        await done;
+        await rig.faults([]);
+        await rig.behave({ duration_ms: 200, items: 3, items_failed: 1 });
+        const rec = await c.show(id);
+        const job = rig.server.provider.core.jobs.get(rec.remote_job_id!);
+        expect(['cancelled', 'cancellation_unconfirmed'], JSON.stringify(rules)).toContain(rec.state);
+        if (rec.state === 'cancelled') expect(job?.state).toBe('cancelled');
+      }),
+      { numRuns: 3, seed: 21 },
     );
   });
 });
