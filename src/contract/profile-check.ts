@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { locateJson, nearest, positionOf, type Locations } from './json-locate.js';
 import { JOB_STATES } from './jobs.js';
-import { variablesOf } from './profile-template.js';
+import { variablesOf, whole } from './profile-template.js';
 import { ERROR_VARIABLES, knownVariable, LIST_VARIABLES, VIEW_VARIABLES, WEBHOOK_VARIABLES } from './profile-vars.js';
 import { ProfileSchema, type Profile, type ProfileRoute } from './profiles.js';
 
@@ -110,24 +110,36 @@ export function semanticProblems(p: Profile): Array<{ path: Path; message: strin
         fix: `map a value to "${s}" in state.values, or name the value to show in state.serve_as.${s}`,
       });
   }
+  for (const [i, rule] of (p.state.derived ?? []).entries()) {
+    for (const path of Object.keys(rule.when)) {
+      const top = path.split('.')[0]!;
+      const inView = p.view !== null && typeof p.view === 'object' && !Array.isArray(p.view) && (top in p.view || `${top}?` in p.view);
+      if (!inView)
+        out.push({
+          path: ['state', 'derived', i, 'when', path],
+          message: `the view has no field ${top}`,
+          fix: `add "${top}" to the view, or test a field the view has`,
+        });
+    }
+  }
   const vars = variablesOf(p.view);
   if (!p.state.derived && !vars.some((v) => v.name === 'state'))
     out.push({
       path: ['view'],
-      message: 'the view never shows ${state}',
-      fix: 'put "${state}" at the field holding the state, or give state.derived rules',
+      message: `the view never shows ${whole('state')}`,
+      fix: `put "${whole('state')}" at the field holding the state, or give state.derived rules`,
     });
   if (!vars.some((v) => v.name === 'id'))
     out.push({
       path: ['view'],
-      message: 'the view never shows ${id}',
-      fix: 'put "${id}" (or "operations/${id}") at the field naming the job',
+      message: `the view never shows ${whole('id')}`,
+      fix: `put "${whole('id')}" (or "operations/${whole('id')}") at the field naming the job`,
     });
   if (p.results.mode === 'inline' && !vars.some((v) => v.name === 'result.items'))
     out.push({
       path: ['results', 'mode'],
-      message: 'inline results but the view has no ${result.items}',
-      fix: 'put "${result.items?}" where the API shows the output, or use mode route',
+      message: `inline results but the view has no ${whole('result.items')}`,
+      fix: `put "${whole('result.items?')}" where the API shows the output, or use mode route`,
     });
   if (p.results.mode !== 'inline' && !p.results.route)
     out.push({

@@ -1,5 +1,5 @@
 import type { JobState } from './jobs.js';
-import { getPath, variablesOf } from './profile-template.js';
+import { getPath, variablesOf, whole } from './profile-template.js';
 import type { Profile } from './profiles.js';
 
 /**
@@ -30,7 +30,7 @@ export function variableValue(template: unknown, answer: unknown, name: string):
 
 /** The create body's template, with `${view}` seen through. */
 export function createTemplate(p: Profile): unknown {
-  return p.create.body === '${view}' ? p.view : p.create.body;
+  return p.create.body === whole('view') ? p.view : p.create.body;
 }
 
 /** The job id a create answer names: in its body, else in a header (`Location`, `Operation-Location`). */

@@ -6,6 +6,11 @@
  * fact sits with `pathsOf` (the dotted path of the leaf holding `${id}`, `${state}`, …).
  */
 
+/** The template text naming a variable whole: `$` `{name}` (written so, not as a literal, for linters of JS templates). */
+export function whole(name: string): string {
+  return `$${'{'}${name}}`;
+}
+
 export type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 
 /** A variable's value; `undefined` = not known here (rendered as null, or the key dropped with `?`). */

@@ -47,6 +47,7 @@ export const ERROR_VARIABLES: Record<string, string> = {
 export const LIST_VARIABLES: Record<string, string> = {
   items: 'the jobs of the page, each as its view (an array)',
   next_page_token: 'the token of the next page, or null',
+  next_page_url: 'the absolute URL of the next page (the route with its token parameter), or null',
 };
 
 export const WEBHOOK_VARIABLES: Record<string, string> = {

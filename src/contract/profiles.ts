@@ -99,6 +99,8 @@ export const ProfileIdempotencySchema = z.discriminatedUnion('source', [
 ]);
 
 const Page = z.strictObject({
+  /** Where the page parameters travel: the query string, or the JSON body (AWS `MaxResults`, `NextToken`). */
+  in: z.enum(['query', 'body']).default('query'),
   size_param: z.string().default('limit'),
   token_param: z.string().default('cursor'),
   default_size: z.number().int().min(1).default(20),
@@ -112,7 +114,8 @@ export const ProfileFindSchema = z.strictObject({
     .array(
       z.strictObject({
         param: z.string().min(1),
-        by: z.enum(['client_ref', 'idempotency_key', 'id_prefix']),
+        in: z.enum(['query', 'body']).default('query'),
+        by: z.enum(['client_ref', 'idempotency_key', 'id_prefix', 'id_contains']),
         pattern: z.string().optional(),
       }),
     )

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { whole } from '../../src/contract/profile-template.js';
 import { profileJsonSchema } from '../../src/contract/profiles.js';
 
 const REPO = join(import.meta.dirname, '..', '..');
@@ -63,7 +64,12 @@ describe('jobproof profile check', () => {
       '"serve_as"',
       /"stopping" is not a state value mapped in state\.values/,
     ],
-    ['unknown-variable', (t: string) => t.replace('"${updated_at}"', '"${updatedAt}"'), '${updatedAt}', /unknown variable \$\{updatedAt\}/],
+    [
+      'unknown-variable',
+      (t: string) => t.replace(`"${whole('updated_at')}"`, `"${whole('updatedAt')}"`),
+      whole('updatedAt'),
+      /unknown variable \$\{updatedAt\}/,
+    ],
   ])('refuses %s with its line and how to mend it (exit 2)', (name, edit, needle, message) => {
     const f = broken(name, edit);
     const r = run(['profile', 'check', f]);

@@ -1,6 +1,6 @@
 import { isTerminal, type JobState } from '../../contract/jobs.js';
 import type { Profile } from '../../contract/profiles.js';
-import { getPath, pathsOf } from '../../contract/profile-template.js';
+import { getPath, pathsOf, whole } from '../../contract/profile-template.js';
 import type { ProviderCore } from '../core.js';
 import type { Ctx } from '../http/context.js';
 import { problem } from '../http/problem.js';
@@ -38,7 +38,7 @@ export function stateOfAnswer(p: Profile, body: string): JobState | null {
   } catch {
     return null;
   }
-  const where = p.create.body === '${view}' ? pathsOf(p.view, 'state') : pathsOf(p.create.body, 'state');
+  const where = p.create.body === whole('view') ? pathsOf(p.view, 'state') : pathsOf(p.create.body, 'state');
   const v = where.length ? getPath(parsed, where[0]!) : undefined;
   return typeof v === 'string' ? (p.state.values[v] ?? null) : null;
 }

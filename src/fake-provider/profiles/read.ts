@@ -1,4 +1,4 @@
-import { render } from '../../contract/profile-template.js';
+import { render, whole } from '../../contract/profile-template.js';
 import { resultsExpired, servedResults } from '../engine/results.js';
 import type { Ctx } from '../http/context.js';
 import { jsonAnswer, problem } from '../http/problem.js';
@@ -15,8 +15,38 @@ export function readJob(d: ProfileDeps, c: Ctx, id: string): Response {
   return jsonAnswer(c, renderView(d.profile, job, d.core.clock.now()), 200, retryAfter(d, job));
 }
 
-function pageParams(c: Ctx, page: { size_param: string; token_param: string; default_size: number; max_size: number }) {
-  const rawSize = c.req.query(page.size_param);
+/** The request's parameters: its query string, and its JSON body's top-level scalars (AWS-style list calls). */
+export interface Params {
+  query(name: string): string | undefined;
+  body(name: string): string | undefined;
+}
+
+export async function paramsOf(c: Ctx): Promise<Params> {
+  let body: Record<string, unknown> = {};
+  if (c.req.method !== 'GET') {
+    try {
+      const v = JSON.parse(await c.req.text()) as unknown;
+      if (v !== null && typeof v === 'object' && !Array.isArray(v)) body = v as Record<string, unknown>;
+    } catch {
+      // No JSON body: no body parameters.
+    }
+  }
+  return {
+    query: (n) => c.req.query(n),
+    body: (n) => {
+      const v = body[n];
+      return typeof v === 'string' || typeof v === 'number' ? String(v) : undefined;
+    },
+  };
+}
+
+function pageParams(
+  c: Ctx,
+  ps: Params,
+  page: { in: 'query' | 'body'; size_param: string; token_param: string; default_size: number; max_size: number },
+) {
+  const get = (n: string) => ps[page.in](n);
+  const rawSize = get(page.size_param);
   const size = rawSize === undefined ? page.default_size : Number(rawSize);
   if (!Number.isInteger(size) || size < 1 || size > page.max_size)
     return {
@@ -24,7 +54,7 @@ function pageParams(c: Ctx, page: { size_param: string; token_param: string; def
         errors: [{ path: page.size_param, message: 'out of range' }],
       }),
     };
-  const token = c.req.query(page.token_param);
+  const token = get(page.token_param);
   if (token !== undefined && !/^c[0-9]{1,15}$/.test(token))
     return {
       error: problem(c, 400, 'invalid_request', `${page.token_param} must be a value a previous page returned`, {
@@ -44,17 +74,19 @@ function filterValue(raw: string, pattern?: string): string | null {
 }
 
 /** The lookup route: this profile's jobs of the caller's tenant, newest first, filtered and paged as the profile says. */
-export function findJobs(d: ProfileDeps, c: Ctx): Response {
+export async function findJobs(d: ProfileDeps, c: Ctx): Promise<Response> {
   const f = d.profile.find!;
   const p = c.get('principal');
   const draft = c.get('draft');
-  const pg = pageParams(c, f.page);
+  const ps = await paramsOf(c);
+  const pg = pageParams(c, ps, f.page);
   if ('error' in pg) return pg.error!;
   let clientRef: string | undefined;
   let key: string | undefined;
   let idPrefix: string | undefined;
+  let idContains: string | undefined;
   for (const flt of f.filters) {
-    const raw = c.req.query(flt.param);
+    const raw = ps[flt.in](flt.param);
     if (raw === undefined) continue;
     const v = filterValue(raw, flt.pattern);
     if (v === null || v === '' || v.length > 255)
@@ -63,7 +95,8 @@ export function findJobs(d: ProfileDeps, c: Ctx): Response {
       });
     if (flt.by === 'client_ref') clientRef = v;
     else if (flt.by === 'idempotency_key') key = v;
-    else idPrefix = v;
+    else if (flt.by === 'id_prefix') idPrefix = v;
+    else idContains = v;
   }
   if (clientRef !== undefined) draft.client_ref = clientRef;
   if (key !== undefined) draft.idempotency_key = key;
@@ -79,7 +112,13 @@ export function findJobs(d: ProfileDeps, c: Ctx): Response {
       beforeSeq: before,
       limit: 200,
     });
-    for (const r of rows) if (r.kind === kind && (idPrefix === undefined || r.job_id.startsWith(idPrefix))) found.push(r);
+    for (const r of rows)
+      if (
+        r.kind === kind &&
+        (idPrefix === undefined || r.job_id.startsWith(idPrefix)) &&
+        (idContains === undefined || r.job_id.includes(idContains))
+      )
+        found.push(r);
     if (rows.length < 200 || found.length > pg.size) break;
     before = rows[rows.length - 1]!.seq;
   }
@@ -96,7 +135,7 @@ export function findJobs(d: ProfileDeps, c: Ctx): Response {
 }
 
 /** The results route: NDJSON (with a digest where the profile sends one), or a JSON page of items. */
-export function fetchResults(d: ProfileDeps, c: Ctx, id: string): Response {
+export async function fetchResults(d: ProfileDeps, c: Ctx, id: string): Promise<Response> {
   const job = jobFor(d, c, id);
   if (job instanceof Response) return job;
   const r = d.profile.results;
@@ -109,7 +148,7 @@ export function fetchResults(d: ProfileDeps, c: Ctx, id: string): Response {
     return problem(c, 410, 'results_gone', 'these results could be fetched once and were already handed out');
   if (resultsExpired(job, now)) return problem(c, 410, 'results_gone', 'these results have expired');
   const draft = c.get('draft');
-  if (r.format === 'ndjson') {
+  if (r.format === 'ndjson' && r.mode !== 'paged') {
     d.core.engine.markResultsFetched(job);
     draft.effect = 'results_served';
     const served = servedResults(job.job_id, job.behavior);
@@ -120,8 +159,8 @@ export function fetchResults(d: ProfileDeps, c: Ctx, id: string): Response {
       Object.assign(headers, { 'x-items-total': String(job.result.items_total), 'x-items-failed': String(job.result.items_failed) });
     return leanAnswer(c, served.body, 200, headers);
   }
-  const page = r.page ?? { size_param: 'pageSize', token_param: 'pageToken', default_size: 1000, max_size: 10000 };
-  const pg = pageParams(c, page);
+  const page = r.page ?? { in: 'query' as const, size_param: 'pageSize', token_param: 'pageToken', default_size: 1000, max_size: 10000 };
+  const pg = pageParams(c, await paramsOf(c), page);
   if ('error' in pg) return pg.error!;
   const all = resultItems(job);
   const from = pg.token ?? 0;
@@ -129,7 +168,7 @@ export function fetchResults(d: ProfileDeps, c: Ctx, id: string): Response {
   const next = from + pg.size < all.length ? `c${from + pg.size}` : null;
   if (next === null) d.core.engine.markResultsFetched(job);
   draft.effect = 'results_served';
-  const body = render(r.body ?? { items: '${items}', next_page_token: '${next_page_token?}' }, (n) =>
+  const body = render(r.body ?? { items: whole('items'), next_page_token: whole('next_page_token?') }, (n) =>
     n === 'items' ? items : n === 'next_page_token' ? next : undefined,
   );
   draft.served_sha256 = sha256Hex(JSON.stringify(body));

@@ -86,15 +86,19 @@ function sequence(tag: string): Step[] {
   ];
 }
 
-async function play(prefix: string, tag: string): Promise<unknown[]> {
+async function play(prefix: string, tag: string, steps = sequence(tag)): Promise<unknown[]> {
   const created: string[] = [];
   const ids = new Map<string, string>();
   const out: unknown[] = [];
-  for (const st of sequence(tag)) {
+  for (const st of steps) {
     if (st.advance) await s.advance(st.advance);
     const path = prefix + st.path.replace(/\$(\d)/, (_m, n: string) => created[Number(n) - 1]!);
     const headers: Record<string, string> = st.key ? { 'idempotency-key': st.key } : {};
-    const r = await s.call(st.method, path, { headers, body: st.raw ?? st.body, token: st.token });
+    const r = await s.call(st.method, path, { headers, body: st.raw ?? st.body, token: st.token }).catch((e: Error) => e);
+    if (r instanceof Error) {
+      out.push({ lost: true });
+      continue;
+    }
     if (st.method === 'POST' && st.path === '/v1/jobs' && r.status === 202 && r.headers.get('idempotent-replayed') === null)
       created.push(r.json.job_id);
     out.push(normal(r, ids));
@@ -116,6 +120,44 @@ describe('native as a profile', () => {
     const a = norm(native);
     const b = norm(profile);
     for (let i = 0; i < a.length; i++) expect({ step: i, ...(b[i] as object) }).toEqual({ step: i, ...(a[i] as object) });
+  });
+
+  it('meets the same faults the same way: a lost create, its replay with a foreign id, a rate-limited read', async () => {
+    const plan = {
+      seed: 3,
+      rules: [
+        { on: 'create', nth: 1, fault: { type: 'lose_response' } },
+        { on: 'create', nth: 2, fault: { type: 'foreign_job_id' } },
+        { on: 'status', nth: 1, fault: { type: 'rate_limit', retry_after: 2 } },
+        { on: 'cancel', nth: 1, fault: { type: 'error_after_commit' } },
+      ],
+    };
+    const steps = (tag: string): Step[] => {
+      const body = { kind: 'report', input: { n: 1 }, client_ref: `f_${tag}` };
+      return [
+        { method: 'POST', path: '/v1/jobs', key: `f1-${tag}`, body },
+        { method: 'POST', path: '/v1/jobs', key: `f1-${tag}`, body },
+        { method: 'POST', path: '/v1/jobs', key: `f1-${tag}`, body },
+        { method: 'GET', path: `/v1/jobs?idempotency_key=f1-${tag}` },
+        { method: 'GET', path: `/v1/jobs?client_ref=f_${tag}` },
+        { method: 'GET', path: '/v1/jobs/job_nope' },
+        { method: 'GET', path: '/v1/jobs/job_nope' },
+      ];
+    };
+    await s.control('PUT', '/_control/faults', { body: plan });
+    const native = await play('', 'a', steps('a'));
+    await s.control('PUT', '/_control/faults', { body: plan });
+    const profile = await play(PREFIX, 'b', steps('b'));
+    await s.control('DELETE', '/_control/faults');
+    const norm = (xs: unknown[]) =>
+      JSON.parse(
+        JSON.stringify(xs)
+          .replace(/_a\b|-a\b/g, '_T')
+          .replace(/_b\b|-b\b/g, '_T'),
+      );
+    expect(native[0]).toEqual({ lost: true });
+    expect((native as Array<{ status?: number }>).map((r) => r.status)).toEqual([undefined, 202, 202, 200, 200, 429, 404]);
+    expect(norm(profile)).toEqual(norm(native));
   });
 
   it('journals profile traffic with its route names and the profile as its API', async () => {
