@@ -18,25 +18,28 @@ import type { OperationStore } from './store/operation-store.js';
 import { openOperationStore } from './store/open-store.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 import { Worker } from './worker.js';
-import { wireFor, type Dialect } from './wire/index.js';
+import { wireFor, type WireAdapter, type WireChoice } from './wire/index.js';
 
 /**
- * The in-process options, plus the wire API to speak (client-protocol.md `JOBPROOF_DIALECT`; native by default) and
- * where to keep operations (`db`: a postgres:// URL; unset: SQLite in `state`). The CLI fills both from its
- * environment; the library reads none.
+ * The in-process options, plus the wire API to speak (client-protocol.md `JOBPROOF_DIALECT`: a dialect or a profile;
+ * native by default) and where to keep operations (`db`: a postgres:// URL; unset: SQLite in `state`). The CLI fills
+ * both from its environment; the library reads none.
  */
-export type ReferenceClientOptions = InProcessClientOptions & { dialect?: Dialect; db?: string };
+export type ReferenceClientOptions = InProcessClientOptions & { api?: WireChoice; db?: string };
 
 export class ReferenceClient implements InProcessClient {
   readonly store: OperationStore;
   private worker: Worker | null = null;
   private readonly receiver: WebhookReceiver | null;
+  /** The API this client speaks; one adapter serves every operation and worker (wire/adapter.ts). */
+  private readonly wire: WireAdapter;
 
   constructor(
     private readonly opts: ReferenceClientOptions,
     store?: OperationStore,
   ) {
     this.store = store ?? openOperationStore(opts.state, opts.db, { leaseMs: opts.leaseMs });
+    this.wire = wireFor(opts.api ?? { dialect: 'native' }, opts.providerUrl);
     this.receiver = opts.webhook
       ? new WebhookReceiver(opts.webhook.secret, {
           onEvent: (jobId, eventId, type) => this.onWebhook(jobId, eventId, type),
@@ -103,7 +106,7 @@ export class ReferenceClient implements InProcessClient {
 
   async work({ signal }: { signal: AbortSignal }): Promise<void> {
     const o = this.opts;
-    const wire = wireFor(o.dialect ?? 'native', o.providerUrl);
+    const wire = this.wire;
     this.worker = new Worker({
       store: this.store,
       clock: o.clock,
@@ -129,7 +132,7 @@ export class ReferenceClient implements InProcessClient {
   }
 
   async show(operationId: string): Promise<OperationRecord> {
-    return showOperation(this.store, operationId, this.opts.dialect ?? 'native');
+    return showOperation(this.store, operationId, this.wire);
   }
 
   async handleWebhook(request: Request): Promise<Response> {
