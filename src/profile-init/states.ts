@@ -16,7 +16,7 @@ const WORDS: Record<JobState, string[]> = {
   expired: ['expired', 'timeout', 'timedout', 'timeoutexceeded', 'deadlineexceeded'],
 };
 const FINAL: JobState[] = ['succeeded', 'failed', 'cancelled', 'expired'];
-const fold = (v: string) => v.toLowerCase().replace(/[^a-z0-9]/g, '').replace(/^(job|batch|operation|state|status)/, '');
+const fold = (v: string) => v.toLowerCase().replace(/[^a-z0-9]/g, '').replace(/^(job|batch|operation|state|status)+(?=.)/, '');
 
 export function engineStateOf(value: string): JobState | undefined {
   const f = fold(value);
