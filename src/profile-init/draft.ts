@@ -62,15 +62,23 @@ export function draftProfile(text: string, name?: string): Draft {
   guess(
     'view',
     `the field ${state.path} holds the job's state`,
-    state.rivals.length ? `other enums looked like a state too: ${state.rivals.join(', ')}` : 'the document does not say which field is the state',
+    state.rivals.length
+      ? `other enums looked like a state too: ${state.rivals.join(', ')}`
+      : 'the document does not say which field is the state',
   );
-  const finals = Object.entries(states.values).filter(([, s]) => isFinal(s)).map(([v]) => v);
+  const finals = Object.entries(states.values)
+    .filter(([, s]) => isFinal(s))
+    .map(([v]) => v);
   guess('state.values', `the final values are ${finals.join(', ')}`, 'the document lists the values but not which of them end the job');
   for (const u of states.unknown) guess(`state.values.${u}`, `"${u}" means running`, 'no known word for a job state');
   for (const [s, shown] of Object.entries(states.serveAs))
     guess(`state.serve_as.${s}`, `the engine state ${s} is shown as "${shown}"`, `the API documents no value for ${s}`);
   if (view.timeFields.length && view.times !== 'iso')
-    guess('times', `times are ${view.times === 'unix_s' ? 'unix seconds' : 'unix milliseconds'}`, `${view.timeFields.join(', ')} are numbers without a unit`);
+    guess(
+      'times',
+      `times are ${view.times === 'unix_s' ? 'unix seconds' : 'unix milliseconds'}`,
+      `${view.timeFields.join(', ')} are numbers without a unit`,
+    );
   if (view.resultField) guess(`view.${view.resultField}`, `${view.resultField} holds the result`, 'the result field is chosen by its name');
   else guess('results', 'the results are inline in a "result" field', 'no field of the job is named like a result');
   if (!view.idField) guess('view', 'the job id is shown in "id"', 'no field of the job is named like its id');
@@ -83,7 +91,12 @@ export function draftProfile(text: string, name?: string): Draft {
 
   const idem = draftIdempotency(create.op, request);
   if (idem.from) found.push(`idempotency: ${idem.from}`);
-  else guess('idempotency', 'the API has no idempotency key', 'no Idempotency-Key, Operation-Id, Repeatability-Request-ID header or request_id field was found');
+  else
+    guess(
+      'idempotency',
+      'the API has no idempotency key',
+      'no Idempotency-Key, Operation-Id, Repeatability-Request-ID header or request_id field was found',
+    );
   const clientRef = clientRefOf(request);
   const list = findList(doc, ops, read);
   const find = list && draftFind(doc, list, profilePath(list.op.path, read.idParam), idem.keyName, clientRef);
@@ -94,7 +107,8 @@ export function draftProfile(text: string, name?: string): Draft {
       find ? 'a lost create is found by paging the whole list' : 'a lost create cannot be looked up',
       find ? 'no list parameter filters by the idempotency key or a client reference' : 'no list route beside the status read',
     );
-  for (const c of find?.constants ?? []) guess(`find.body.${c}`, `${c} is always false`, 'a profile cannot compute it; the client must page by the token');
+  for (const c of find?.constants ?? [])
+    guess(`find.body.${c}`, `${c} is always false`, 'a profile cannot compute it; the client must page by the token');
   if (list && list.answer.ref !== read.answer.ref)
     guess('find.body', 'the list shows each job as the status read does', 'the list items have their own schema');
 
@@ -119,7 +133,8 @@ export function draftProfile(text: string, name?: string): Draft {
     [CONFIRM_KEY]: guesses,
     profile: 1 as const,
     name: profileName,
-    description: `Drafted by jobproof profile init from ${title}${isObj(doc.root.info) ? ` ${String(doc.root.info.version ?? '')}` : ''}`.trim(),
+    description:
+      `Drafted by jobproof profile init from ${title}${isObj(doc.root.info) ? ` ${String(doc.root.info.version ?? '')}` : ''}`.trim(),
     prefix: `/profiles/${profileName}`,
     auth: auth.auth,
     id: { source: 'generated' as const, prefix: '' },
@@ -139,8 +154,17 @@ export function draftProfile(text: string, name?: string): Draft {
     idempotency: idem.idempotency,
     ...(find ? { find: find.find } : {}),
     cancel: cancel
-      ? { route: { method: cancel.op.method as 'POST', path: cancelPath! }, status: cancel.answer.status, body: cancel.answer.body ? whole('view') : null }
-      : { unsupported: { route: { method: 'POST' as const, path: `${profilePath(read.op.path, read.idParam)}/cancel` }, status: 405 as const } },
+      ? {
+          route: { method: cancel.op.method as 'POST', path: cancelPath! },
+          status: cancel.answer.status,
+          body: cancel.answer.body ? whole('view') : null,
+        }
+      : {
+          unsupported: {
+            route: { method: 'POST' as const, path: `${profilePath(read.op.path, read.idParam)}/cancel` },
+            status: 405 as const,
+          },
+        },
     results: { mode: 'inline' as const },
     ...(retryAfter ? { retry_after: { reads: true } } : {}),
     errors: errors.errors,

@@ -1,3 +1,4 @@
+import { whole } from '../contract/profile-template.js';
 import type { ProfileInput, ProfileTemplate } from '../contract/profiles.js';
 import { isObj, type Obj, type OpenApiDoc, type Shape, shapeOf } from './openapi-read.js';
 import { answerOf, type Op } from './routes.js';
@@ -12,7 +13,7 @@ export interface EnvelopeDraft {
   from?: string;
 }
 
-const v = (name: string) => `\${${name}}`;
+const v = whole;
 
 function envelopeOf(doc: OpenApiDoc, s: Shape, depth = 0): Record<string, ProfileTemplate> {
   const out: Record<string, ProfileTemplate> = {};
@@ -53,10 +54,12 @@ export function draftAuth(doc: OpenApiDoc): AuthDraft {
   const schemes = isObj(doc.root.components) && isObj(doc.root.components.securitySchemes) ? doc.root.components.securitySchemes : {};
   for (const [name, raw] of Object.entries(schemes)) {
     const s = raw as Obj;
-    if (s.type === 'http' && String(s.scheme).toLowerCase() === 'bearer') return { auth: { type: 'bearer' }, from: `securitySchemes.${name}` };
+    if (s.type === 'http' && String(s.scheme).toLowerCase() === 'bearer')
+      return { auth: { type: 'bearer' }, from: `securitySchemes.${name}` };
     if (s.type === 'apiKey' && s.in === 'header' && typeof s.name === 'string')
       return { auth: { type: 'header', name: s.name }, from: `securitySchemes.${name}` };
-    if (s.type === 'oauth2' || s.type === 'openIdConnect') return { auth: { type: 'bearer' }, from: `securitySchemes.${name} (${s.type} tokens as bearer)` };
+    if (s.type === 'oauth2' || s.type === 'openIdConnect')
+      return { auth: { type: 'bearer' }, from: `securitySchemes.${name} (${s.type} tokens as bearer)` };
   }
   return { auth: { type: 'bearer' } };
 }

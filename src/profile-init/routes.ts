@@ -81,14 +81,17 @@ export function findCreate(doc: OpenApiDoc, ops: Op[]): CreateFound | undefined 
     .filter((o) => o.method === 'POST' || o.method === 'PUT')
     .map((o) => {
       const answer = successOf(doc, o);
-      const reasons: string[] = [];
-      let score = 0;
-      if (o.op['x-ms-long-running-operation'] === true) (score += 10), reasons.push('x-ms-long-running-operation: true');
-      if (answer?.status === 202) (score += 6), reasons.push('answers 202');
-      if (answer?.status === 201) (score += 3), reasons.push('answers 201');
       const monitor = answer?.headers.find((h) => MONITOR_HEADER.test(h));
-      if (monitor) (score += 5), reasons.push(`answers a ${monitor} header`);
-      if (answer?.body && findStateField(doc, answer.body)) (score += 5), reasons.push('answers a body with a job state');
+      const signs: Array<[boolean, number, string]> = [
+        [o.op['x-ms-long-running-operation'] === true, 10, 'x-ms-long-running-operation: true'],
+        [answer?.status === 202, 6, 'answers 202'],
+        [answer?.status === 201, 3, 'answers 201'],
+        [monitor !== undefined, 5, `answers a ${monitor} header`],
+        [!!answer?.body && !!findStateField(doc, answer.body), 5, 'answers a body with a job state'],
+      ];
+      const held = signs.filter(([yes]) => yes);
+      const reasons = held.map(([, , why]) => why);
+      const score = held.reduce((n, [, points]) => n + points, 0);
       return { op: o, answer, reasons, score };
     })
     .filter((c): c is typeof c & { answer: Answer } => c.answer !== undefined && c.score >= 5 && !/cancel/i.test(c.op.path))

@@ -7,7 +7,21 @@ import { type OpenApiDoc, type Shape, shapeOf } from './openapi-read.js';
  * the real job APIs use; a value no list knows is mapped to `running` and marked for a person.
  */
 const WORDS: Record<JobState, string[]> = {
-  queued: ['queued', 'pending', 'notstarted', 'submitted', 'created', 'waiting', 'starting', 'validating', 'scheduled', 'accepted', 'new', 'enqueued', 'initializing'],
+  queued: [
+    'queued',
+    'pending',
+    'notstarted',
+    'submitted',
+    'created',
+    'waiting',
+    'starting',
+    'validating',
+    'scheduled',
+    'accepted',
+    'new',
+    'enqueued',
+    'initializing',
+  ],
   running: ['running', 'processing', 'inprogress', 'started', 'active', 'executing', 'finalizing', 'busy'],
   cancelling: ['cancelling', 'canceling', 'cancellationrequested', 'cancelrequested', 'cancelpending', 'stopping'],
   succeeded: ['succeeded', 'success', 'successful', 'completed', 'complete', 'done', 'finished', 'ready'],
@@ -16,7 +30,11 @@ const WORDS: Record<JobState, string[]> = {
   expired: ['expired', 'timeout', 'timedout', 'timeoutexceeded', 'deadlineexceeded'],
 };
 const FINAL: JobState[] = ['succeeded', 'failed', 'cancelled', 'expired'];
-const fold = (v: string) => v.toLowerCase().replace(/[^a-z0-9]/g, '').replace(/^(job|batch|operation|state|status)+(?=.)/, '');
+const fold = (v: string) =>
+  v
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '')
+    .replace(/^(job|batch|operation|state|status)+(?=.)/, '');
 
 export function engineStateOf(value: string): JobState | undefined {
   const f = fold(value);

@@ -1,3 +1,4 @@
+import { whole } from '../contract/profile-template.js';
 import type { ProfileTemplate } from '../contract/profiles.js';
 import { type Json, type OpenApiDoc, type Shape, shapeOf } from './openapi-read.js';
 
@@ -18,7 +19,7 @@ export interface ViewDraft {
   idField?: string;
 }
 
-const v = (name: string) => `\${${name}}`;
+const v = whole;
 const ID = /^(id|name|job_?id|jobId|operation_?id|operationId|uuid)$/i;
 const CREATED = /^(created(_?at|_?on|DateTime|Time)?|createTime|submitted_?at)$/i;
 const UPDATED = /^(updated(_?at|DateTime|Time)?|last_?updated(_?at|DateTime)?|lastUpdatedDateTime|modified(_?at)?|updateTime)$/i;
@@ -29,7 +30,7 @@ const TOTAL_COUNT = /^total_?(requests|items|count|tasks)$|^total(Requests|Items
 const RESULT = ['outputs', 'output', 'results', 'result', 'response', 'text', 'words'];
 const ERROR = /^(error|errors|failure|failure_?reason|error_?message)$/i;
 
-function constantOf(doc: OpenApiDoc, s: Shape): Json {
+function constantOf(s: Shape): Json {
   if (s.raw.const !== undefined) return s.raw.const;
   if (s.raw.default !== undefined) return s.raw.default;
   if (s.nullable) return null;
@@ -59,17 +60,21 @@ export function draftView(doc: OpenApiDoc, job: Shape, statePath: string, reques
     };
     let t: ProfileTemplate | undefined;
     if (name === stateTop) t = statePath === name ? v('state') : nested(statePath.split('.').slice(1), v('state'));
-    else if (!out.idField && ID.test(name) && s.types.includes('string')) (t = v('id')), (out.idField = name);
-    else if (CREATED.test(name)) t = time('created_at');
+    else if (!out.idField && ID.test(name) && s.types.includes('string')) {
+      t = v('id');
+      out.idField = name;
+    } else if (CREATED.test(name)) t = time('created_at');
     else if (UPDATED.test(name)) t = time('updated_at');
     else if (FINISHED.test(name)) t = time('finished_at');
     else if (PERCENT.test(name) && (s.types.includes('integer') || s.types.includes('number'))) t = v('progress.percent');
     else if (name === done) t = v('progress.completed');
     else if (name === total) t = v('progress.total');
     else if (name === out.resultField) t = v(required ? 'result.items' : 'result.items?');
-    else if (ERROR.test(name) && !out.errorField) (out.errorField = { name, shape: s }), (t = v(required && !s.nullable ? 'error' : 'error?'));
-    else if (request?.properties[name] !== undefined) t = v(required ? `request.${name}` : `request.${name}?`);
-    else if (required) t = constantOf(doc, s);
+    else if (ERROR.test(name) && !out.errorField) {
+      out.errorField = { name, shape: s };
+      t = v(required && !s.nullable ? 'error' : 'error?');
+    } else if (request?.properties[name] !== undefined) t = v(required ? `request.${name}` : `request.${name}?`);
+    else if (required) t = constantOf(s);
     if (t !== undefined) out.view[name] = t;
   }
   return out;
@@ -87,7 +92,7 @@ export function errorTemplate(doc: OpenApiDoc, s: Shape): ProfileTemplate {
   for (const [name, node] of Object.entries(item.properties)) {
     if (/^code$/i.test(name)) obj[name] = v('error.code');
     else if (/^(message|detail|description|reason)$/i.test(name)) obj[name] = v('error.message');
-    else if (item.required.includes(name)) obj[name] = constantOf(doc, shapeOf(doc, node));
+    else if (item.required.includes(name)) obj[name] = constantOf(shapeOf(doc, node));
   }
   if (!Object.keys(obj).length) Object.assign(obj, { code: v('error.code'), message: v('error.message') });
   return s.types.includes('array') ? [obj] : obj;
@@ -96,6 +101,7 @@ export function errorTemplate(doc: OpenApiDoc, s: Shape): ProfileTemplate {
 /** An object template with a constant for each required field of `s` except those already given. */
 export function fillRequired(doc: OpenApiDoc, s: Shape, given: Record<string, ProfileTemplate>): Record<string, ProfileTemplate> {
   const out = { ...given };
-  for (const name of s.required) if (!(name in out) && s.properties[name] !== undefined) out[name] = constantOf(doc, shapeOf(doc, s.properties[name]));
+  for (const name of s.required)
+    if (!(name in out) && s.properties[name] !== undefined) out[name] = constantOf(shapeOf(doc, s.properties[name]));
   return out;
 }

@@ -138,11 +138,20 @@ describe('jobproof profile init --from openapi', () => {
 
   it.each([
     ['an unreadable file', () => join(dir, 'absent.yaml'), /cannot read .*absent\.yaml/],
-    ['a Swagger 2.0 document', () => doc('swagger.json', { swagger: '2.0', info: { title: 't', version: '1' }, paths: {} }), /Swagger 2\.0 .*OpenAPI 3\.x/],
+    [
+      'a Swagger 2.0 document',
+      () => doc('swagger.json', { swagger: '2.0', info: { title: 't', version: '1' }, paths: {} }),
+      /Swagger 2\.0 .*OpenAPI 3\.x/,
+    ],
     ['a document that is not YAML', () => doc('broken.yaml', 'openapi: [3.1\n  paths: {'), /not YAML or JSON/],
     [
       'an OpenAPI 3 document without an async create',
-      () => doc('sync.json', { openapi: '3.1.0', info: { title: 't', version: '1' }, paths: { '/v1/ping': { get: { responses: { '200': { description: 'ok' } } } } } }),
+      () =>
+        doc('sync.json', {
+          openapi: '3.1.0',
+          info: { title: 't', version: '1' },
+          paths: { '/v1/ping': { get: { responses: { '200': { description: 'ok' } } } } },
+        }),
       /no asynchronous create route found/,
     ],
   ])('refuses %s with a clear message (exit 2)', (_what, file, message) => {

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { JOB_STATES } from '../../src/contract/jobs.js';
 import { CONFIRM_KEY } from '../../src/contract/profile-confirm.js';
+import { whole } from '../../src/contract/profile-template.js';
 import { parseProfileText } from '../../src/contract/profile-check.js';
 import { draftProfile } from '../../src/profile-init/draft.js';
 import { engineStateOf, mapStates } from '../../src/profile-init/states.js';
@@ -32,7 +33,11 @@ const azureLike = {
         'x-ms-long-running-operation': true,
         'x-ms-long-running-operation-options': { 'final-state-via': 'operation-location' },
         parameters: [{ name: 'Operation-Id', in: 'header', schema: { type: 'string' } }],
-        requestBody: { content: { 'application/json': { schema: { type: 'object', required: ['account'], properties: { account: { type: 'string' } } } } } },
+        requestBody: {
+          content: {
+            'application/json': { schema: { type: 'object', required: ['account'], properties: { account: { type: 'string' } } } },
+          },
+        },
         responses: {
           '202': { description: 'accepted', headers: { 'Operation-Location': { schema: { type: 'string' } } } },
           default: { description: 'error', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } } },
@@ -52,7 +57,11 @@ const azureLike = {
       },
     },
     '/operations/{operationId}:cancel': {
-      post: { responses: { '202': { description: 'cancelling', content: { 'application/json': { schema: { $ref: '#/components/schemas/Status' } } } } } },
+      post: {
+        responses: {
+          '202': { description: 'cancelling', content: { 'application/json': { schema: { $ref: '#/components/schemas/Status' } } } },
+        },
+      },
     },
   },
   components: {
@@ -71,20 +80,32 @@ describe('draftProfile', () => {
     const d = draftProfile(JSON.stringify(azureLike));
     if (!d.ok) throw new Error(d.message);
     const p = d.profile;
-    expect(p.create).toMatchObject({ route: { method: 'POST', path: '/reports:generate' }, status: 202, body: null, required: ['account'] });
+    expect(p.create).toMatchObject({
+      route: { method: 'POST', path: '/reports:generate' },
+      status: 202,
+      body: null,
+      required: ['account'],
+    });
     expect(Object.keys(p.create.headers ?? {})).toEqual(['Operation-Location']);
     expect(p.read.route.path).toBe('/operations/{id}');
     expect(p.cancel).toMatchObject({ route: { method: 'POST', path: '/operations/{id}:cancel' }, status: 202 });
     expect(p.idempotency).toEqual({ source: 'header', name: 'Operation-Id', required: false });
     expect(p.retry_after).toEqual({ reads: true });
     expect(p.auth).toEqual({ type: 'header', name: 'Ocp-Apim-Subscription-Key' });
-    expect(p.errors.body).toEqual({ error: { code: '${code}', message: '${message}' } });
-    expect(p.view).toMatchObject({ id: '${id}', status: '${state}', createdDateTime: '${created_at?}', percentCompleted: '${progress.percent}' });
+    expect(p.errors.body).toEqual({ error: { code: whole('code'), message: whole('message') } });
+    expect(p.view).toMatchObject({
+      id: whole('id'),
+      status: whole('state'),
+      createdDateTime: whole('created_at?'),
+      percentCompleted: whole('progress.percent'),
+    });
     expect(d.found.join('\n')).toMatch(/x-ms-long-running-operation: true.*answers 202.*Operation-Location/);
     expect(d.found).toContain('final state via operation-location');
     // The value no word list knows is mapped to running and marked; the expired state is shown as Failed, marked.
     expect(p.state.values.Paused).toBe('running');
-    expect(d.guesses.map((g) => g.path)).toEqual(expect.arrayContaining(['state.values.Paused', 'state.serve_as.expired', 'view', 'state.values']));
+    expect(d.guesses.map((g) => g.path)).toEqual(
+      expect.arrayContaining(['state.values.Paused', 'state.serve_as.expired', 'view', 'state.values']),
+    );
     // Refused with the guesses, accepted without them.
     const text = JSON.stringify(p, null, 2);
     const refused = parseProfileText(text);
@@ -95,25 +116,27 @@ describe('draftProfile', () => {
   });
 
   it('folds case and punctuation onto the engine states', () => {
-    expect(['NotStarted', 'not_started', 'CANCELLATION_REQUESTED', 'TIMEOUT_EXCEEDED', 'Canceled', 'in-progress', 'JOB_STATE_SUCCEEDED'].map(engineStateOf)).toEqual([
-      'queued',
-      'queued',
-      'cancelling',
-      'expired',
-      'cancelled',
-      'running',
-      'succeeded',
-    ]);
+    expect(
+      ['NotStarted', 'not_started', 'CANCELLATION_REQUESTED', 'TIMEOUT_EXCEEDED', 'Canceled', 'in-progress', 'JOB_STATE_SUCCEEDED'].map(
+        engineStateOf,
+      ),
+    ).toEqual(['queued', 'queued', 'cancelling', 'expired', 'cancelled', 'running', 'succeeded']);
   });
 
   it('every engine state is mapped or shown as one of the API values, whatever the enum (property)', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.oneof(fc.constantFrom('queued', 'Running', 'SUCCESS', 'error', 'canceled', 'expired', 'paused'), fc.string()), { minLength: 1, maxLength: 8 }), (values) => {
-        const m = mapStates(values);
-        const covered = new Set([...Object.values(m.values), ...Object.keys(m.serveAs)]);
-        expect([...covered].sort()).toEqual([...JOB_STATES].sort());
-        for (const shown of Object.values(m.serveAs)) expect(values).toContain(shown);
-      }),
+      fc.property(
+        fc.uniqueArray(fc.oneof(fc.constantFrom('queued', 'Running', 'SUCCESS', 'error', 'canceled', 'expired', 'paused'), fc.string()), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        (values) => {
+          const m = mapStates(values);
+          const covered = new Set([...Object.values(m.values), ...Object.keys(m.serveAs)]);
+          expect([...covered].sort()).toEqual([...JOB_STATES].sort());
+          for (const shown of Object.values(m.serveAs)) expect(values).toContain(shown);
+        },
+      ),
     );
   });
 });
