@@ -26,6 +26,7 @@ interface Case {
   body: Record<string, unknown>;
   queued: string;
   create: { path: string; status: number };
+  auth: Served['auth'];
 }
 
 const CASES: Case[] = [
@@ -42,6 +43,7 @@ const CASES: Case[] = [
     body: { endpoint: '/v1/chat/completions', model: 'mistral-small-latest', requests: [] },
     queued: 'QUEUED',
     create: { path: '/v1/batch/jobs', status: 200 },
+    auth: { type: 'bearer' },
   },
   {
     fixture: 'assemblyai-transcripts',
@@ -56,6 +58,7 @@ const CASES: Case[] = [
     body: { audio_url: 'https://assembly.ai/wildfires.mp3', speech_models: ['universal'] },
     queued: 'queued',
     create: { path: '/v2/transcript', status: 200 },
+    auth: { type: 'header', name: 'Authorization' },
   },
 ];
 
@@ -67,7 +70,17 @@ function lineOf(file: string, key: string): number {
   );
 }
 
-async function serveAndCreate(file: string, c: Case, profile: { prefix: string; read: { route: { path: string } } }) {
+interface Served {
+  prefix: string;
+  read: { route: { path: string } };
+  auth: { type: string; name?: string };
+}
+
+/** jobproof's dev token, sent the way the drafted profile's auth says (AssemblyAI: the bare key in Authorization). */
+const credentials = (auth: Served['auth']): Record<string, string> =>
+  auth.type === 'header' ? { [auth.name!.toLowerCase()]: 'dev-token' } : { authorization: 'Bearer dev-token' };
+
+async function serveAndCreate(file: string, c: Case, profile: Served) {
   const proc = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', ':memory:', '--profile', file], {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -83,7 +96,7 @@ async function serveAndCreate(file: string, c: Case, profile: { prefix: string; 
   try {
     const url = /listening on (http:\/\/\S+)/.exec(banner)![1]!;
     expect(banner).toContain(`  profile ${c.name}: ${url}${profile.prefix}`);
-    const headers = { authorization: 'Bearer dev-token', 'content-type': 'application/json' };
+    const headers = { ...credentials(profile.auth), 'content-type': 'application/json' };
     const res = await fetch(`${url}${profile.prefix}${c.create.path}`, { method: 'POST', headers, body: JSON.stringify(c.body) });
     expect(res.status).toBe(c.create.status);
     const job = (await res.json()) as { id: string; status: string };
@@ -107,6 +120,7 @@ describe('jobproof profile init --from openapi', () => {
     const draft = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown> & { [CONFIRM_KEY]: ConfirmEntry[] };
     const guesses = draft[CONFIRM_KEY];
     expect(draft.name).toBe(c.name);
+    expect(draft.auth).toEqual(c.auth);
     // It says which guesses it made: each one on stdout, and each one in the file.
     expect(init.stdout).toContain(`wrote ${out}: profile '${c.name}' drafted`);
     for (const g of guesses) expect(init.stdout).toContain(`  ${g.path}: ${g.guess} — ${g.why}`);
