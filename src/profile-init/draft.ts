@@ -60,7 +60,7 @@ export function draftProfile(text: string, name?: string): Draft {
   const request = requestShape(doc, create.op);
   const view = draftView(doc, read.answer.body, state.path, request);
   guess(
-    'view',
+    `view.${state.path}`,
     `the field ${state.path} holds the job's state`,
     state.rivals.length
       ? `other enums looked like a state too: ${state.rivals.join(', ')}`
@@ -109,7 +109,7 @@ export function draftProfile(text: string, name?: string): Draft {
     );
   for (const c of find?.constants ?? [])
     guess(`find.body.${c}`, `${c} is always false`, 'a profile cannot compute it; the client must page by the token');
-  if (list && list.answer.ref !== read.answer.ref)
+  if (list && list.itemsRef !== read.answer.ref)
     guess('find.body', 'the list shows each job as the status read does', 'the list items have their own schema');
 
   const errors = draftErrors(doc, [create.op, read.op]);

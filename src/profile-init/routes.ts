@@ -151,8 +151,9 @@ export function findCancel(doc: OpenApiDoc, ops: Op[], read: ReadFound): CancelF
 export interface ListFound {
   op: Op;
   answer: Answer & { body: Shape };
-  /** The property holding the array of jobs. */
+  /** The property holding the array of jobs, and its items' `$ref` (to tell whether they are the job schema). */
   itemsAt: string;
+  itemsRef?: string;
 }
 
 /** The GET of the collection the read route is a member of, answered with an array of jobs. */
@@ -162,7 +163,10 @@ export function findList(doc: OpenApiDoc, ops: Op[], read: ReadFound): ListFound
   const answer = op && successOf(doc, op);
   if (!op || !answer?.body) return undefined;
   const itemsAt = Object.entries(answer.body.properties).find(([, p]) => shapeOf(doc, p).types.includes('array'))?.[0];
-  return itemsAt ? { op, answer: answer as ListFound['answer'], itemsAt } : undefined;
+  if (!itemsAt) return undefined;
+  const items = shapeOf(doc, answer.body.properties[itemsAt]).items;
+  const itemsRef = isObj(items) && typeof items.$ref === 'string' ? items.$ref : undefined;
+  return { op, answer: answer as ListFound['answer'], itemsAt, itemsRef };
 }
 
 /** The route path with the job's parameter written `{id}`, as profiles name it. */

@@ -34,7 +34,7 @@ const CASES: Case[] = [
     fixture: 'mistral-batch',
     name: 'mistral-ai-api',
     guesses: {
-      view: /the field status holds the job's state/,
+      'view.status': /the field status holds the job's state/,
       'state.values': /the final values are SUCCESS, FAILED, TIMEOUT_EXCEEDED, CANCELLED/,
       times: /unix seconds/,
       idempotency: /no idempotency key/,
@@ -49,7 +49,7 @@ const CASES: Case[] = [
     fixture: 'assemblyai-transcripts',
     name: 'assemblyai-api',
     guesses: {
-      view: /the field status holds the job's state/,
+      'view.status': /the field status holds the job's state/,
       'state.values': /the final values are completed, error/,
       'state.serve_as.cancelled': /shown as "error"/,
       'cancel.route': /DELETE \/v2\/transcript\/\{id\} cancels the job/,
@@ -130,7 +130,8 @@ describe('jobproof profile init --from openapi', () => {
     expect(refused.status).toBe(2);
     const unconfirmed = refused.stderr.split('\n').filter((l) => l.includes('unconfirmed guess'));
     expect(unconfirmed).toHaveLength(guesses.length);
-    expect(refused.stderr).toContain(`${out}:${lineOf(out, 'view')}:`);
+    // Each at the guessed field's line: the state guess at the view's "status".
+    expect(refused.stderr).toContain(`${out}:${lineOf(out, 'status')}:5 view.status: unconfirmed guess: the field status holds`);
     expect(run(['serve', '--port', '0', '--db', ':memory:', '--profile', out]).status).toBe(2);
 
     // A person confirms each guess (here: accepts it as drafted) by deleting it from the list.

@@ -104,7 +104,7 @@ describe('draftProfile', () => {
     // The value no word list knows is mapped to running and marked; the expired state is shown as Failed, marked.
     expect(p.state.values.Paused).toBe('running');
     expect(d.guesses.map((g) => g.path)).toEqual(
-      expect.arrayContaining(['state.values.Paused', 'state.serve_as.expired', 'view', 'state.values']),
+      expect.arrayContaining(['state.values.Paused', 'state.serve_as.expired', 'view.status', 'state.values']),
     );
     // Refused with the guesses, accepted without them.
     const text = JSON.stringify(p, null, 2);
