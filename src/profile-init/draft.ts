@@ -1,6 +1,7 @@
 import { CONFIRM_KEY, type ConfirmEntry } from '../contract/profile-confirm.js';
 import { whole } from '../contract/profile-template.js';
 import type { ProfileInput } from '../contract/profiles.js';
+import { draftWebhooks } from './callbacks.js';
 import { draftAuth, draftErrors } from './envelope.js';
 import { clientRefOf, draftFind, draftIdempotency } from './lookup.js';
 import { isObj, type OpenApiDoc, readOpenApi, type Shape, shapeOf } from './openapi-read.js';
@@ -123,6 +124,14 @@ export function draftProfile(text: string, name?: string): Draft {
   const lro = create.op.op['x-ms-long-running-operation-options'];
   if (isObj(lro) && typeof lro['final-state-via'] === 'string') found.push(`final state via ${lro['final-state-via']}`);
 
+  const hooks = draftWebhooks(doc, create.op, read.answer.ref);
+  if (hooks) {
+    found.push(`webhooks: the ${hooks.name} callback to the request's ${hooks.webhooks.url_field}`);
+    const sent = Object.entries(hooks.webhooks.events).map(([e, n]) => `${e} as "${n}"`);
+    guess('webhooks.events', `the callback is sent for ${sent.join(', ')}`, 'a callback does not say on which events it is sent');
+    guess('webhooks.signing', 'deliveries are not signed', 'the document describes no signature');
+  }
+
   const monitor = create.answer.headers.find((h) => /^(operation-location|location|azure-asyncoperation)$/i.test(h));
   const createBody = create.answer.body ? whole('view') : null;
   if (create.answer.body && create.answer.ref !== read.answer.ref)
@@ -167,6 +176,7 @@ export function draftProfile(text: string, name?: string): Draft {
         },
     results: { mode: 'inline' as const },
     ...(retryAfter ? { retry_after: { reads: true } } : {}),
+    ...(hooks ? { webhooks: hooks.webhooks } : {}),
     errors: errors.errors,
   };
   return { ok: true, profile, found, guesses };

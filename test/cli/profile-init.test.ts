@@ -53,6 +53,7 @@ const CASES: Case[] = [
       'state.values': /the final values are completed, error/,
       'state.serve_as.cancelled': /shown as "error"/,
       'cancel.route': /DELETE \/v2\/transcript\/\{id\} cancels the job/,
+      'webhooks.events': /job\.succeeded as "completed"/,
       idempotency: /no idempotency key/,
     },
     body: { audio_url: 'https://assembly.ai/wildfires.mp3', speech_models: ['universal'] },
