@@ -6,7 +6,7 @@ import { draftAuth, draftErrors } from './envelope.js';
 import { clientRefOf, draftFind, draftIdempotency } from './lookup.js';
 import { isObj, type OpenApiDoc, readOpenApi, type Shape, shapeOf } from './openapi-read.js';
 import { findCancel, findCreate, findList, findRead, operations, profilePath } from './routes.js';
-import { findStateField, isFinal, mapStates } from './states.js';
+import { derivedStates, findStateField, isFinal, mapStates } from './states.js';
 import { draftView, errorTemplate } from './view.js';
 
 /**
@@ -56,24 +56,37 @@ export function draftProfile(text: string, name?: string): Draft {
   const guesses: ConfirmEntry[] = [];
   const guess = (path: string, g: string, why: string) => guesses.push({ path, guess: g, why });
 
-  const state = findStateField(doc, read.answer.body)!;
-  const states = mapStates(state.values);
+  const state = findStateField(doc, read.answer.body);
   const request = requestShape(doc, create.op);
-  const view = draftView(doc, read.answer.body, state.path, request);
-  guess(
-    `view.${state.path}`,
-    `the field ${state.path} holds the job's state`,
-    state.rivals.length
-      ? `other enums looked like a state too: ${state.rivals.join(', ')}`
-      : 'the document does not say which field is the state',
-  );
-  const finals = Object.entries(states.values)
-    .filter(([, s]) => isFinal(s))
-    .map(([v]) => v);
-  guess('state.values', `the final values are ${finals.join(', ')}`, 'the document lists the values but not which of them end the job');
-  for (const u of states.unknown) guess(`state.values.${u}`, `"${u}" means running`, 'no known word for a job state');
-  for (const [s, shown] of Object.entries(states.serveAs))
-    guess(`state.serve_as.${s}`, `the engine state ${s} is shown as "${shown}"`, `the API documents no value for ${s}`);
+  const view = draftView(doc, read.answer.body, state?.path ?? '', request);
+  let stateBlock: ProfileInput['state'];
+  if (state) {
+    const states = mapStates(state.values);
+    stateBlock = { values: states.values, serve_as: states.serveAs };
+    guess(
+      `view.${state.path}`,
+      `the field ${state.path} holds the job's state`,
+      state.rivals.length
+        ? `other enums looked like a state too: ${state.rivals.join(', ')}`
+        : 'the document does not say which field is the state',
+    );
+    const finals = Object.entries(states.values)
+      .filter(([, s]) => isFinal(s))
+      .map(([v]) => v);
+    guess('state.values', `the final values are ${finals.join(', ')}`, 'the document lists the values but not which of them end the job');
+    for (const u of states.unknown) guess(`state.values.${u}`, `"${u}" means running`, 'no known word for a job state');
+    for (const [s, shown] of Object.entries(states.serveAs))
+      guess(`state.serve_as.${s}`, `the engine state ${s} is shown as "${shown}"`, `the API documents no value for ${s}`);
+  } else {
+    const code = view.errorField && shapeOf(doc, view.errorField.shape.properties.code);
+    const numeric = !!code && (code.types.includes('integer') || code.types.includes('number'));
+    stateBlock = { values: {}, derived: derivedStates(numeric) };
+    guess(
+      'state.derived',
+      `running until done; then failed when error is present${numeric ? ' (cancelled when error.code is 1)' : ''}, else succeeded`,
+      'the job has no state enum, only done (AIP-151)',
+    );
+  }
   if (view.timeFields.length && view.times !== 'iso')
     guess(
       'times',
@@ -83,6 +96,11 @@ export function draftProfile(text: string, name?: string): Draft {
   if (view.resultField) guess(`view.${view.resultField}`, `${view.resultField} holds the result`, 'the result field is chosen by its name');
   else guess('results', 'the results are inline in a "result" field', 'no field of the job is named like a result');
   if (!view.idField) guess('view', 'the job id is shown in "id"', 'no field of the job is named like its id');
+  const collection = /([^/{}:]+)\/\{[^}]+\}[^/]*$/.exec(read.op.path)?.[1];
+  if (view.idField === 'name' && collection) {
+    view.view.name = `${collection}/${whole('id')}`;
+    guess('view.name', `the name is "${collection}/" and the id`, 'a resource name (AIP-122) is read as the collection and the id');
+  }
 
   const cancel = findCancel(doc, ops, read);
   const cancelPath = cancel && profilePath(cancel.op.path, read.idParam);
@@ -147,10 +165,17 @@ export function draftProfile(text: string, name?: string): Draft {
     prefix: `/profiles/${profileName}`,
     auth: auth.auth,
     id: { source: 'generated' as const, prefix: '' },
-    state: { values: states.values, serve_as: states.serveAs },
+    state: stateBlock,
     times: view.times,
     view: view.resultField || view.idField ? view.view : { id: whole('id'), ...view.view, result: whole('result.items?') },
-    ...(view.errorField ? { job_error: { template: errorTemplate(doc, view.errorField.shape), states: { failed: {}, expired: {} } } } : {}),
+    ...(view.errorField
+      ? {
+          job_error: {
+            template: errorTemplate(doc, view.errorField.shape),
+            states: { failed: {}, expired: {}, ...(state ? {} : { cancelled: { code: 1 } }) },
+          },
+        }
+      : {}),
     create: {
       route: { method: create.op.method as 'POST', path: create.op.path },
       status: create.answer.status,

@@ -1,5 +1,5 @@
 import { isObj, type Json, type Obj, type OpenApiDoc, type Shape, deref, shapeOf } from './openapi-read.js';
-import { findStateField } from './states.js';
+import { isJobShape } from './states.js';
 
 /**
  * Finding the job routes of a document: the create (a POST answered 202/201, or with a `Location` /
@@ -87,7 +87,7 @@ export function findCreate(doc: OpenApiDoc, ops: Op[]): CreateFound | undefined 
         [answer?.status === 202, 6, 'answers 202'],
         [answer?.status === 201, 3, 'answers 201'],
         [monitor !== undefined, 5, `answers a ${monitor} header`],
-        [!!answer?.body && !!findStateField(doc, answer.body), 5, 'answers a body with a job state'],
+        [!!answer?.body && isJobShape(doc, answer.body), 5, 'answers a body with a job state'],
       ];
       const held = signs.filter(([yes]) => yes);
       const reasons = held.map(([, , why]) => why);
@@ -114,7 +114,7 @@ export function findRead(doc: OpenApiDoc, ops: Op[], create: CreateFound): ReadF
   const scored = ops
     .filter((o) => o.method === 'GET' && lastParam(o.path))
     .map((o) => ({ op: o, answer: successOf(doc, o) }))
-    .filter((c): c is { op: Op; answer: Answer & { body: Shape } } => !!c.answer?.body && !!findStateField(doc, c.answer.body))
+    .filter((c): c is { op: Op; answer: Answer & { body: Shape } } => !!c.answer?.body && isJobShape(doc, c.answer.body))
     .map((c) => {
       const segs = segments(c.op.path);
       let common = 0;

@@ -108,3 +108,22 @@ export function mapStates(values: readonly string[]): StateMap {
 }
 
 export const isFinal = (s: JobState) => FINAL.includes(s);
+
+/** AIP-151 operations have no state enum: a boolean `done`, and `error` once failed. */
+export function hasDoneField(doc: OpenApiDoc, job: Shape): boolean {
+  const done = job.properties.done;
+  return done !== undefined && shapeOf(doc, done).types.includes('boolean');
+}
+
+/** The answer shows a job: a state enum, or a `done` flag. */
+export const isJobShape = (doc: OpenApiDoc, job: Shape) => !!findStateField(doc, job) || hasDoneField(doc, job);
+
+/** AIP-151's state read from `done` and `error` (google.rpc.Status code 1 = CANCELLED when the code is a number). */
+export function derivedStates(numericCode: boolean): Array<{ when: Record<string, boolean | number | string>; state: JobState }> {
+  return [
+    { when: { done: false }, state: 'running' },
+    ...(numericCode ? [{ when: { done: true, 'error.code': 1 }, state: 'cancelled' as const }] : []),
+    { when: { done: true, error: '$present' }, state: 'failed' },
+    { when: { done: true }, state: 'succeeded' },
+  ];
+}

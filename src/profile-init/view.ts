@@ -63,7 +63,8 @@ export function draftView(doc: OpenApiDoc, job: Shape, statePath: string, reques
     else if (!out.idField && ID.test(name) && s.types.includes('string')) {
       t = v('id');
       out.idField = name;
-    } else if (CREATED.test(name)) t = time('created_at');
+    } else if (name === 'done' && s.types.includes('boolean')) t = v('done');
+    else if (CREATED.test(name)) t = time('created_at');
     else if (UPDATED.test(name)) t = time('updated_at');
     else if (FINISHED.test(name)) t = time('finished_at');
     else if (PERCENT.test(name) && (s.types.includes('integer') || s.types.includes('number'))) t = v('progress.percent');

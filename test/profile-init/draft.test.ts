@@ -140,3 +140,86 @@ describe('draftProfile', () => {
     );
   });
 });
+
+const operation = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    metadata: { type: 'object', additionalProperties: true },
+    done: { type: 'boolean' },
+    error: { $ref: '#/components/schemas/Status' },
+    response: { type: 'object', additionalProperties: true },
+  },
+};
+const aip151 = {
+  openapi: '3.0.0',
+  info: { title: 'Reports', version: 'v1' },
+  paths: {
+    '/v1/reports:generate': {
+      post: {
+        responses: {
+          '200': { description: 'op', content: { 'application/json': { schema: { $ref: '#/components/schemas/Operation' } } } },
+        },
+      },
+    },
+    '/v1/operations': {
+      get: {
+        parameters: ['filter', 'pageSize', 'pageToken'].map((name) => ({ name, in: 'query', schema: { type: 'string' } })),
+        responses: {
+          '200': {
+            description: 'list',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/ListOperationsResponse' } } },
+          },
+        },
+      },
+    },
+    '/v1/operations/{operationsId}': {
+      get: {
+        responses: {
+          '200': { description: 'op', content: { 'application/json': { schema: { $ref: '#/components/schemas/Operation' } } } },
+        },
+      },
+    },
+    '/v1/operations/{operationsId}:cancel': { post: { responses: { '200': { description: 'empty' } } } },
+  },
+  components: {
+    schemas: {
+      Operation: operation,
+      Status: { type: 'object', properties: { code: { type: 'integer', format: 'int32' }, message: { type: 'string' } } },
+      ListOperationsResponse: {
+        type: 'object',
+        properties: { operations: { type: 'array', items: { $ref: '#/components/schemas/Operation' } }, nextPageToken: { type: 'string' } },
+      },
+    },
+  },
+};
+
+describe('draftProfile on an AIP-151 operation (no state enum)', () => {
+  it('derives the state from done and error, names the operation, and the draft is accepted once confirmed', () => {
+    const d = draftProfile(JSON.stringify(aip151));
+    if (!d.ok) throw new Error(d.message);
+    const p = d.profile;
+    expect(p.state.derived).toEqual([
+      { when: { done: false }, state: 'running' },
+      { when: { done: true, 'error.code': 1 }, state: 'cancelled' },
+      { when: { done: true, error: '$present' }, state: 'failed' },
+      { when: { done: true }, state: 'succeeded' },
+    ]);
+    expect(p.view).toMatchObject({
+      name: `operations/${whole('id')}`,
+      done: whole('done'),
+      error: whole('error?'),
+      response: whole('result.items?'),
+    });
+    expect(p.read.route.path).toBe('/v1/operations/{id}');
+    expect(p.cancel).toMatchObject({ route: { method: 'POST', path: '/v1/operations/{id}:cancel' }, body: null });
+    expect(p.find).toMatchObject({
+      page: { size_param: 'pageSize', token_param: 'pageToken' },
+      body: { operations: whole('items'), nextPageToken: whole('next_page_token') },
+    });
+    expect(d.guesses.map((g) => g.path)).toEqual(expect.arrayContaining(['state.derived', 'view.name']));
+    const { [CONFIRM_KEY]: _c, ...rest } = p;
+    const checked = parseProfileText(JSON.stringify(rest));
+    expect(checked.ok ? [] : checked.problems).toEqual([]);
+  });
+});
