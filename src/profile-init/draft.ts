@@ -55,6 +55,14 @@ export function draftProfile(text: string, name?: string): Draft {
   const found: string[] = [`create: ${create.op.method} ${create.op.path} (${create.reasons.join(', ')})`, `read: GET ${read.op.path}`];
   const guesses: ConfirmEntry[] = [];
   const guess = (path: string, g: string, why: string) => guesses.push({ path, guess: g, why });
+  if (create.others.length)
+    guess(
+      'create.route',
+      `the create is ${create.op.method} ${create.op.path}`,
+      `other routes looked like a create too: ${create.others.join(', ')}`,
+    );
+  if (read.others.length)
+    guess('read.route', `the status read is GET ${read.op.path}`, `other reads showed a job too: ${read.others.join(', ')}`);
 
   const state = findStateField(doc, read.answer.body);
   const request = requestShape(doc, create.op);
