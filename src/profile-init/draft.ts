@@ -4,8 +4,8 @@ import type { ProfileInput } from '../contract/profiles.js';
 import { draftWebhooks } from './callbacks.js';
 import { draftAuth, draftErrors } from './envelope.js';
 import { clientRefOf, draftFind, draftIdempotency } from './lookup.js';
-import { isObj, type OpenApiDoc, readOpenApi, type Shape, shapeOf } from './openapi-read.js';
-import { findCancel, findCreate, findList, findRead, operations, profilePath } from './routes.js';
+import { deref, isObj, type OpenApiDoc, readOpenApi, type Shape, shapeOf } from './openapi-read.js';
+import { findCancel, findCreate, findList, findRead, type Op, operations, profilePath } from './routes.js';
 import { derivedStates, findStateField, isFinal, mapStates } from './states.js';
 import { draftView, errorTemplate } from './view.js';
 
@@ -18,18 +18,20 @@ export type Draft =
   | { ok: true; profile: ProfileInput & { [CONFIRM_KEY]: ConfirmEntry[] }; found: string[]; guesses: ConfirmEntry[] }
   | { ok: false; message: string };
 
-const slug = (s: string) =>
-  s
+/** A profile name (PROFILE_NAME: a letter, then 1-40 of a-z 0-9 -) from the document's title. */
+function slug(title: string): string {
+  const s = title
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
     .replace(/^[^a-z]+/, '')
-    .slice(0, 40) || 'drafted-api';
+    .slice(0, 41)
+    .replace(/-+$/, '');
+  return s.length >= 2 ? s : 'drafted-api';
+}
 
-function requestShape(doc: OpenApiDoc, op: { op: Record<string, unknown> }): Shape | undefined {
-  const body = op.op.requestBody;
-  const rb = isObj(body) ? (shapeOf(doc, body as never).raw as Record<string, unknown>) : undefined;
-  const content = rb && isObj(rb.content) ? rb.content : undefined;
+function requestShape(doc: OpenApiDoc, op: Op): Shape | undefined {
+  const rb = deref(doc, op.op.requestBody);
+  const content = isObj(rb) && isObj(rb.content) ? rb.content : undefined;
   const media = content && (Object.entries(content).find(([t]) => /json/i.test(t))?.[1] ?? Object.values(content)[0]);
   return isObj(media) && media.schema !== undefined ? shapeOf(doc, media.schema) : undefined;
 }
