@@ -73,8 +73,13 @@ export function registerProfile(program: Command): void {
     .action((opts: { from: string; out?: string; name?: string }) => {
       const r = initFromFile(opts.from, opts.name);
       if (!r.ok) throw new CliError(r.message);
-      if (opts.out) writeDurably(opts.out, r.text);
-      else process.stdout.write(r.text);
+      if (!opts.out) process.stdout.write(r.text);
+      else
+        try {
+          writeDurably(opts.out, r.text);
+        } catch (err) {
+          throw new CliError(`cannot write ${opts.out}: ${(err as Error).message}`);
+        }
       (opts.out ? process.stdout : process.stderr).write(`${opts.out ? `wrote ${opts.out}: ` : ''}${r.report}`);
     });
   cmd.hook('preAction', (_this, action) => {

@@ -152,6 +152,12 @@ describe('jobproof profile init --from openapi', () => {
     expect(r.stderr).toMatch(/guesses to confirm/);
   });
 
+  it('refuses an --out it cannot write (exit 2)', () => {
+    const r = run(['profile', 'init', '--from', fixture('mistral-batch'), '--out', join(dir, 'no-such-dir', 'draft.json')]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/cannot write .*no-such-dir/);
+  });
+
   it.each([
     ['an unreadable file', () => join(dir, 'absent.yaml'), /cannot read .*absent\.yaml/],
     [
