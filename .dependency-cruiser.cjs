@@ -3,11 +3,11 @@
  *
  *   contract  ← zod only (+ pure src/lib helpers): the wire schemas, journal, client protocol, invariant ids
  *   lib       ← nothing of ours: clock, ids, canonical JSON, small CLI/report helpers
- *   fake-provider, reference-client, scenarios, verify-provider ← contract + lib, never each other
+ *   fake-provider, reference-client, scenarios, verify-provider, profile-init ← contract + lib, never each other
  *   conformance (the judge) ← contract + lib + the public faces (index.ts) of fake-provider and scenarios
  *   cli, src/index.ts, src/*-entry points ← anything's public face (composition roots)
  */
-const AREAS = ['fake-provider', 'reference-client', 'scenarios', 'conformance', 'verify-provider'];
+const AREAS = ['fake-provider', 'reference-client', 'scenarios', 'conformance', 'verify-provider', 'profile-init'];
 const others = (area) => `^src/(${[...AREAS.filter((a) => a !== area), 'cli'].join('|')})/`;
 
 module.exports = {
@@ -33,7 +33,7 @@ module.exports = {
       from: { path: '^src/lib/' },
       to: { path: '^src/', pathNot: '^src/lib/' },
     },
-    ...['fake-provider', 'reference-client', 'scenarios', 'verify-provider'].map((area) => ({
+    ...['fake-provider', 'reference-client', 'scenarios', 'verify-provider', 'profile-init'].map((area) => ({
       name: `${area}-apart`,
       severity: 'error',
       comment: `${area} depends on src/contract and src/lib only, never on another part (a client to copy must not need the fake server; a certifier must not need the CLI).`,

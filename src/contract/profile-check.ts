@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { locateJson, nearest, positionOf, type Locations } from './json-locate.js';
 import { JOB_STATES } from './jobs.js';
 import { variablesOf, whole } from './profile-template.js';
+import { takeConfirmations } from './profile-confirm.js';
 import { ERROR_VARIABLES, knownVariable, LIST_VARIABLES, VIEW_VARIABLES, WEBHOOK_VARIABLES } from './profile-vars.js';
 import { ProfileSchema, type Profile, type ProfileRoute } from './profiles.js';
 
@@ -187,17 +188,18 @@ export function parseProfileText(text: string): ProfileParse {
   }
   const locs: Locations = locateJson(text);
   const at = (path: Path) => nearest(locs, path);
-  const parsed = ProfileSchema.safeParse(raw);
+  const confirm = takeConfirmations(raw);
+  const unconfirmed = confirm.unconfirmed.map((u) => ({ ...at(u.at), path: u.at.join('.'), message: u.message, fix: u.fix }));
+  const parsed = ProfileSchema.safeParse(confirm.rest);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => {
       const path = i.code === 'unrecognized_keys' ? [...i.path, i.keys[0]!] : i.path;
       return { ...at(path as Path), path: dotted(path as Path), message: i.message, fix: fixFor(i) };
     });
-    return { ok: false, problems };
+    return { ok: false, problems: [...unconfirmed, ...problems] };
   }
-  const semantic = semanticProblems(parsed.data);
-  if (semantic.length)
-    return { ok: false, problems: semantic.map((s) => ({ ...at(s.path), path: dotted(s.path), message: s.message, fix: s.fix })) };
+  const semantic = semanticProblems(parsed.data).map((s) => ({ ...at(s.path), path: dotted(s.path), message: s.message, fix: s.fix }));
+  if (unconfirmed.length || semantic.length) return { ok: false, problems: [...unconfirmed, ...semantic] };
   return { ok: true, profile: parsed.data };
 }
 
