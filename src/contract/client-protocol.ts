@@ -41,9 +41,11 @@ export const OperationRecordSchema = z
     operation_id: z.string(),
     state: OperationStateSchema,
     remote_job_id: z.string().nullable().optional(),
-    idempotency_key: z.string(),
+    /** Null where the API takes no key (the OpenAI and Anthropic dialects, a profile without one). */
+    idempotency_key: z.string().nullable(),
     request_fingerprint: z.string(),
-    trace_id: z.string(),
+    /** Null for a client that sends no trace id: the judge reports the missing trace id (I14), not a missing record. */
+    trace_id: z.string().nullable(),
     result: z
       .object({ sha256: z.string(), items_total: z.number().int(), items_failed: z.number().int() })
       .passthrough()

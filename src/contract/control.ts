@@ -56,6 +56,11 @@ export const OpenaiWebhookBodySchema = z
       .url({ protocol: /^https?$/, message: 'url must be an http(s) URL' })
       .max(2000)
       .nullable(),
+    /** The endpoint's signing secret (each OpenAI endpoint has its own): the tenant's deliveries are signed with it. */
+    secret: z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9+/=]+$/, 'secret must be whsec_ and base64')
+      .optional(),
   })
   .strict();
 export const OpenaiWebhookUrlsSchema = z.object({ urls: z.record(z.string(), z.string()) });

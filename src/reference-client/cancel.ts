@@ -1,7 +1,7 @@
 import { nextDelay, POLL_POLICY, RETRY_AFTER_MARGIN_MS } from './backoff.js';
 import { giveUpAt, noRoomToRead, retryAt } from './deadlines.js';
-import { describe, isBackOff, jobOf, problemJob, remoteFacts, terminalMove } from './job-answer.js';
-import { problemCode, retryDelay } from './http.js';
+import { describe, isBackOff, remoteFacts, terminalMove } from './job-answer.js';
+import { retryDelay } from './http.js';
 import type { OpStep } from './op-step.js';
 import { pollOnce, type PollRules } from './poll.js';
 
@@ -32,19 +32,12 @@ export async function cancelStep(s: OpStep): Promise<void> {
   if (s.now() >= intent.deadline_at) return pollOnce(s, rules);
   const r = s.rec;
   await s.commit({ patch: { cancel_sends: r.cancel_sends + 1, cancel_attempt: 'in_flight', next_poll_at: s.now() + s.env.leaseMs } });
-  const o = s.env.wire
-    ? await s.env.wire.cancel(s)
-    : await s.send({
-        route: 'cancel',
-        method: 'POST',
-        path: `/v1/jobs/${encodeURIComponent(r.remote_job_id!)}/cancel`,
-        body: { reason: intent.reason },
-      });
+  const c = await s.wire.cancel(s, intent.reason);
+  const o = c.call;
   const now = s.now();
-  // A dialect accepts a cancel with 200 and the batch; a refusal (the batch already ended) is read again below.
-  if (o.kind === 'answer' && (o.status === 202 || (s.env.wire && o.status === 200))) {
-    const job = jobOf(o.json);
-    const next = Math.min(s.after(nextDelay(POLL_POLICY, 0, r.operation_id, o.retryAfterMs)), intent.deadline_at);
+  if (c.kind === 'accepted') {
+    const job = c.job;
+    const next = Math.min(s.after(nextDelay(POLL_POLICY, 0, r.operation_id, c.call.retryAfterMs)), intent.deadline_at);
     await s.commit({
       moves: [
         {
@@ -60,10 +53,10 @@ export async function cancelStep(s: OpStep): Promise<void> {
     });
     return;
   }
-  if (o.kind === 'answer' && o.status === 409 && problemCode(o) === 'job_terminal') {
-    const job = problemJob(o);
-    const t = job ? terminalMove(job, 'cancel_answer', o, `cancel lost the race: job already ${job.state}`) : null;
-    if (job && t) {
+  if (c.kind === 'ended') {
+    const job = c.job;
+    const t = terminalMove(job, 'cancel_answer', o, `cancel lost the race: job already ${job.state}`);
+    if (t) {
       await s.commit({ moves: [t.move], patch: { ...remoteFacts(job), ...t.patch, cancel_attempt: 'answered', next_poll_at: now } });
       return;
     }
@@ -108,9 +101,9 @@ async function previousCancelLanded(s: OpStep, rules: PollRules): Promise<boolea
     await s.commit({ moves: [{ ...rules.onDeadline, detail: 'no time left before the give-up for another read' }] });
     return true;
   }
-  const read = s.env.wire ? await s.env.wire.read(s) : null;
-  const o = read ? read.call : await s.send({ route: 'status', method: 'GET', path: `/v1/jobs/${encodeURIComponent(r.remote_job_id!)}` });
-  const job = read ? (read.kind === 'job' ? read.job : null) : o.kind === 'answer' && o.status === 200 ? jobOf(o.json) : null;
+  const read = await s.wire.read(s, false);
+  const o = read.call;
+  const job = read.kind === 'job' ? read.job : null;
   if (!job) {
     // Could not tell. Try again later rather than risk a second cancel.
     const now = s.now();

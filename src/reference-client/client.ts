@@ -113,7 +113,7 @@ export class ReferenceClient implements InProcessClient {
 
   async work({ signal }: { signal: AbortSignal }): Promise<void> {
     const o = this.opts;
-    const dialect = o.dialect ?? 'native';
+    const wire = wireFor(o.dialect ?? 'native', o.providerUrl);
     this.worker = new Worker({
       store: this.store,
       clock: o.clock,
@@ -127,9 +127,9 @@ export class ReferenceClient implements InProcessClient {
         token: o.token,
         workerId: o.workerId,
         timeoutMs: MAX_REQUEST_MS,
-        ...(dialect === 'anthropic' ? { auth: 'x-api-key' as const } : {}),
+        auth: wire.auth,
       },
-      wire: wireFor(dialect, o.providerUrl),
+      wire,
     });
     try {
       await this.worker.run(signal);

@@ -1,10 +1,7 @@
 import { RETRY_AFTER_MARGIN_MS } from './backoff.js';
 import { problemCode, retryDelay } from './http.js';
 import { describe, isBackOff } from './job-answer.js';
-import type { CallOutcome } from './http.js';
 import type { OpStep } from './op-step.js';
-import type { ExpectedResult } from './types.js';
-import { verifyResults, type Verification } from './verify-results.js';
 
 /** Ambiguous fetch failures are retried at least this many times, even past the result deadline. */
 export const MIN_COLLECT_ATTEMPTS = 5;
@@ -36,7 +33,7 @@ export async function collectStep(s: OpStep): Promise<void> {
     });
     return;
   }
-  const fetched = s.env.wire ? await s.env.wire.results(s) : await fetchNative(s, expected);
+  const fetched = await s.wire.results(s, expected);
   const { call: o, location: path } = fetched;
   const now = s.now();
   const attempts = r.collect_attempts + 1;
@@ -61,18 +58,12 @@ export async function collectStep(s: OpStep): Promise<void> {
     }
     return;
   }
-  if (o.kind === 'answer' && o.status === 410) {
+  if (fetched.gone) {
     await s.commit({
-      moves: [{ to: 'result_unavailable', evidence: 'results_gone', cause: 'provider says the results are gone', call: o }],
+      moves: [
+        { to: 'result_unavailable', evidence: 'results_gone', cause: `provider says the results are gone (${describe(o)})`, call: o },
+      ],
       patch: { collect_attempts: attempts, result_location: path, reason: problemCode(o) ?? 'results_gone' },
-    });
-    return;
-  }
-  if (s.env.wire && o.kind === 'answer' && o.status === 404) {
-    // A dialect's results file or URL that is gone is gone: there is nothing left to fetch.
-    await s.commit({
-      moves: [{ to: 'result_unavailable', evidence: 'results_gone', cause: `the results are gone (${describe(o)})`, call: o }],
-      patch: { collect_attempts: attempts, result_location: path, reason: 'results_gone' },
     });
     return;
   }
@@ -104,21 +95,4 @@ export async function collectStep(s: OpStep): Promise<void> {
   await s.commit({
     patch: { collect_attempts: attempts, attempt: r.attempt + 1, not_before: notBefore, next_poll_at: Math.max(now + delay, notBefore) },
   });
-}
-
-/** The native results: only ever a path on the provider we trust with our token, never an absolute URL elsewhere. */
-async function fetchNative(
-  s: OpStep,
-  expected: ExpectedResult,
-): Promise<{ call: CallOutcome; location: string; verification: Verification | null }> {
-  const path =
-    expected.url.startsWith('/') && !expected.url.startsWith('//')
-      ? expected.url
-      : `/v1/jobs/${encodeURIComponent(s.rec.remote_job_id!)}/results`;
-  const o = await s.send({ route: 'results', method: 'GET', path });
-  return {
-    call: o,
-    location: path,
-    verification: o.kind === 'answer' && o.status === 200 ? verifyResults(o.body, o.headers, expected) : null,
-  };
 }

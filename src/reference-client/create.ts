@@ -1,22 +1,20 @@
 import { fingerprint } from '../lib/canonical-json.js';
-import { CreateAcceptedSchema } from '../contract/jobs.js';
 import { governingDeadline, requestTimeout, retryAt } from './deadlines.js';
 import { nextDelay, POLL_POLICY, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
-import { isAmbiguous, problemCode, retryDelay, type CallOutcome } from './http.js';
-import { describe, jobOf, remoteFacts, terminalMove } from './job-answer.js';
+import { retryDelay } from './http.js';
+import { describe, remoteFacts, terminalMove } from './job-answer.js';
 import type { Move, OpStep } from './op-step.js';
-import { lookupJob } from './lookup.js';
 import type { OperationRow } from './types.js';
+import type { WireCreate } from './wire/adapter.js';
+import { createBody } from './wire/native.js';
 
 /**
- * Create: one idempotency key per operation, the same body every time, until the create deadline. The attempt is
- * made durable (count and time) before the request leaves, in a write that fails if a cancel was recorded meanwhile.
+ * Create: the same request every time (with one idempotency key per operation where the API has keys), until the
+ * create deadline. The attempt is made durable (count and time) before the request leaves, in a write that fails if
+ * a cancel was recorded meanwhile.
  */
-export function createBody(r: Pick<OperationRow, 'kind' | 'input' | 'operation_id'>, webhookUrl: string | null): Record<string, unknown> {
-  return { kind: r.kind, input: r.input, client_ref: r.operation_id, ...(webhookUrl ? { webhook_url: webhookUrl } : {}) };
-}
 
-/** The request's identity: the create body without the per-worker webhook URL. */
+/** The request's identity, whatever the wire: the native create body without the per-worker webhook URL. */
 export function requestFingerprint(kind: string, input: Record<string, unknown>, operationId: string): string {
   return fingerprint(createBody({ kind, input, operation_id: operationId }, null));
 }
@@ -32,8 +30,7 @@ export function createBy(r: Pick<OperationRow, 'create_deadline_at' | 'result_de
 /** Send (or replay) the create. `knownJobId` is what a lookup showed for our key: a different answer is a conflict. */
 export async function sendCreate(s: OpStep, knownJobId: string | null, preMoves: Move[]): Promise<void> {
   const r = s.rec;
-  // A dialect takes no webhook URL per batch (OpenAI's are configured per project; Anthropic has none).
-  const webhookUrl = s.env.wire ? null : (r.webhook_url ?? s.env.webhookUrl);
+  const webhookUrl = s.wire.webhookPerJob ? (r.webhook_url ?? s.env.webhookUrl) : null;
   await s.commit({
     moves: preMoves,
     patch: {
@@ -53,36 +50,25 @@ export async function sendCreate(s: OpStep, knownJobId: string | null, preMoves:
       },
     ],
   });
-  const o = s.env.wire
-    ? await s.env.wire.create(s)
-    : await s.send({
-        route: 'create',
-        method: 'POST',
-        path: '/v1/jobs',
-        body: createBody(r, webhookUrl),
-        idempotencyKey: r.idempotency_key,
-      });
-  await handleCreateAnswer(s, o, knownJobId);
+  await handleCreateAnswer(s, await s.wire.create(s, webhookUrl), knownJobId);
 }
 
-async function handleCreateAnswer(s: OpStep, o: CallOutcome, knownJobId: string | null): Promise<void> {
+async function handleCreateAnswer(s: OpStep, c: WireCreate, knownJobId: string | null): Promise<void> {
   const r = s.rec;
   const now = s.now();
-  if (o.kind === 'answer' && (o.status === 202 || o.status === 200)) {
-    const job = o.status === 200 ? jobOf(o.json) : null;
-    const accepted = o.status === 202 ? CreateAcceptedSchema.safeParse(o.json) : null;
-    const jobId = job?.job_id ?? (accepted?.success ? accepted.data.job_id : null);
-    if (!jobId) {
-      await s.commit({
-        moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'create answer without a readable job', call: o }],
-        patch: { reason: 'unreadable create answer' },
-      });
-      return;
-    }
+  if (c.kind === 'unreadable') {
+    await s.commit({
+      moves: [{ to: 'needs_attention', evidence: 'contract_violation', cause: 'create answer without a readable job', call: c.call }],
+      patch: { reason: 'unreadable create answer' },
+    });
+    return;
+  }
+  if (c.kind === 'created') {
+    const { job, jobId, call: o } = c;
     let shown = knownJobId;
-    if (!shown && o.headers.get('idempotent-replayed') === 'true') {
+    if (!shown && c.replayed) {
       // A replay we cannot compare with anything yet: ask the provider what our key really created.
-      const l = await lookupJob(s);
+      const l = await s.wire.find(s, createBy(r));
       if (l.kind === 'found') shown = l.job.job_id;
     }
     if (shown && shown !== jobId) {
@@ -156,7 +142,8 @@ async function handleCreateAnswer(s: OpStep, o: CallOutcome, knownJobId: string 
     });
     return;
   }
-  if (o.kind === 'no_answer' || isAmbiguous(o)) {
+  const o = c.call;
+  if (c.kind === 'ambiguous') {
     const notBefore = o.kind === 'answer' && o.retryAfterMs !== null ? now + o.retryAfterMs + RETRY_AFTER_MARGIN_MS : r.not_before;
     // After a create that timed out the lookup goes at once (retryDelay): backing off on top of a create held to its
     // 514 ms deadline put the lookup at the 1,000 ms result deadline, where the worker was killed (I3, seed 19). A
@@ -172,10 +159,9 @@ async function handleCreateAnswer(s: OpStep, o: CallOutcome, knownJobId: string 
     });
     return;
   }
-  const code = problemCode(o);
-  if (o.status === 429 || (o.status === 409 && code === 'idempotency_request_in_progress') || s.env.wire?.createNotDone(o)) {
-    // Not executed (429) or still executing (409): the same key again, after the provider's wait.
-    const wait = o.retryAfterMs ?? 1000;
+  if (c.kind === 'not_done') {
+    // Not executed, or still executing: the same request again, after the provider's wait.
+    const wait = c.call.retryAfterMs ?? 1000;
     const notBefore = now + wait + RETRY_AFTER_MARGIN_MS;
     await s.commit({
       patch: {

@@ -17,8 +17,6 @@ export interface StepEnv {
   leaseMs: number;
   signal: AbortSignal;
   webhookUrl: string | null;
-  /** A dialect's wire; absent or null: the native API, spoken by the steps themselves. */
-  wire?: WireAdapter | null;
 }
 
 export interface Move {
@@ -42,6 +40,8 @@ export class OpStep {
 
   constructor(
     readonly env: StepEnv,
+    /** The API spoken (wire/adapter.ts): the steps ask it for every request and never ask which API it is. */
+    readonly wire: WireAdapter,
     readonly lease: Lease,
     public rec: OperationRow,
   ) {}

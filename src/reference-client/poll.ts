@@ -4,7 +4,6 @@ import { collectStart } from './collect.js';
 import { giveUpAt, noRoomToRead, retryAt } from './deadlines.js';
 import { retryDelay } from './http.js';
 import { describe, isBackOff, remoteFacts, terminalMove } from './job-answer.js';
-import { readJob } from './read-job.js';
 import type { OpStep } from './op-step.js';
 import type { EvidenceKind } from './state-machine.js';
 
@@ -34,7 +33,7 @@ export async function pollOnce(s: OpStep, rules: PollRules): Promise<void> {
   }
   // Last resort, past the deadline after repeated failed status reads: every other read takes the list route.
   const failures = r.read_failures ?? 0;
-  const read = await readJob(s, pastDeadline && failures >= 3 && failures % 2 === 1);
+  const read = await s.wire.read(s, pastDeadline && failures >= 3 && failures % 2 === 1);
   const o = read.call;
   const afterNow = s.now();
   if (read.kind === 'job') {

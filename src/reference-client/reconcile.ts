@@ -2,7 +2,6 @@ import { nextDelay, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
 import { retryDelay, type CallOutcome } from './http.js';
 import { remoteFacts, terminalMove } from './job-answer.js';
 import { collectStart } from './collect.js';
-import { lookupJob } from './lookup.js';
 import type { Move, OpStep } from './op-step.js';
 import { createBy, sendCreate } from './create.js';
 import { giveUpAt, governingDeadline, MIN_REQUEST_MS, retryAt } from './deadlines.js';
@@ -14,7 +13,7 @@ import { giveUpAt, governingDeadline, MIN_REQUEST_MS, retryAt } from './deadline
  */
 export async function reconcileStep(s: OpStep): Promise<void> {
   const r = s.rec;
-  const l = await lookupJob(s);
+  const l = await s.wire.find(s, createBy(r));
   const now = s.now();
   const deadline = governingDeadline(r)!;
   if (l.kind === 'unclear') {
@@ -73,8 +72,8 @@ export async function reconcileStep(s: OpStep): Promise<void> {
       await s.commit({ moves, patch: facts });
       return;
     }
-    // A dialect has no key to replay: the batch the list showed is adopted, never created again.
-    if (r.state === 'create_pending' || now >= createBy(r) || s.env.wire) {
+    // Without idempotency keys a replay could make a second job: the job the lookup showed is adopted instead.
+    if (r.state === 'create_pending' || now >= createBy(r) || !s.wire.idempotencyKeys) {
       moves.push({
         to: 'accepted',
         evidence: 'lookup_answer',

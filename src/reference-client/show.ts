@@ -4,6 +4,7 @@ import { isoTime } from '../lib/clock.js';
 import type { OperationStore } from './store/operation-store.js';
 import type { OperationRow } from './types.js';
 import type { Dialect } from './wire/adapter.js';
+import { BUILT_IN_TRAITS } from './wire/traits.js';
 
 /**
  * `show`: the operation record of client-protocol.md, read from the store alone. A `client show` process needs
@@ -16,8 +17,9 @@ export async function showOperation(store: OperationStore, operationId: string, 
     if (!r) throw new UnknownOperationError(`unknown operation ${operationId}`);
     const rec = await toRecord(r, store);
     const again = await store.get(operationId);
-    // A dialect takes no key: the stored one (unique per operation) is never sent, so the record shows none.
-    if (i >= 20 || JSON.stringify(again) === JSON.stringify(r)) return dialect === 'native' ? rec : { ...rec, idempotency_key: '' };
+    // An API without keys is never sent the stored one (unique per operation), so the record shows none.
+    if (i >= 20 || JSON.stringify(again) === JSON.stringify(r))
+      return BUILT_IN_TRAITS[dialect].idempotencyKeys ? rec : { ...rec, idempotency_key: '' };
   }
 }
 

@@ -14,8 +14,8 @@ export interface WorkerOptions {
   workerId: string;
   leaseMs: number;
   webhookUrl: string | null;
-  /** A dialect's wire adapter; absent: native. */
-  wire?: WireAdapter | null;
+  /** The API spoken (wire/index.ts `wireFor`). */
+  wire: WireAdapter;
   /** Operations stepped at once by this worker. */
   concurrency?: number;
   /** Longest sleep before looking at the store again (other processes submit, cancel and finish work). */
@@ -65,7 +65,6 @@ export class Worker {
       leaseMs,
       signal,
       webhookUrl: this.o.webhookUrl,
-      wire: this.o.wire ?? null,
     };
     // Each in-flight request listens on the stop signal; up to `concurrency` of them at once is expected.
     setMaxListeners(concurrency + 8, signal);
@@ -154,7 +153,7 @@ export class Worker {
       for (let i = 0; i < 3; i++) {
         const rec = await this.o.store.get(id);
         if (!rec) return;
-        const step = new OpStep(env, lease, rec);
+        const step = new OpStep(env, this.o.wire, lease, rec);
         try {
           await runStep(step);
           break;

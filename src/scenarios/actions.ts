@@ -14,12 +14,16 @@ const workerId = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'worker ids are 1-64
  * Something the runner can see happen, read from the provider journal or from its own action log.
  * - `create_sent`: the first create request of the operation is in the journal (answered or not).
  * - `create_answered`: a create of the operation was answered with a job id and the answer was delivered.
+ * - `create_recorded`: the client's own record names the job (`show` prints a `remote_job_id`): the answer is in its
+ *   store. A worker paused after this is not paused inside the write that records it (which would hold every other
+ *   writer of the store back, the harness's `cancel` included, until it resumes).
  * - `job_state`: the operation's job reached `state` (a journal transition).
  * - `action_done`: the action with this `id` has been carried out.
  */
 export const ScenarioEventSchema = z.discriminatedUnion('event', [
   z.object({ event: z.literal('create_sent'), operation: operationId }).strict(),
   z.object({ event: z.literal('create_answered'), operation: operationId }).strict(),
+  z.object({ event: z.literal('create_recorded'), operation: operationId }).strict(),
   z.object({ event: z.literal('job_state'), operation: operationId, state: JobStateSchema }).strict(),
   z.object({ event: z.literal('action_done'), action: z.string().min(1) }).strict(),
 ]);

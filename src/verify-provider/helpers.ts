@@ -1,4 +1,5 @@
 import { PROBLEM_TYPE_BASE } from '../contract/problems.js';
+import { canonicalJson } from '../lib/canonical-json.js';
 import { brief, type Answer } from './http.js';
 import { answerMatches } from './plan.js';
 import { Failed, NotRun, type CheckContext } from './types.js';
@@ -68,6 +69,18 @@ export function expectProblem(a: Answer, status: number, code: string | string[]
   const faults = problemFaults(a);
   if (faults.length) fail(`${what}: not an RFC 9457 problem: ${faults.join('; ')}`);
   return a.json;
+}
+
+/** The same answer body: byte for byte, or the same JSON (a replay may be serialised anew). */
+export function sameBody(a: Answer, b: Answer): boolean {
+  return a.text === b.text || (a.json !== undefined && b.json !== undefined && canonicalJson(a.json) === canonicalJson(b.json));
+}
+
+/** Whether a number appears anywhere in a body (the spec names a fact, e.g. "with the current version", not its field). */
+export function mentionsNumber(body: unknown, n: number, skip: readonly string[] = ['status']): boolean {
+  if (body === n) return true;
+  if (body === null || typeof body !== 'object') return false;
+  return Object.entries(body as Record<string, unknown>).some(([k, v]) => !skip.includes(k) && mentionsNumber(v, n, []));
 }
 
 export async function control(ctx: CheckContext, method: string, path: string, body?: unknown): Promise<Answer> {

@@ -57,10 +57,14 @@ export const PilotPlanSchema = z
     change_object: ChangeObjectSchema.optional(),
     /** Per check: the answers the owner expects (e.g. ["409 stale_object_version"]); must be among those the spec allows. */
     expect: z.record(z.string(), z.array(z.string().regex(/^\d{3}( [a-z_]+)?$/)).min(1)).default({}),
+    /**
+     * The audit event type that records an application, where the owner knows it. Without it the application is
+     * recognised by the apply Idempotency-Key it carries (tasks-api.md fixes no event names).
+     */
     audit: z
-      .object({ application_event: z.string().min(1).default('application') })
+      .object({ application_event: z.string().min(1).optional() })
       .strict()
-      .default({ application_event: 'application' }),
+      .default({}),
     timeout_ms: z.number().int().positive().optional(),
   })
   .strict();

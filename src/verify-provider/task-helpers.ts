@@ -1,17 +1,10 @@
 import { spawn } from 'node:child_process';
-import { canonicalJson, sha256Hex } from '../lib/canonical-json.js';
 import { control, expectStatus, fail, needControl, needToken, notRun, poll } from './helpers.js';
 import { brief, type Answer } from './http.js';
 import type { PilotPlan } from './plan.js';
 import type { CheckContext } from './types.js';
 
 // What the tasks checks do again and again: objects, tasks awaiting review, reviews, roles, audit lines.
-
-/** SHA-256 hex of the canonical JSON of a proposal without its sha256 field. */
-export function proposalDigest(p: Record<string, unknown>): string {
-  const { sha256: _s, ...rest } = p;
-  return sha256Hex(canonicalJson(rest));
-}
 
 export async function putObject(ctx: CheckContext, ref: string, data: Record<string, unknown>): Promise<number> {
   needControl(ctx);
@@ -182,12 +175,16 @@ export async function review(ctx: CheckContext, id: string, token: string, decis
   });
 }
 
+/** Approve as the reviewer and return the task as it then reads (tasks-api.md fixes no body for a review's answer). */
 export async function approve(ctx: CheckContext, id: string, proposalVersion: number): Promise<Record<string, any>> {
   const reviewer = needToken(ctx.opts.reviewerToken, '--reviewer-token');
   const a = await review(ctx, id, reviewer, 'approve', proposalVersion);
-  expectStatus(a, 200, 'approve as --reviewer-token');
-  if (a.json?.state !== 'approved') fail(`approve as --reviewer-token: state ${a.json?.state}, not approved`);
-  return a.json;
+  if (a.status < 200 || a.status >= 300) fail(`approve as --reviewer-token: expected a 2xx, got ${brief(a)}: ${a.text.slice(0, 300)}`);
+  const t = await ctx.http.call('GET', `/v1/tasks/${id}`);
+  expectStatus(t, 200, `GET /v1/tasks/${id} after the approval`);
+  if (t.json?.state !== 'approved')
+    fail(`approve as --reviewer-token answered ${brief(a)}, but the task is ${t.json?.state}, not approved`);
+  return t.json;
 }
 
 /** Run `fn` with `token` holding `roles` (control API principals), then put its principal back. */

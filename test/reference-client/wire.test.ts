@@ -6,9 +6,11 @@ import type { OperationRow } from '../../src/reference-client/types.js';
 import type { WireStep } from '../../src/reference-client/wire/adapter.js';
 import { anthropicJob, anthropicWire } from '../../src/reference-client/wire/anthropic.js';
 import { openaiJob, openaiWire } from '../../src/reference-client/wire/openai.js';
+import { DIALECTS, wireFor } from '../../src/reference-client/wire/index.js';
+import { nativeWire } from '../../src/reference-client/wire/native.js';
 import { verifyLines } from '../../src/reference-client/wire/result-lines.js';
 
-/** The dialect adapters' own decisions, without a server: job views, recovery by listing, results verification. */
+/** The wire adapters' own decisions, without a server: answer classes, job views, recovery by listing, results verification. */
 const NOW = Date.parse('2026-12-01T12:00:00Z');
 const rec = (over: Partial<OperationRow> = {}) =>
   ({
@@ -21,11 +23,11 @@ const rec = (over: Partial<OperationRow> = {}) =>
     ...over,
   }) as OperationRow;
 
-function answer(json: unknown, status = 200): CallOutcome {
+function answer(json: unknown, status = 200, headers: Record<string, string> = {}): CallOutcome {
   return {
     kind: 'answer',
     status,
-    headers: new Headers(),
+    headers: new Headers(headers),
     body: new TextEncoder().encode(JSON.stringify(json)),
     json,
     requestId: null,
@@ -173,7 +175,7 @@ describe('recovery of a lost create by listing', () => {
     ]) {
       const ended = { ...abatch('m1', 'ended', counts({ succeeded: 1, errored: 1 })), results_url: url };
       const { s, sent } = step([() => answer(ended), results], {}, rec({ remote_job_id: 'm1' }));
-      const got = await w.results(s);
+      const got = await w.results(s, { url: '', sha256: '', items_total: 2, items_failed: 1 });
       expect(sent[1]!.path).toBe(path);
       expect(got.verification).toEqual({ ok: true, sha256: sha256Hex(new TextEncoder().encode(lines)), items_total: 2, items_failed: 1 });
     }
@@ -203,5 +205,122 @@ describe('verifyLines', () => {
         },
       ),
     );
+  });
+});
+
+describe('one interface for every API', () => {
+  const job = (id: string, over: Record<string, unknown> = {}) => ({
+    job_id: id,
+    kind: 'batch',
+    state: 'queued',
+    client_ref: 'op_a',
+    trace_id: 'tr_1',
+    created_at: new Date(NOW).toISOString(),
+    updated_at: new Date(NOW).toISOString(),
+    progress: { completed: 0, total: 2 },
+    cancel_requested_at: null,
+    result: null,
+    error: null,
+    ...over,
+  });
+  const problem = (code: string, extra: Record<string, unknown> = {}) => ({
+    type: 'about:blank',
+    title: code,
+    status: 409,
+    code,
+    ...extra,
+  });
+
+  it('every dialect has an adapter that names itself; only native sends keys and per-job webhook URLs', () => {
+    for (const d of DIALECTS) {
+      const w = wireFor(d, 'http://127.0.0.1:4010');
+      expect(w.dialect).toBe(d);
+      expect(w.idempotencyKeys).toBe(d === 'native');
+      expect(w.webhookPerJob).toBe(d === 'native');
+      expect(w.auth).toBe(d === 'anthropic' ? 'x-api-key' : 'bearer');
+    }
+  });
+
+  it('native create: the same keyed body; answers classified (202 id, 200 replay, not done, refused, ambiguous)', async () => {
+    const r = rec({ idempotency_key: 'idem_1', input: { n: 1 } });
+    const cases: [CallOutcome, string, Record<string, unknown>?][] = [
+      [
+        answer({ job_id: 'j1', state: 'queued', status_url: '/v1/jobs/j1', created_at: new Date(NOW).toISOString() }, 202),
+        'created',
+        { jobId: 'j1', job: null, replayed: false },
+      ],
+      [answer(job('j1'), 200, { 'idempotent-replayed': 'true' }), 'created', { jobId: 'j1', replayed: true }],
+      [answer({ nothing: true }, 202), 'unreadable'],
+      [answer(problem('rate_limited'), 429), 'not_done'],
+      [answer(problem('idempotency_request_in_progress'), 409), 'not_done'],
+      [answer(problem('idempotency_key_reused'), 409), 'refused'],
+      [answer(problem('internal'), 503), 'ambiguous'],
+      [{ kind: 'no_answer', reason: 'timeout', detail: 'x' }, 'ambiguous'],
+    ];
+    for (const [o, kind, more] of cases) {
+      const { s, sent } = step([() => o], {}, r);
+      expect(await nativeWire.create(s, 'http://hook/')).toMatchObject({ kind, ...more });
+      expect(sent[0]).toMatchObject({
+        route: 'create',
+        path: '/v1/jobs',
+        idempotencyKey: 'idem_1',
+        body: { kind: 'batch', input: { n: 1 }, client_ref: 'op_a', webhook_url: 'http://hook/' },
+      });
+    }
+  });
+
+  it('a batch API: 408/409/429 were not executed, and no key or replay is ever claimed', async () => {
+    for (const [status, kind] of [
+      [409, 'not_done'],
+      [408, 'not_done'],
+      [400, 'refused'],
+      [500, 'ambiguous'],
+    ] as const) {
+      const { s, sent } = step([() => answer({ error: { message: 'x' } }, status)]);
+      expect((await anthropicWire('http://127.0.0.1:4010').create(s, null)).kind).toBe(kind);
+      expect(sent[0]!.idempotencyKey).toBeUndefined();
+    }
+  });
+
+  it('native cancel: 202 accepted; 409 job_terminal with the job ended; a 409 without one is left to the step', async () => {
+    const r = rec({ remote_job_id: 'j1' });
+    const ended = job('j1', { state: 'failed', error: { code: 'x', message: 'y' } });
+    expect(await nativeWire.cancel(step([() => answer(job('j1', { state: 'cancelling' }), 202)], {}, r).s, 'why')).toMatchObject({
+      kind: 'accepted',
+      job: { state: 'cancelling' },
+    });
+    expect(await nativeWire.cancel(step([() => answer(problem('job_terminal', { job: ended }), 409)], {}, r).s, 'why')).toMatchObject({
+      kind: 'ended',
+      job: { state: 'failed' },
+    });
+    expect((await nativeWire.cancel(step([() => answer(problem('job_terminal'), 409)], {}, r).s, 'why')).kind).toBe('other');
+    // A batch API takes a cancel with 200 and the batch.
+    const b = { id: 'batch_1', status: 'cancelling', created_at: NOW / 1000, cancelling_at: NOW / 1000 };
+    expect(await openaiWire.cancel(step([() => answer(b, 200)], {}, rec({ remote_job_id: 'batch_1' })).s, 'why')).toMatchObject({
+      kind: 'accepted',
+      job: { job_id: 'batch_1', state: 'cancelling' },
+    });
+  });
+
+  it('results that are gone: native 410 only; a batch file answering 404 too', async () => {
+    const r = rec({ remote_job_id: 'j1' });
+    const expected = { url: '/v1/jobs/j1/results', sha256: 'x', items_total: 1, items_failed: 0 };
+    expect((await nativeWire.results(step([() => answer(problem('results_expired'), 410)], {}, r).s, expected)).gone).toBe(true);
+    expect((await nativeWire.results(step([() => answer(problem('job_not_found'), 404)], {}, r).s, expected)).gone).toBe(false);
+    const ended = { ...abatch('m1', 'ended', counts({ succeeded: 2 })), results_url: null };
+    const w = anthropicWire('http://127.0.0.1:4010');
+    const got = await w.results(
+      step([() => answer(ended), () => answer({ error: {} }, 404)], {}, rec({ remote_job_id: 'm1' })).s,
+      expected,
+    );
+    expect(got).toMatchObject({ gone: true, verification: null, location: '/anthropic/v1/messages/batches/m1/results' });
+  });
+
+  it('native read: another job in the answer is gone; past a deadline the list route reads the same view', async () => {
+    const r = rec({ remote_job_id: 'j1' });
+    expect((await nativeWire.read(step([() => answer(job('j2'))], {}, r).s, false)).kind).toBe('gone');
+    const { s, sent } = step([() => answer({ data: [job('j1', { state: 'running' })] })], {}, r);
+    expect(await nativeWire.read(s, true)).toMatchObject({ kind: 'job', job: { state: 'running' } });
+    expect(sent[0]).toMatchObject({ route: 'list', path: '/v1/jobs?client_ref=op_a' });
   });
 });

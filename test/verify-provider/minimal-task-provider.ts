@@ -2,11 +2,13 @@
  * A small task provider written from tasks-api.md alone, with no jobproof control API and nothing of the fake
  * provider's code: what a team's own service looks like to verify-provider. It has its own admin route to change an
  * object (`POST /admin/objects/{ref}/touch`, admin token), the kind of hook a pilot plan's `change_object` names.
- * In memory; drafting finishes 30 ms after creation, checked lazily on every request.
+ * In memory; drafting finishes 30 ms after creation, checked lazily on every request. Where tasks-api.md leaves a
+ * choice to the provider (event names, where a fact sits in an answer), `choices` says which it makes.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { canonicalJson } from '../../src/lib/canonical-json.js';
+import { NAMED, type Choices } from './task-provider-choices.js';
 
 type Role = 'submitter' | 'reviewer';
 export interface Who {
@@ -42,12 +44,17 @@ interface Task {
 }
 
 const now = () => new Date().toISOString();
-const sha = (v: unknown) => createHash('sha256').update(canonicalJson(v)).digest('hex');
 
 export function minimalTaskProvider(
   tokens: Record<string, Who>,
   adminToken: string,
+  choices: Choices = NAMED,
 ): { app: Hono; seed(tenant: string, ref: string, data: Record<string, unknown>): void } {
+  const sha = (v: unknown) =>
+    createHash('sha256')
+      .update(choices.digest === 'canonical' ? canonicalJson(v) : JSON.stringify(v))
+      .digest('hex');
+  const ev = choices.events;
   const objects = new Map<string, Obj>();
   const tasks = new Map<string, Task>();
   const createKeys = new Map<string, { fp: string; status: number; body: unknown }>();
@@ -94,14 +101,14 @@ export function minimalTaskProvider(
       },
       proposal: { ...base, sha256: sha(base) },
     };
-    event(t, 'draft', 'provider', { proposal_version: pv, base_version: o.version });
+    event(t, ev.draft, 'provider', { proposal_version: pv, base_version: o.version });
   };
   const advance = (t: Task) => {
     if (t.state === 'queued' && Date.now() - t.created_ms >= 30) {
       draft(t, objects.get(objKey(t.tenant, t.object_ref))!, 1);
       t.state = 'awaiting_review';
       t.updated_at = now();
-      event(t, 'transition', 'provider', { from: 'queued', to: 'awaiting_review', cause: 'draft ready' });
+      event(t, ev.transition, 'provider', { from: 'queued', to: 'awaiting_review', cause: 'draft ready' });
     }
     return t;
   };
@@ -110,12 +117,12 @@ export function minimalTaskProvider(
       if (t.tenant !== o.tenant || t.object_ref !== o.ref || !['awaiting_review', 'approved'].includes(advance(t).state)) continue;
       if (t.state === 'approved') {
         t.lapsedByObject = true;
-        event(t, 'approval_lapsed', 'provider', { reason: cause });
+        event(t, ev.lapsed, 'provider', { reason: cause });
       }
       draft(t, o, t.result!.proposal.proposal_version + 1);
-      event(t, 'transition', 'provider', { from: t.state, to: 'awaiting_review', cause });
+      event(t, ev.transition, 'provider', { from: t.state, to: 'awaiting_review', cause });
       t.state = 'awaiting_review';
-      t.review = null;
+      if (choices.lapse === 'clear') t.review = null;
       t.updated_at = now();
     }
   };
@@ -181,7 +188,15 @@ export function minimalTaskProvider(
     const o = objects.get(objKey(who.tenant, b.object_ref));
     if (!o) return problem(c, 404, 'object_not_found', 'no such object');
     if (o.version !== b.object_version)
-      return problem(c, 409, 'stale_object_version', 'not the current version', { object_ref: o.ref, current_version: o.version });
+      return problem(
+        c,
+        409,
+        'stale_object_version',
+        'not the current version',
+        choices.staleVersion === 'current_version'
+          ? { object_ref: o.ref, current_version: o.version }
+          : { object: { ref: o.ref, version: o.version } },
+      );
     const id = `task_${randomUUID().replace(/-/g, '').slice(0, 20)}`;
     const t: Task = {
       task_id: id,
@@ -203,7 +218,7 @@ export function minimalTaskProvider(
       audit: [],
     };
     tasks.set(id, t);
-    event(t, 'created', who.subject, { idempotency_key: key, object_ref: o.ref, version: o.version });
+    event(t, ev.created, who.subject, { [choices.keyField]: key, object_ref: o.ref, version: o.version });
     const answer = { task_id: id, state: 'queued', status_url: `/v1/tasks/${id}` };
     createKeys.set(scope, { fp, status: 202, body: answer });
     return c.body(JSON.stringify(answer), 202, { 'content-type': 'application/json', location: `/v1/tasks/${id}` });
@@ -252,12 +267,12 @@ export function minimalTaskProvider(
       at: now(),
     };
     const to = decision === 'approved' ? 'approved' : decision === 'rejected' ? 'rejected' : 'awaiting_review';
-    event(t, 'review', who.subject, { decision, proposal_version: t.result.proposal.proposal_version });
-    event(t, 'transition', who.subject, { from: t.state, to, cause: `review: ${decision}` });
+    event(t, ev.review, who.subject, { decision, proposal_version: t.result.proposal.proposal_version });
+    event(t, ev.transition, who.subject, { from: t.state, to, cause: `review: ${decision}` });
     t.state = to;
     t.lapsedByObject = false;
     t.updated_at = now();
-    return c.json(view(t));
+    return c.json(choices.reviewAnswer === 'task' ? view(t) : { task_id: t.task_id, review: t.review });
   });
 
   app.post('/v1/tasks/:id/apply', async (c) => {
@@ -271,11 +286,18 @@ export function minimalTaskProvider(
     const seen = applyKeys.get(`${t.task_id}\u0000${key}`);
     if (seen)
       return c.body(JSON.stringify(seen.body), seen.status as 200, { 'content-type': 'application/json', 'idempotent-replayed': 'true' });
-    event(t, 'apply_requested', who.subject, { idempotency_key: key });
-    if (t.state === 'applied') return problem(c, 409, 'already_applied', 'applied before', { application: t.application, task: view(t) });
+    event(t, ev.applyRequested, who.subject, { [choices.keyField]: key });
+    if (t.state === 'applied')
+      return problem(
+        c,
+        409,
+        'already_applied',
+        'applied before',
+        choices.alreadyApplied === 'top' ? { application: t.application, task: view(t) } : { task: view(t) },
+      );
     if (t.state !== 'approved') {
       const code = t.lapsedByObject ? 'stale_object_version' : 'approval_required';
-      event(t, 'apply_refused', who.subject, { idempotency_key: key, code });
+      event(t, ev.applyRefused, who.subject, { [choices.keyField]: key, code });
       return problem(c, 409, code, 'no current approval', { task: view(t) });
     }
     const o = objects.get(objKey(t.tenant, t.object_ref))!;
@@ -283,7 +305,11 @@ export function minimalTaskProvider(
     o.version += 1;
     o.updated_at = now();
     t.application = { applied_at: now(), new_version: o.version, idempotency_key: key };
-    event(t, 'application', who.subject, { idempotency_key: key, base_version: t.result!.proposal.base_version, new_version: o.version });
+    event(t, ev.application, who.subject, {
+      [choices.keyField]: key,
+      base_version: t.result!.proposal.base_version,
+      new_version: o.version,
+    });
     t.state = 'applied';
     t.updated_at = now();
     const answer = view(t);

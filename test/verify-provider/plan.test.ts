@@ -111,7 +111,9 @@ describe('verify-provider --plan against a provider without a control API', () =
     expect(by['task.review-by-initiator']).toMatchObject({ expected: '403 self_review_forbidden', got: '403 self_review_forbidden' });
     expect(by['task.review-by-submitter']).toMatchObject({ expected: '403 forbidden_role', got: '403 forbidden_role' });
     // A repeated approved apply: one logical operation in the audit, and the report shows the audit record.
-    expect(by['task.apply-retry'].evidence.join('\n')).toMatch(/1 'application' for 3 apply requests/);
+    expect(by['task.apply-retry'].evidence.join('\n')).toMatch(
+      /recognised by the apply key: 'application': 1 event\(s\) for 3 apply requests/,
+    );
     expect(by['task.apply-retry'].audit.filter((l: string) => / application /.test(l))).toHaveLength(1);
     expect(by['task.apply-retry'].audit.join('\n')).toMatch(/apply_requested by agent-1 idempotency_key=/);
     expect(readFileSync(md, 'utf8')).toContain('## Audit records');

@@ -7,7 +7,7 @@ import { PASS_RULE, REPORT_FORMAT, type CertificationReport, type ReportCase, ty
 
 /** Readable lines for every broken promise of a run, then the case's own reason when it failed otherwise. */
 export function failureLines(run: ScenarioRun): string[] {
-  const lines: string[] = [];
+  const lines: string[] = [...(run.protocolErrors ?? [])];
   for (const inv of run.verdict.invariants) {
     for (const f of inv.failures) lines.push(`${inv.id} ${inv.name} — ${f.operation_id}: ${f.explanation}`);
   }

@@ -19,6 +19,11 @@ export interface RunDriver {
   cancel(operationId: string, intent: CancelInput): Promise<number>;
   /** `CMD show`: the record, or null when the client refused (unknown operation, bad output). */
   show(operationId: string): Promise<OperationRecord | null>;
+  /**
+   * Operations whose `show` printed something that is not a protocol record, each once with the field and the value
+   * (client-protocol.md: one protocol error for the operation). Drivers whose records are typed need not say.
+   */
+  protocolErrors?(): ReadonlyMap<string, string>;
   startWorker(workerId: string): Promise<void>;
   killWorker(workerId: string): Promise<void>;
   /** Pause now; `resumeAt` (run clock) lets a driver resume on its own timer, so that no harness call that waits on

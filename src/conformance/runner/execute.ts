@@ -12,6 +12,8 @@ export interface ExecuteResult {
   evidence: RunEvidenceInput;
   timedOut: boolean;
   durationMs: number;
+  /** Set when the run ended early because no open operation's record could be read. */
+  stopReason: string | null;
 }
 
 /** Submit the operations due at the start, then start the scenario's workers. */
@@ -80,5 +82,5 @@ export async function executeScenario(s: Scenario, d: RunDriver, opts: ExecuteOp
   await start(run);
   await runUntilSettled(run);
   const evidence = await collectEvidence(run);
-  return { evidence, timedOut: run.timedOut, durationMs: d.now() - run.t0 };
+  return { evidence, timedOut: run.timedOut, durationMs: d.now() - run.t0, stopReason: run.stopReason };
 }

@@ -6,6 +6,7 @@ import { executeScenario, type ExecuteOptions } from './execute.js';
 import { runOutcome, type CaseOutcome } from '../outcome.js';
 import { InProcessDriver } from './in-process/in-process-driver.js';
 import { ProcessDriver } from './process/process-driver.js';
+import { withProtocolErrors } from './protocol-outcome.js';
 
 export interface ScenarioRun {
   scenario: string;
@@ -21,6 +22,8 @@ export interface ScenarioRun {
   /** Wall time this run took. */
   wallMs: number;
   diagnostics: string[];
+  /** One line per operation whose record could not be read (or why the run ended early): the case's failure. */
+  protocolErrors?: string[];
 }
 
 async function runWith(s: Scenario, driver: RunDriver, opts: ExecuteOptions): Promise<ScenarioRun> {
@@ -28,8 +31,10 @@ async function runWith(s: Scenario, driver: RunDriver, opts: ExecuteOptions): Pr
   try {
     const result = await executeScenario(s, driver, opts);
     const evidence = RunEvidenceSchema.parse(result.evidence);
-    const verdict = check(evidence);
-    const { vacuous, ...outcome } = runOutcome(s, verdict, evidence, result.timedOut);
+    const judged = check(evidence);
+    const { vacuous, ...judgedOutcome } = runOutcome(s, judged, evidence, result.timedOut);
+    const errors = driver.protocolErrors?.() ?? new Map<string, string>();
+    const { verdict, outcome, lines } = withProtocolErrors(judged, judgedOutcome, errors, result.stopReason);
     return {
       scenario: s.name,
       verdict,
@@ -40,6 +45,7 @@ async function runWith(s: Scenario, driver: RunDriver, opts: ExecuteOptions): Pr
       runMs: result.durationMs,
       wallMs: Date.now() - wall,
       diagnostics: driver.diagnostics(),
+      ...(lines.length ? { protocolErrors: lines } : {}),
     };
   } finally {
     await driver.close();

@@ -27,6 +27,11 @@ export class EventTracker {
     for (const e of backlog) this.ingest(e);
   }
 
+  /** The client's record of the operation was seen naming its job (read through `show` by the executor). */
+  recorded(operationId: string, at: number): void {
+    this.mark(`create_recorded:${operationId}`, at);
+  }
+
   actionDone(id: string, at: number): void {
     if (!this.actionsDone.has(id)) this.actionsDone.set(id, at);
   }
@@ -69,6 +74,7 @@ export class EventTracker {
     switch (ev.event) {
       case 'create_sent':
       case 'create_answered':
+      case 'create_recorded':
         return this.seen.get(`${ev.event}:${ev.operation}`);
       case 'job_state':
         return this.seen.get(`job_state:${ev.operation}:${ev.state}`);

@@ -6,6 +6,7 @@ import type { Env } from '../http/context.js';
 import { json, problem } from '../http/problem.js';
 import { anthropicBatchView } from './anthropic/view.js';
 import { lineOutcomes } from './lines.js';
+import { batchFacts } from './openai/usage.js';
 import { openaiBatchView } from './openai/view.js';
 import { openaiWebhookUrls, setOpenaiWebhookUrl } from './openai/webhook-events.js';
 import type { DialectRepo } from './store.js';
@@ -21,7 +22,7 @@ function batchesTruth(core: ProviderCore, repo: DialectRepo, origin: string): z.
     if (!job) return [];
     const requests = repo.requests(b.batch_id);
     const outcomes = lineOutcomes(job, requests.length, now, b.invalid_lines);
-    const view = b.dialect === 'openai' ? openaiBatchView(job, b, now) : anthropicBatchView(job, b, now, origin);
+    const view = b.dialect === 'openai' ? openaiBatchView(job, b, now, batchFacts(repo, b)) : anthropicBatchView(job, b, now, origin);
     return [
       {
         batch_id: b.batch_id,
@@ -36,7 +37,7 @@ function batchesTruth(core: ProviderCore, repo: DialectRepo, origin: string): z.
   });
 }
 
-/** `PUT /_control/dialects/openai/webhook {"tenant"?, "url"}` (null removes it); `GET` lists them per tenant. */
+/** `PUT /_control/dialects/openai/webhook {"tenant"?, "url", "secret"?}` (url null removes it); `GET` lists the URLs per tenant. */
 export function dialectControl(core: ProviderCore, repo: DialectRepo): (app: Hono<Env>) => void {
   return (app) => {
     app.get('/dialects/batches', (c) => json({ data: batchesTruth(core, repo, new URL(c.req.url).origin) }));
@@ -50,11 +51,11 @@ export function dialectControl(core: ProviderCore, repo: DialectRepo): (app: Hon
       }
       const body = OpenaiWebhookBodySchema.safeParse(raw);
       if (!body.success) {
-        return problem(c, 400, 'invalid_request', 'expected {"tenant"?: "<tenant>", "url": "<http(s) URL>" | null}', {
+        return problem(c, 400, 'invalid_request', 'expected {"tenant"?: "<tenant>", "url": "<http(s) URL>" | null, "secret"?: "whsec_…"}', {
           errors: body.error.issues.map((i) => ({ path: i.path.join('.') || '(body)', message: i.message })),
         });
       }
-      return json({ urls: setOpenaiWebhookUrl(core, body.data.tenant, body.data.url) });
+      return json({ urls: setOpenaiWebhookUrl(core, body.data.tenant, body.data.url, body.data.secret) });
     });
   };
 }

@@ -9,7 +9,7 @@ import { registerAnthropic } from './anthropic/routes.js';
 import { dialectControl } from './control.js';
 import { openaiError } from './openai/errors.js';
 import { registerOpenAI } from './openai/routes.js';
-import { openaiWebhookShaper } from './openai/webhook-events.js';
+import { openaiWebhookShaper, restoreOpenaiWebhookSecrets } from './openai/webhook-events.js';
 import { DIALECT_MAX_BODY_BYTES } from './shared.js';
 import { DialectRepo } from './store.js';
 
@@ -44,6 +44,7 @@ export function createDialectsModule(core: ProviderCore): ProviderModule {
   const repo = new DialectRepo(core.db);
   const deps = { core, repo };
   core.webhooks.shapeKind('openai.batch', openaiWebhookShaper);
+  restoreOpenaiWebhookSecrets(core);
   // Anthropic has no batch webhooks, so its dialect sends none.
   core.webhooks.shapeKind('anthropic.message_batch', () => null);
   return {

@@ -48,6 +48,8 @@ export interface FileRow {
   content: string | null;
   batch_id: string | null;
   role: 'input' | 'output' | 'error';
+  /** Seconds after `created_at` when the file expires (OpenAI `expires_after`); null: never. */
+  expires_after: number | null;
   /** Times its content was handed out (a one-shot output file is gone after the first). */
   fetched: number;
   deleted_at: number | null;
@@ -92,8 +94,8 @@ export class DialectRepo {
   constructor(private readonly db: Db) {
     this.stmt = statementCache(db);
     this.stmts = {
-      insertFile: db.prepare(`INSERT INTO dialect_files (file_id, tenant, purpose, filename, bytes, created_at, content, batch_id, role)
-        VALUES (@file_id, @tenant, @purpose, @filename, @bytes, @created_at, @content, @batch_id, @role)`),
+      insertFile: db.prepare(`INSERT INTO dialect_files (file_id, tenant, purpose, filename, bytes, created_at, content, batch_id, role,
+        expires_after) VALUES (@file_id, @tenant, @purpose, @filename, @bytes, @created_at, @content, @batch_id, @role, @expires_after)`),
       file: db.prepare<[string, string], FileRow>('SELECT * FROM dialect_files WHERE file_id = ? AND tenant = ? AND deleted_at IS NULL'),
       fileFetched: db.prepare<[string]>('UPDATE dialect_files SET fetched = fetched + 1 WHERE file_id = ?'),
       deleteFile: db.prepare<[number, string]>('UPDATE dialect_files SET deleted_at = ? WHERE file_id = ?'),
@@ -122,7 +124,8 @@ export class DialectRepo {
   /** A tenant's files past a cursor, in `order` of creation, without their content (`limit` rows at most). */
   files(tenant: string, order: 'asc' | 'desc', afterSeq: number | undefined, limit: number): Array<Omit<FileRow, 'content'>> {
     const cursor = afterSeq === undefined ? '' : order === 'desc' ? 'AND seq < ?' : 'AND seq > ?';
-    const sql = `SELECT seq, file_id, tenant, purpose, filename, bytes, created_at, NULL AS content, batch_id, role, fetched, deleted_at
+    const sql = `SELECT seq, file_id, tenant, purpose, filename, bytes, created_at, NULL AS content, batch_id, role, fetched, deleted_at,
+      expires_after
       FROM dialect_files WHERE tenant = ? AND deleted_at IS NULL ${cursor} ORDER BY seq ${order === 'desc' ? 'DESC' : 'ASC'} LIMIT ?`;
     return this.stmt(sql).all(...(afterSeq === undefined ? [tenant, limit] : [tenant, afterSeq, limit])) as Array<Omit<FileRow, 'content'>>;
   }

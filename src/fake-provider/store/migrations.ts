@@ -2,6 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import * as m001 from './migrations/001-release-0.1.0.js';
 import * as m002 from './migrations/002-compact-journal.js';
 import * as m003 from './migrations/003-dialects.js';
+import * as m004 from './migrations/004-file-expiry.js';
 
 /** database.ts imports this file, so it names the connection type itself (no import cycle). */
 type Db = BetterSqlite3.Database;
@@ -25,6 +26,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'release 0.1.0 schema: jobs, idempotency, journal, webhooks, settings, tasks', up: m001.up },
   { version: 2, name: 'journal in typed columns (compact), no journal_job index', up: m002.up },
   { version: 3, name: 'dialects: OpenAI files and the batches of both dialects', up: m003.up },
+  { version: 4, name: 'dialects: an OpenAI file expiry policy', up: m004.up },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,7 +1,18 @@
 import type { Job, JobState } from '../../contract/jobs.js';
 import type { CallOutcome } from '../http.js';
-import { claimedByOther, dialectNotDone, readOutcome, withJob, type WireAdapter, type WireLookup, type WireStep } from './adapter.js';
+import {
+  batchCancel,
+  batchCreate,
+  batchResultsGone,
+  claimedByOther,
+  readOutcome,
+  type WireAdapter,
+  type WireLookup,
+  type WireResults,
+  type WireStep,
+} from './adapter.js';
 import { customIdsOf, parseJsonl, verifyLines } from './result-lines.js';
+import { BUILT_IN_TRAITS } from './traits.js';
 
 /**
  * The Anthropic Message Batches wire (docs/spec/dialects.md). No metadata and no key: after a lost create the client
@@ -108,14 +119,13 @@ function resultsPath(s: WireStep, url: string | null | undefined, root: string):
 
 export function anthropicWire(providerUrl: string): WireAdapter {
   return {
-    dialect: 'anthropic',
+    ...BUILT_IN_TRAITS.anthropic,
     async create(s) {
       const requests = (s.rec.input as { requests?: unknown[] }).requests ?? [];
       const o = await s.send({ route: 'create', method: 'POST', path: BASE, body: { requests }, headers: HEADERS });
       const b = ok(o) && o.kind === 'answer' ? batchOf(o.json) : null;
-      return b ? withJob(o, anthropicJob(b, s.rec)) : o;
+      return batchCreate(o, b ? anthropicJob(b, s.rec) : null);
     },
-    createNotDone: dialectNotDone,
     async read(s) {
       const { call, batch } = await readBatch(s);
       return readOutcome(s, call, batch, anthropicJob);
@@ -159,18 +169,24 @@ export function anthropicWire(providerUrl: string): WireAdapter {
     async cancel(s) {
       const o = await s.send({ route: 'cancel', method: 'POST', path: `${idPath(s)}/cancel`, headers: HEADERS });
       const b = ok(o) && o.kind === 'answer' ? batchOf(o.json) : null;
-      return b ? withJob(o, anthropicJob(b, s.rec)) : o;
+      return batchCancel(o, b ? anthropicJob(b, s.rec) : null);
     },
     async results(s) {
-      const { call, batch } = await readBatch(s);
-      if (!batch) return { call, location: '', verification: null };
-      const path = resultsPath(s, batch.results_url, providerUrl);
-      const o = await s.send({ route: 'results', method: 'GET', path, headers: HEADERS });
-      if (o.kind !== 'answer' || o.status !== 200) return { call: o, location: path, verification: null };
-      const p = parseJsonl(o.body);
-      if ('error' in p) return { call: o, location: path, verification: { ok: false, reason: p.error } };
-      const failed = (l: Record<string, unknown>) => (l.result as { type?: string } | null)?.type !== 'succeeded';
-      return { call: o, location: path, verification: verifyLines(customIdsOf(s.rec.input), p.lines, failed, o.body) };
+      const r = await fetchResults(s, providerUrl);
+      return { ...r, gone: batchResultsGone(r.call) };
     },
   };
+}
+
+/** The results named by the batch, verified against its custom_ids. */
+async function fetchResults(s: WireStep, providerUrl: string): Promise<Omit<WireResults, 'gone'>> {
+  const { call, batch } = await readBatch(s);
+  if (!batch) return { call, location: '', verification: null };
+  const path = resultsPath(s, batch.results_url, providerUrl);
+  const o = await s.send({ route: 'results', method: 'GET', path, headers: HEADERS });
+  if (o.kind !== 'answer' || o.status !== 200) return { call: o, location: path, verification: null };
+  const p = parseJsonl(o.body);
+  if ('error' in p) return { call: o, location: path, verification: { ok: false, reason: p.error } };
+  const failed = (l: Record<string, unknown>) => (l.result as { type?: string } | null)?.type !== 'succeeded';
+  return { call: o, location: path, verification: verifyLines(customIdsOf(s.rec.input), p.lines, failed, o.body) };
 }

@@ -1,16 +1,19 @@
 import type { Job, JobState } from '../../contract/jobs.js';
 import type { CallOutcome } from '../http.js';
 import {
+  batchCancel,
+  batchCreate,
+  batchResultsGone,
   claimedByOther,
-  dialectNotDone,
   isoOf,
   readOutcome,
-  withJob,
   type WireAdapter,
   type WireLookup,
+  type WireResults,
   type WireStep,
 } from './adapter.js';
 import { customIdsOf, parseJsonl, verifyLines } from './result-lines.js';
+import { BUILT_IN_TRAITS } from './traits.js';
 
 /**
  * The OpenAI Batch wire (docs/spec/dialects.md): upload the JSONL file, create the batch with
@@ -92,7 +95,7 @@ async function readBatch(s: WireStep): Promise<{ call: CallOutcome; batch: Batch
 }
 
 export const openaiWire: WireAdapter = {
-  dialect: 'openai',
+  ...BUILT_IN_TRAITS.openai,
   async create(s) {
     const input = s.rec.input as { endpoint?: string; requests?: unknown[] };
     const jsonl = `${(input.requests ?? []).map((r) => JSON.stringify(r)).join('\n')}\n`;
@@ -102,7 +105,7 @@ export const openaiWire: WireAdapter = {
     // A lost upload made no batch: the caller treats it like a lost create and lists before creating again.
     const up = await s.send({ route: 'create', method: 'POST', path: `${BASE}/files`, form });
     const fileId = ok(up) && up.kind === 'answer' ? (up.json as { id?: unknown } | null)?.id : null;
-    if (typeof fileId !== 'string') return up;
+    if (typeof fileId !== 'string') return batchCreate(up, null);
     const body = {
       input_file_id: fileId,
       endpoint: input.endpoint ?? '/v1/chat/completions',
@@ -111,9 +114,8 @@ export const openaiWire: WireAdapter = {
     };
     const o = await s.send({ route: 'create', method: 'POST', path: `${BASE}/batches`, body });
     const b = ok(o) && o.kind === 'answer' ? batchOf(o.json) : null;
-    return b ? withJob(o, openaiJob(b, s.rec)) : o;
+    return batchCreate(o, b ? openaiJob(b, s.rec) : null);
   },
-  createNotDone: dialectNotDone,
   async read(s) {
     const { call, batch } = await readBatch(s);
     return readOutcome(s, call, batch, openaiJob);
@@ -151,34 +153,40 @@ export const openaiWire: WireAdapter = {
   async cancel(s) {
     const o = await s.send({ route: 'cancel', method: 'POST', path: `${BASE}/batches/${encodeURIComponent(s.rec.remote_job_id!)}/cancel` });
     const b = ok(o) && o.kind === 'answer' ? batchOf(o.json) : null;
-    return b ? withJob(o, openaiJob(b, s.rec)) : o;
+    return batchCancel(o, b ? openaiJob(b, s.rec) : null);
   },
   async results(s) {
-    const { call, batch } = await readBatch(s);
-    if (!batch) return { call, location: '', verification: null };
-    const bodies: { file: 'output' | 'error'; body: Uint8Array }[] = [];
-    let last: CallOutcome = call;
-    for (const [file, id] of [
-      ['output', batch.output_file_id],
-      ['error', batch.error_file_id],
-    ] as const) {
-      if (!id) continue;
-      last = await s.send({ route: 'results', method: 'GET', path: `${BASE}/files/${encodeURIComponent(id)}/content` });
-      if (last.kind !== 'answer' || last.status !== 200) return { call: last, location: `${BASE}/files/${id}/content`, verification: null };
-      bodies.push({ file, body: last.body });
-    }
-    const lines: Record<string, unknown>[] = [];
-    for (const { file, body } of bodies) {
-      const p = parseJsonl(body);
-      if ('error' in p) return { call: last, location: '', verification: { ok: false, reason: `${file} file: ${p.error}` } };
-      lines.push(...p.lines.map((l) => ({ ...l, _file: file })));
-    }
-    const failed = (l: Record<string, unknown>) =>
-      l._file === 'error' || l.error != null || (l.response as { status_code?: number } | null)?.status_code !== 200;
-    // result.sha256: the output file as fetched, the error file's when there is no output (decision record).
-    const main = bodies[0]?.body ?? new Uint8Array();
-    const location = `${BASE}/files/${batch.output_file_id ?? batch.error_file_id ?? ''}/content`;
-    const synthetic: CallOutcome = last.kind === 'answer' ? { ...last, status: 200 } : last;
-    return { call: synthetic, location, verification: verifyLines(customIdsOf(s.rec.input), lines, failed, main) };
+    const r = await fetchResults(s);
+    return { ...r, gone: batchResultsGone(r.call) };
   },
 };
+
+/** The output file, then the error file, verified together against the batch's custom_ids. */
+async function fetchResults(s: WireStep): Promise<Omit<WireResults, 'gone'>> {
+  const { call, batch } = await readBatch(s);
+  if (!batch) return { call, location: '', verification: null };
+  const bodies: { file: 'output' | 'error'; body: Uint8Array }[] = [];
+  let last: CallOutcome = call;
+  for (const [file, id] of [
+    ['output', batch.output_file_id],
+    ['error', batch.error_file_id],
+  ] as const) {
+    if (!id) continue;
+    last = await s.send({ route: 'results', method: 'GET', path: `${BASE}/files/${encodeURIComponent(id)}/content` });
+    if (last.kind !== 'answer' || last.status !== 200) return { call: last, location: `${BASE}/files/${id}/content`, verification: null };
+    bodies.push({ file, body: last.body });
+  }
+  const lines: Record<string, unknown>[] = [];
+  for (const { file, body } of bodies) {
+    const p = parseJsonl(body);
+    if ('error' in p) return { call: last, location: '', verification: { ok: false, reason: `${file} file: ${p.error}` } };
+    lines.push(...p.lines.map((l) => ({ ...l, _file: file })));
+  }
+  const failed = (l: Record<string, unknown>) =>
+    l._file === 'error' || l.error != null || (l.response as { status_code?: number } | null)?.status_code !== 200;
+  // result.sha256: the output file as fetched, the error file's when there is no output (decision record).
+  const main = bodies[0]?.body ?? new Uint8Array();
+  const location = `${BASE}/files/${batch.output_file_id ?? batch.error_file_id ?? ''}/content`;
+  const synthetic: CallOutcome = last.kind === 'answer' ? { ...last, status: 200 } : last;
+  return { call: synthetic, location, verification: verifyLines(customIdsOf(s.rec.input), lines, failed, main) };
+}

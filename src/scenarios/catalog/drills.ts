@@ -64,7 +64,7 @@ export const drills: ScenarioInput[] = [
     name: 'stale-lease',
     title: 'Stale lease',
     what_happens:
-      'worker-1 is paused (SIGSTOP) mid-operation, 300 ms after the create answer while its first status read is held by the provider, past its 500 ms lease; worker-2 takes over; worker-1 resumes 1200 ms later while the job still runs and worker-2 owns it, and must neither send nor write under its old lease token; then a cancel follows, which the owner alone sends.',
+      'worker-1 is paused (SIGSTOP) mid-operation, 300 ms after it recorded the create answer, while its first status read is held by the provider, past its 500 ms lease; worker-2 takes over; worker-1 resumes 1200 ms later while the job still runs and worker-2 owns it, and must neither send nor write under its old lease token; then a cancel follows, which the owner alone sends.',
     drill: true,
     invariants: ['I6', 'I9', 'I1'],
     // The job runs 4 s, so that worker-1 resumes with work still to do (a worker without fencing acts on its lost
@@ -81,7 +81,7 @@ export const drills: ScenarioInput[] = [
         id: 'pause',
         worker: 'worker-1',
         resume_after_ms: 1200,
-        after: { event: 'create_answered', operation: 'op_1' },
+        after: { event: 'create_recorded', operation: 'op_1' },
         delay_ms: 300,
       },
       { type: 'start_worker', worker: 'worker-2', after: { event: 'action_done', action: 'pause' } },

@@ -35,21 +35,21 @@ export const jobBehaviourScenarios: ScenarioInput[] = [
     name: 'cancel-after-end',
     title: 'Cancel after the job ended',
     what_happens:
-      "The worker is paused 150 ms after the create answer; the 600 ms job succeeds meanwhile and the cancel is recorded after it ended, so the resumed worker's cancel is answered 409 job_terminal. The client must report what happened (succeeded, results fetched), never cancelled.",
+      "The worker is paused as soon as its record shows the create's answer; the 2 s job succeeds meanwhile and the cancel is recorded after it ended, so the resumed worker's cancel is answered 409 job_terminal. The client must report what happened (succeeded, results fetched), never cancelled.",
     invariants: ['I4', 'I5', 'I3'],
-    behavior: behavior({ duration_ms: 600 }),
+    // The job outlasts the reading of the record (a `show` process or two) and ends inside the 3 s pause.
+    behavior: behavior({ duration_ms: 2000 }),
     workload: [op('op_1')],
     lease_ms: 500,
     actions: [
-      // 150 ms after the answer: past the worker's commit of it (a worker paused inside a store transaction would
-      // hold the cancel back until it resumes).
+      // After the worker's commit of the answer, seen in its record: a worker paused inside that store transaction
+      // held the cancel back until it resumed, and then learnt of the job's end first.
       {
         type: 'pause_worker',
         id: 'pause',
         worker: 'worker-1',
-        resume_after_ms: 1500,
-        after: { event: 'create_answered', operation: 'op_1' },
-        delay_ms: 150,
+        resume_after_ms: 3000,
+        after: { event: 'create_recorded', operation: 'op_1' },
       },
       {
         type: 'cancel',

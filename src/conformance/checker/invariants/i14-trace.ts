@@ -11,6 +11,15 @@ export const i14Trace: InvariantCheck = {
     const owners = new Map<string, string>();
     for (const op of ops) {
       const trace = op.record!.trace_id;
+      if (trace === null) {
+        failures.push(
+          failure(
+            op.id,
+            `${op.id}'s record has no trace id (trace_id null); choose one per operation, record it and send it as X-Trace-ID on every request for it`,
+          ),
+        );
+        continue;
+      }
       const off = op.requests.filter((r) => r.trace_id !== trace);
       if (off.length) {
         failures.push(

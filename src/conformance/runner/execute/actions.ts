@@ -22,7 +22,7 @@ export async function submitOperation(run: RunState, given: SubmitInput): Promis
   // Only event triggers need the operation's key; a `show` costs a process start in process runs.
   if (dialect === 'native' && run.needsKey.has(op.operation_id)) {
     const rec = await d.show(op.operation_id);
-    if (rec) run.tracker.setKey(op.operation_id, rec.idempotency_key);
+    if (rec?.idempotency_key) run.tracker.setKey(op.operation_id, rec.idempotency_key);
   }
   return exit;
 }

@@ -76,6 +76,10 @@ export class RunState {
   /** Harness-started workers get ids of their own (rescue-N), never one a scenario action uses. */
   freshWorker = 0;
   timedOut = false;
+  /** Idle turns in a row at which `show` yielded no record for any open operation. */
+  unreadableTurns = 0;
+  /** Why the run ended before every operation was final and before its time bound (records nobody can read). */
+  stopReason: string | null = null;
 
   constructor(
     readonly s: Scenario,

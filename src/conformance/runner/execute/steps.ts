@@ -34,8 +34,26 @@ export async function resumeDue(run: RunState): Promise<void> {
   }
 }
 
+/**
+ * `create_recorded` is read from the client, not the journal: once the create was answered, `show` each turn until
+ * the record names a job. Its time is when it was seen (a record carries no time of its own to trust).
+ */
+async function readRecorded(run: RunState): Promise<void> {
+  const ops = new Set(
+    run.pending.flatMap((p) =>
+      p.triggeredAt === undefined && p.action.after?.event === 'create_recorded' ? [p.action.after.operation] : [],
+    ),
+  );
+  for (const op of ops) {
+    if (run.tracker.firstSeen({ event: 'create_answered', operation: op }) === undefined) continue;
+    const rec = await run.d.show(op);
+    if (rec?.remote_job_id) run.tracker.recorded(op, run.d.now());
+  }
+}
+
 /** Note when each action's trigger (a time, or a journal event) is first met; fire those whose delay has passed. */
 export async function fireTriggered(run: RunState, rel: number): Promise<void> {
+  await readRecorded(run);
   for (const p of [...run.pending]) {
     const a = p.action;
     if (p.triggeredAt === undefined) {
@@ -57,16 +75,19 @@ export async function settleWhenIdle(run: RunState): Promise<boolean> {
   const { d } = run;
   if (d.liveWorkers().length > 0 || run.resumes.length > 0) return false;
   // Every worker exited (work returns when all is final) or was killed.
+  const unread: string[] = [];
   for (const op of run.operations) {
     if (run.finals.has(op)) continue;
     const rec = await d.show(op);
     if (rec && isFinalState(rec.state)) run.finals.set(op, rec);
+    if (!rec) unread.push(op);
   }
   const open = run.operations.filter((op) => !run.finals.has(op));
   const waitingForStart = run.pending.some((p) => p.action.type === 'start_worker');
   // Every operation is final, but a request the provider still holds may yet execute — a create that makes a job the
   // client already gave up on. The run lasts until it has (bounded by the run's deadline), so the judge sees it.
   if (open.length === 0 && run.laterOps.length === 0) return d.heldRequests() === 0;
+  if (noRecordToWaitFor(run, open, unread, waitingForStart)) return true;
   if (!waitingForStart && open.length > 0 && run.rescues < (run.opts.maxRescueWorkers ?? 3)) {
     run.rescues++;
     const id = `rescue-${run.freshWorker + 1}`;
@@ -74,6 +95,22 @@ export async function settleWhenIdle(run: RunState): Promise<boolean> {
     await run.startFreshWorker();
   }
   return false;
+}
+
+/**
+ * Whether the run should end now because no open operation has a record to read: `show` yielded none for every one
+ * of them at two idle turns in a row (a rescue worker ran between, so a one-off failure of `show` is not enough).
+ * Waiting to the time bound would only repeat the same unreadable answer.
+ */
+function noRecordToWaitFor(run: RunState, open: string[], unread: string[], waitingForStart: boolean): boolean {
+  const stuck = open.length > 0 && !waitingForStart && run.laterOps.length === 0 && open.every((op) => unread.includes(op));
+  run.unreadableTurns = stuck ? run.unreadableTurns + 1 : 0;
+  if (run.unreadableTurns < 2) return false;
+  const errors = run.d.protocolErrors?.() ?? new Map<string, string>();
+  const why = open.map((op) => `${op} (${errors.get(op) ?? 'show refused it or printed nothing'})`);
+  run.stopReason = `show never yielded a record for ${why.join(', ')}: the run ended early, as the records cannot be judged`;
+  run.log(`  ${run.stopReason}`);
+  return true;
 }
 
 /** When the next thing is due: an action, a resume, a later operation, or the run's time bound. */

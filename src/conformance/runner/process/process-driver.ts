@@ -3,13 +3,13 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { z } from 'zod';
 import { createProvider, serve, type Provider, type RunningServer } from '../../../fake-provider/index.js';
-import { OperationRecordSchema, type CancelInput, type OperationRecord, type SubmitInput } from '../../../contract/client-protocol.js';
+import type { CancelInput, OperationRecord, SubmitInput } from '../../../contract/client-protocol.js';
 import type { Scenario } from '../../../scenarios/index.js';
 import type { ProviderJob } from '../../checker/evidence.js';
 import type { RunDriver } from '../driver.js';
 import { freePort } from './free-port.js';
+import { readShowOutput } from './record-problem.js';
 import type { ClientDialect } from '../../dialect/batch-input.js';
 import { callClient, spawnClient } from './spawn-client.js';
 
@@ -46,6 +46,7 @@ export class ProcessDriver implements RunDriver {
   private port = 0;
   private readonly workers = new Map<string, Worker>();
   private readonly notes: string[] = [];
+  private readonly unreadable = new Map<string, string>();
 
   private constructor(private readonly o: ProcessDriverOptions) {
     this.token = o.token ?? 'dev-token';
@@ -115,14 +116,18 @@ export class ProcessDriver implements RunDriver {
   async show(operationId: string): Promise<OperationRecord | null> {
     const r = await this.call(['show', operationId], null);
     if (r.exit !== 0) return null;
-    try {
-      const parsed = OperationRecordSchema.safeParse(JSON.parse(r.stdout));
-      if (parsed.success) return parsed.data;
-      this.notes.push(`show ${operationId}: the record does not match the protocol: ${z.prettifyError(parsed.error)}`);
-    } catch {
-      this.notes.push(`show ${operationId}: stdout is not JSON: ${r.stdout.slice(0, 200)}`);
+    const reading = readShowOutput(r.stdout);
+    if ('record' in reading) return reading.record;
+    // A client prints the same wrong shape every time: one error per operation, not one per snapshot.
+    if (!this.unreadable.has(operationId)) {
+      this.unreadable.set(operationId, reading.problem);
+      this.notes.push(`show ${operationId}: the record does not match the protocol: ${reading.problem}`);
     }
     return null;
+  }
+
+  protocolErrors(): ReadonlyMap<string, string> {
+    return this.unreadable;
   }
 
   async startWorker(workerId: string): Promise<void> {

@@ -20,10 +20,25 @@ function result(r: BatchRequest, outcome: LineOutcome): Record<string, unknown> 
           type: 'message',
           role: 'assistant',
           model: r.body.model,
-          content: [{ type: 'text', text: `jobproof answer ${d.slice(0, 16)}` }],
+          content: [{ type: 'text', text: `jobproof answer ${d.slice(0, 16)}`, citations: null }],
           stop_reason: 'end_turn',
           stop_sequence: null,
-          usage: { input_tokens: input, output_tokens: output, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+          stop_details: null,
+          // Every key the SDK's `Usage` requires; a batch's requests run on the `batch` tier.
+          usage: {
+            input_tokens: input,
+            output_tokens: output,
+            cache_creation_input_tokens: 0,
+            cache_read_input_tokens: 0,
+            cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+            output_tokens_details: null,
+            server_tool_use: null,
+            service_tier: 'batch',
+            inference_geo: null,
+            speed: null,
+          },
+          container: null,
+          diagnostics: null,
         },
       };
     }

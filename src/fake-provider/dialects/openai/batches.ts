@@ -9,13 +9,15 @@ import { DIALECT_MAX_BODY_BYTES, principal, type DialectDeps } from '../shared.j
 import type { Principal } from '../../../contract/principals.js';
 import type { BatchRow, NewBatch } from '../store.js';
 import { CreateBatchSchema, customIdsOf, type CreateBatchBody, ListQuerySchema, parseJsonl, validateLines } from './model.js';
+import { liveFile } from './file-expiry.js';
+import { batchFacts } from './usage.js';
 import { openaiBatchView } from './view.js';
 import { openaiWebhookUrls } from './webhook-events.js';
 
 export const OPENAI_KIND = 'openai.batch';
 
-function view({ core }: DialectDeps, job: JobRow, batch: BatchRow): Record<string, unknown> {
-  return openaiBatchView(job, batch, core.clock.now());
+function view({ core, repo }: DialectDeps, job: JobRow, batch: BatchRow): Record<string, unknown> {
+  return openaiBatchView(job, batch, core.clock.now(), batchFacts(repo, batch));
 }
 
 function noSuchBatch(c: Ctx, id: string): Response {
@@ -60,7 +62,7 @@ export async function createBatch(
   const body = described(c, describe);
   if (!body.ok) return unexecuted(body.response);
   const b = body.value;
-  const file = repo.file(b.input_file_id, p.tenant);
+  const file = liveFile(repo, b.input_file_id, p.tenant, core.clock.now());
   if (file?.role !== 'input')
     return unexecuted(
       problem(c, 400, 'invalid_request', `Invalid 'input_file_id': no such file ${b.input_file_id}.`, { param: 'input_file_id' }),
@@ -125,6 +127,7 @@ export async function createBatch(
         content: null,
         batch_id: batchId,
         role,
+        expires_after: b.output_expires_after?.seconds ?? null,
       });
     }
     return j;

@@ -8,6 +8,7 @@ import { unexecuted } from '../../http/seam/index.js';
 import { unixSeconds } from '../lines.js';
 import { principal, type DialectDeps } from '../shared.js';
 import type { FileRow } from '../store.js';
+import { BATCH_FILE_EXPIRY_S, ExpiresAfterSchema, fileExpiresAt, liveFile } from './file-expiry.js';
 import { customIdsOf, parseJsonl } from './model.js';
 import { renderOutputFile } from './output.js';
 import { openaiBatchView } from './view.js';
@@ -15,6 +16,7 @@ import { openaiBatchView } from './view.js';
 const PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals'];
 
 export function fileView(f: Omit<FileRow, 'fetched' | 'deleted_at'>, bytes = f.bytes): Record<string, unknown> {
+  const at = fileExpiresAt(f);
   return {
     id: f.file_id,
     object: 'file',
@@ -23,13 +25,22 @@ export function fileView(f: Omit<FileRow, 'fetched' | 'deleted_at'>, bytes = f.b
     filename: f.filename,
     purpose: f.role === 'input' ? f.purpose : 'batch_output',
     status: 'processed',
-    expires_at: null,
-    status_details: null,
+    // The document and openai-node type both as optional, not nullable: a file that never expires has no expires_at.
+    ...(at === null ? {} : { expires_at: unixSeconds(at) }),
   };
 }
 
 function noSuchFile(c: Ctx, id: string): Response {
   return problem(c, 404, 'file_not_found', `No such File object: ${id}`, { param: 'id' });
+}
+
+/** `expires_after[anchor]` and `expires_after[seconds]` (how the SDKs send it in a form): its seconds, or none. */
+function expiresAfter(form: Record<string, unknown>): number | undefined | Error {
+  const anchor = form['expires_after[anchor]'];
+  const seconds = form['expires_after[seconds]'];
+  if (anchor === undefined && seconds === undefined) return undefined;
+  const parsed = ExpiresAfterSchema.safeParse({ anchor, seconds });
+  return parsed.success ? parsed.data.seconds : new Error("'expires_after' must be {anchor: 'created_at', seconds: 3600 to 2592000}.");
 }
 
 /** `POST /files` (multipart: `file`, `purpose`): only `purpose=batch` is served, and it must be JSONL. */
@@ -51,6 +62,8 @@ export async function uploadFile({ core, repo }: DialectDeps, c: Ctx): Promise<R
   if (purpose !== 'batch')
     return unexecuted(problem(c, 400, 'invalid_request', "This fake provider serves only purpose 'batch'.", { param: 'purpose' }));
   if (!(file instanceof File)) return unexecuted(problem(c, 400, 'invalid_request', "'file' must be a file part.", { param: 'file' }));
+  const expiry = expiresAfter(form);
+  if (expiry instanceof Error) return unexecuted(problem(c, 400, 'invalid_request', expiry.message, { param: 'expires_after' }));
   const content = await file.text();
   const parsed = parseJsonl(content);
   if (!parsed.ok)
@@ -67,6 +80,7 @@ export async function uploadFile({ core, repo }: DialectDeps, c: Ctx): Promise<R
     content,
     batch_id: null,
     role: 'input',
+    expires_after: expiry ?? BATCH_FILE_EXPIRY_S,
   };
   repo.insertFile(row);
   const d = c.get('draft');
@@ -94,7 +108,7 @@ export function readFile(deps: DialectDeps, c: Ctx): Response {
   const id = c.req.param('file_id')!;
   const d = c.get('draft');
   d.file_id = id;
-  const f = deps.repo.file(id, p.tenant);
+  const f = liveFile(deps.repo, id, p.tenant, deps.core.clock.now());
   if (!f) return noSuchFile(c, id);
   if (f.role === 'input') {
     d.effect = 'read';
@@ -119,8 +133,9 @@ const ListFilesQuery = z.object({
  * batch's output and error files once they exist. A client that lost an upload's answer can find its file here.
  */
 export function listFiles(deps: DialectDeps, c: Ctx): Response {
-  const { repo } = deps;
+  const { repo, core } = deps;
   const p = principal(c);
+  const now = core.clock.now();
   const q = ListFilesQuery.safeParse(c.req.query());
   if (!q.success) return problem(c, 400, 'invalid_request', 'Invalid query parameters', { errors: zodErrors(q.error) });
   const { purpose, limit, after, order } = q.data;
@@ -137,6 +152,8 @@ export function listFiles(deps: DialectDeps, c: Ctx): Response {
     for (const r of rows) {
       afterSeq = r.seq;
       if (purpose !== undefined && (r.role === 'input' ? r.purpose : 'batch_output') !== purpose) continue;
+      const expires = fileExpiresAt(r);
+      if (expires !== null && now >= expires) continue;
       const content = r.role === 'input' ? null : outputContent(deps, { ...r, content: null });
       if (r.role !== 'input' && content === null) continue;
       if (page.length === limit) {
@@ -156,7 +173,7 @@ export function deleteFile({ core, repo }: DialectDeps, c: Ctx): Response {
   const p = principal(c);
   const id = c.req.param('file_id')!;
   c.get('draft').file_id = id;
-  const f = repo.file(id, p.tenant);
+  const f = liveFile(repo, id, p.tenant, core.clock.now());
   if (!f) return noSuchFile(c, id);
   repo.deleteFile(id, core.clock.now());
   return json({ id, object: 'file', deleted: true });
@@ -169,7 +186,7 @@ export function fileContent(deps: DialectDeps, c: Ctx): Response {
   const id = c.req.param('file_id')!;
   const d = c.get('draft');
   d.file_id = id;
-  const f = repo.file(id, p.tenant);
+  const f = liveFile(repo, id, p.tenant, core.clock.now());
   if (!f) return noSuchFile(c, id);
   if (f.role === 'input') {
     d.effect = 'read';

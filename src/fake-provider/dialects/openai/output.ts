@@ -1,62 +1,7 @@
 import type { JobRow } from '../../store/jobs-repo.js';
 import { lineDigest, lineOutcomes, resultOrder, unixSeconds, type LineOutcome } from '../lines.js';
+import { responseBody } from './answers.js';
 import type { BatchRequest, BatchRow } from '../store.js';
-
-function tokens(d: string, at: number): number {
-  return 5 + (Number.parseInt(d.slice(at, at + 2), 16) % 40);
-}
-
-/** A plausible answer of the batch's endpoint, a pure function of the input line (and the batch's end time). */
-function responseBody(endpoint: string, r: BatchRequest, d: string, created: number): Record<string, unknown> {
-  const model = typeof r.body.model === 'string' ? r.body.model : 'gpt-4o-mini';
-  const text = `jobproof answer ${d.slice(0, 16)}`;
-  const input = tokens(d, 0);
-  const output = tokens(d, 2);
-  switch (endpoint) {
-    case '/v1/chat/completions':
-      return {
-        id: `chatcmpl-${d.slice(0, 24)}`,
-        object: 'chat.completion',
-        created,
-        model,
-        choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null }, logprobs: null, finish_reason: 'stop' }],
-        usage: { prompt_tokens: input, completion_tokens: output, total_tokens: input + output },
-      };
-    case '/v1/embeddings':
-      return {
-        object: 'list',
-        model,
-        data: [{ object: 'embedding', index: 0, embedding: [0, 2, 4, 6].map((i) => Number.parseInt(d.slice(i, i + 2), 16) / 255) }],
-        usage: { prompt_tokens: input, total_tokens: input },
-      };
-    case '/v1/responses':
-      return {
-        id: `resp_${d.slice(0, 24)}`,
-        object: 'response',
-        created_at: created,
-        status: 'completed',
-        model,
-        output: [
-          {
-            type: 'message',
-            id: `msg_${d.slice(24, 48)}`,
-            status: 'completed',
-            role: 'assistant',
-            content: [{ type: 'output_text', text, annotations: [] }],
-          },
-        ],
-        usage: { input_tokens: input, output_tokens: output, total_tokens: input + output },
-      };
-    default:
-      return {
-        id: `cmpl-${d.slice(0, 24)}`,
-        object: 'text_completion',
-        created,
-        model,
-        choices: [{ index: 0, text, finish_reason: 'stop', logprobs: null }],
-      };
-  }
-}
 
 function line(batch: BatchRow, r: BatchRequest, outcome: LineOutcome, created: number): Record<string, unknown> {
   const d = lineDigest(r);
@@ -66,7 +11,7 @@ function line(batch: BatchRow, r: BatchRequest, outcome: LineOutcome, created: n
     case 'succeeded':
       return {
         ...base,
-        response: { status_code: 200, request_id: requestId, body: responseBody(batch.endpoint ?? '', r, d, created) },
+        response: { status_code: 200, request_id: requestId, body: responseBody(batch.endpoint ?? '', r, created) },
         error: null,
       };
     case 'errored':

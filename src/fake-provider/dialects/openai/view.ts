@@ -1,6 +1,7 @@
 import type { JobRow } from '../../store/jobs-repo.js';
 import { outcomeCounts, unixSeconds } from '../lines.js';
 import type { BatchRow } from '../store.js';
+import { batchUsage, type BatchFacts } from './usage.js';
 
 export type OpenAIBatchStatus =
   | 'validating'
@@ -48,8 +49,11 @@ function at(ms: number | null | undefined): number | null {
   return ms === null || ms === undefined ? null : unixSeconds(ms);
 }
 
-/** The Batch object (openai-node `Batch`) of a batch, as seen at `now`. */
-export function openaiBatchView(job: JobRow, batch: BatchRow, now: number): Record<string, unknown> {
+/**
+ * The Batch object (openai-node `Batch`) of a batch, as seen at `now`. `facts` (usage.ts) add its `model` and
+ * `usage`; callers that only need its status or files leave them out.
+ */
+export function openaiBatchView(job: JobRow, batch: BatchRow, now: number, facts?: BatchFacts): Record<string, unknown> {
   const status = openaiStatus(job, batch, now);
   const n = batch.request_count;
   const counts = outcomeCounts(job, n, now);
@@ -63,6 +67,7 @@ export function openaiBatchView(job: JobRow, batch: BatchRow, now: number): Reco
     id: batch.batch_id,
     object: 'batch',
     endpoint: batch.endpoint,
+    ...(facts?.model ? { model: facts.model } : {}),
     errors: status === 'failed' ? { object: 'list', data: batch.errors ?? behaviourFailure } : null,
     input_file_id: batch.input_file_id,
     completion_window: batch.completion_window,
@@ -79,6 +84,7 @@ export function openaiBatchView(job: JobRow, batch: BatchRow, now: number): Reco
     cancelling_at: at(job.cancel_requested_at),
     cancelled_at: status === 'cancelled' ? at(ended) : null,
     request_counts: validating ? { total: n, completed: 0, failed: 0 } : { total: n, completed: counts.succeeded, failed: errorLines },
+    ...(facts ? { usage: batchUsage(facts, validating ? 0 : counts.succeeded) } : {}),
     metadata: batch.metadata,
   };
 }
