@@ -1,0 +1,53 @@
+// The Replicate predictions API through the official `replicate` client, for the durable loop
+// (../sdk-clients/lib/durable.mjs). The client's own retry loop resends any request whose connection failed — a
+// create among them, and the API keeps no key — so its `fetch` turns a failed connection into an answer (599) the
+// loop does not retry: whether a prediction exists is then this client's question, answered by listing.
+import Replicate from 'replicate';
+import { checkItems, httpError } from './results.mjs';
+
+const LIST_WINDOW_MS = 60_000;
+const canon = (v) => JSON.stringify(v, Object.keys(v ?? {}).sort());
+
+export function replicateWire(env) {
+  let headers = {};
+  const fetchOnce = (url, init) =>
+    fetch(url, { ...init, headers: { ...init.headers, ...headers } }).catch(
+      (err) => new Response(JSON.stringify({ detail: `no answer: ${err?.cause?.code ?? err?.message}` }), { status: 599 }),
+    );
+  const replicate = new Replicate({ auth: env.token, baseUrl: `${env.root}/profiles/replicate/v1`, fetch: fetchOnce });
+  const call = async (opts, f) => {
+    headers = opts.headers ?? {};
+    try {
+      return await f(opts.timeout ? AbortSignal.timeout(opts.timeout) : undefined);
+    } catch (err) {
+      if (err?.response) throw httpError(err.response.status, err.response.headers, err.message);
+      throw err;
+    }
+  };
+  return {
+    create: (op, opts, mine) => (mine() ? call(opts, (signal) => replicate.predictions.create({ ...op.request.input, signal })) : null),
+    /** The prediction made for this input since the first attempt that no other operation owns; null when none. */
+    async find(op, opts, claimed) {
+      const since = (op.first_attempt_at ?? op.submitted_at) - LIST_WINDOW_MS;
+      const want = canon(op.request.input.input);
+      const hits = [];
+      for await (const page of replicate.paginate(() => call(opts, (signal) => replicate.predictions.list({ signal })))) {
+        for (const p of page) if (Date.parse(p.created_at) >= since && canon(p.input) === want && !claimed.has(p.id)) hits.push(p);
+      }
+      return hits.length > 1 ? 'ambiguous' : (hits[0] ?? null);
+    },
+    read: (id, opts) => call(opts, (signal) => replicate.predictions.get(id, { signal })),
+    cancel: (id, opts) => call(opts, (signal) => replicate.predictions.cancel(id, { signal })),
+    status: (p) => p.status,
+    phase(p) {
+      if (p.status === 'succeeded') return 'succeeded';
+      if (p.status === 'failed' || p.status === 'aborted') return 'failed';
+      if (p.status === 'canceled') return 'cancelled';
+      return 'running';
+    },
+    async results(op, opts) {
+      const p = await call(opts, (signal) => replicate.predictions.get(op.batch_id, { signal }));
+      return checkItems(op.batch_id, p.output);
+    },
+  };
+}
