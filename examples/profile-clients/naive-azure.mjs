@@ -8,10 +8,17 @@ import { azureClient, operationIdOf, startPoller } from './lib/azure-client.mjs'
 import { main, openOps, sleep } from './lib/protocol.mjs';
 import { digestOf } from './lib/results.mjs';
 
+const restoreState = (env, id) =>
+  JSON.stringify({
+    state: { status: 'running', config: { operationLocation: `${env.root}/profiles/azure-lro/operations/${id}`, metadata: { mode: 'OperationLocation' } } },
+  });
+
 async function run(store, env, op, client) {
   const move = (to, cause, patch) => store.update(op, { to, cause, patch, worker: env.worker });
+  // A worker that starts over an operation already created polls its status monitor with a poller restored from
+  // the Operation-Location (core-lro's own serialized form).
   const poller = op.batch_id
-    ? startPoller(client, null, {}, { restoreFrom: op.batch_id_state })
+    ? startPoller(client, null, {}, { restoreFrom: restoreState(env, op.batch_id) })
     : startPoller(client, op.request.input);
   await poller.submitted();
   const id = op.batch_id ?? operationIdOf(poller);
