@@ -10,10 +10,10 @@ import { digestOf } from './lib/results.mjs';
 
 async function run(store, env, op, gax) {
   const move = (to, cause, patch) => store.update(op, { to, cause, patch, worker: env.worker });
-  let name = op.batch_id;
+  let name = op.batch_id && `operations/${op.batch_id}`;
   if (!name) {
     name = (await gax.create(op.request.input)).name;
-    move('accepted', 'created', { batch_id: name });
+    move('accepted', 'created', { batch_id: name.replace(/^operations\//, '') });
     move('observing', 'polling');
   }
   const lro = await gax.operation(name);

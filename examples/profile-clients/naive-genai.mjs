@@ -12,10 +12,10 @@ const DONE = ['JOB_STATE_SUCCEEDED', 'JOB_STATE_FAILED', 'JOB_STATE_CANCELLED', 
 
 async function run(store, env, op, ai) {
   const move = (to, cause, patch) => store.update(op, { to, cause, patch, worker: env.worker });
-  let name = op.batch_id;
+  let name = op.batch_id && `batches/${op.batch_id}`;
   if (!name) {
     name = (await ai.batches.create(genaiParams(op.request.input))).name;
-    move('accepted', 'created', { batch_id: name });
+    move('accepted', 'created', { batch_id: name.replace(/^batches\//, '') });
     move('observing', 'polling');
   }
   let b = await ai.batches.get({ name });

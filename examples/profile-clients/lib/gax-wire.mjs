@@ -19,20 +19,22 @@ const gaxCall = async (f) => {
 export function gaxWire(env) {
   const gax = gaxClient(env);
   const call = (opts) => ({ timeout: opts.timeout, otherArgs: { headers: opts.headers } });
-  const view = (op) => ({ ...op, id: op.name, metadata: undefined });
+  /** The job id the record keeps (and the judge links by): the operation name without its collection. */
+  const bare = (name) => name.replace(/^operations\//, '');
+  const view = (op) => ({ ...op, id: bare(op.name) });
   return {
     async create(op, opts, mine) {
       if (!mine()) return null;
       const o = await gaxCall(() => gax.create({ ...op.request.input, request_id: keyOf(op) }, opts.headers, AbortSignal.timeout(opts.timeout ?? 5000)));
-      return { ...o, id: o.name };
+      return { ...o, id: bare(o.name) };
     },
     async find(op, opts) {
       const found = [];
       for await (const o of gax.ops.listOperationsAsync({ name: 'operations', filter: `metadata.requestId="${keyOf(op)}"` }, call(opts))) found.push(o);
       return found.length > 1 ? 'ambiguous' : found[0] ? view(found[0]) : null;
     },
-    read: (name, opts) => gaxCall(async () => (await gax.ops.getOperation({ name }, call(opts)))[0]),
-    cancel: (name, opts) => gaxCall(() => gax.ops.cancelOperation({ name }, call(opts))),
+    read: (id, opts) => gaxCall(async () => (await gax.ops.getOperation({ name: `operations/${id}` }, call(opts)))[0]),
+    cancel: (id, opts) => gaxCall(() => gax.ops.cancelOperation({ name: `operations/${id}` }, call(opts))),
     status: (o) => (o.done ? (o.error ? `done, error ${o.error.code}` : 'done') : 'running'),
     phase(o) {
       if (!o.done) return 'running';
@@ -40,9 +42,9 @@ export function gaxWire(env) {
       return 'succeeded';
     },
     async results(op, opts) {
-      const [o] = await gaxCall(() => gax.ops.getOperation({ name: op.batch_id }, call(opts)));
+      const [o] = await gaxCall(() => gax.ops.getOperation({ name: `operations/${op.batch_id}` }, call(opts)));
       const report = gax.decodeReport(o);
-      return checkItems(op.batch_id.replace(/^operations\//, ''), report?.items, report?.sha256);
+      return checkItems(op.batch_id, report?.items, report?.sha256);
     },
   };
 }

@@ -7,6 +7,8 @@ import { displayNameOf, genaiParams } from './genai-body.mjs';
 import { checkItems, httpError } from './results.mjs';
 
 const LIST_WINDOW_MS = 60_000;
+/** The job id the record keeps (and the judge links by): the resource name without its collection. */
+const bare = (name) => name.replace(/^batches\//, '');
 
 export function genaiWire(env) {
   let last = null;
@@ -35,7 +37,7 @@ export function genaiWire(env) {
       if (!mine()) return null;
       const p = genaiParams(op.request.input);
       const b = await call(() => ai.batches.create({ ...p, config: { ...p.config, ...http(opts) } }));
-      return { ...b, id: b.name };
+      return { ...b, id: bare(b.name) };
     },
     /** The batch with this operation's displayName (its client reference) made since the first attempt; null when none. */
     async find(op, opts, claimed) {
@@ -43,12 +45,12 @@ export function genaiWire(env) {
       const want = displayNameOf(op.request.input);
       const hits = [];
       for await (const b of await call(() => ai.batches.list({ config: { pageSize: 100, ...http(opts) } }))) {
-        if (b.displayName === want && Date.parse(b.createTime) >= since && !claimed.has(b.name)) hits.push({ ...b, id: b.name });
+        if (b.displayName === want && Date.parse(b.createTime) >= since && !claimed.has(bare(b.name))) hits.push({ ...b, id: bare(b.name) });
       }
       return hits.length > 1 ? 'ambiguous' : (hits[0] ?? null);
     },
-    read: (name, opts) => call(() => ai.batches.get({ name, config: http(opts) })),
-    cancel: (name, opts) => call(() => ai.batches.cancel({ name, config: http(opts) })),
+    read: (id, opts) => call(() => ai.batches.get({ name: `batches/${id}`, config: http(opts) })),
+    cancel: (id, opts) => call(() => ai.batches.cancel({ name: `batches/${id}`, config: http(opts) })),
     status: (b) => b.state,
     phase(b) {
       if (b.state === 'JOB_STATE_SUCCEEDED') return 'succeeded';
@@ -57,9 +59,9 @@ export function genaiWire(env) {
       return 'running';
     },
     async results(op, opts) {
-      await call(() => ai.batches.get({ name: op.batch_id, config: http(opts) }));
+      await call(() => ai.batches.get({ name: `batches/${op.batch_id}`, config: http(opts) }));
       const raw = last?.json?.metadata?.output?.inlinedResponses?.inlinedResponses ?? last?.json?.response?.inlinedResponses?.inlinedResponses;
-      return checkItems(op.batch_id.replace(/^batches\//, ''), raw);
+      return checkItems(op.batch_id, raw);
     },
   };
 }
