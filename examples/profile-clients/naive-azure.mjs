@@ -10,7 +10,10 @@ import { digestOf } from './lib/results.mjs';
 
 const restoreState = (env, id) =>
   JSON.stringify({
-    state: { status: 'running', config: { operationLocation: `${env.root}/profiles/azure-lro/operations/${id}`, metadata: { mode: 'OperationLocation' } } },
+    state: {
+      status: 'running',
+      config: { operationLocation: `${env.root}/profiles/azure-lro/operations/${id}`, metadata: { mode: 'OperationLocation' } },
+    },
   });
 
 async function run(store, env, op, client) {

@@ -17,16 +17,18 @@ async function run(store, env, op, replicate) {
     move('accepted', 'created', { batch_id: id });
     move('observing', 'waiting');
   }
-  const done = await replicate.wait({ id }, {}, async () => {
-    const cur = store.get(op.id);
-    if (cur.cancel && !cur.cancel_sent_at) {
-      await replicate.predictions.cancel(id);
-      move('cancel_requested', 'cancel intent', { cancel_sent_at: Date.now() });
-      move('cancelled', 'cancel sent');
-      return true;
-    }
-    return false;
-  }).catch((err) => ({ status: 'failed', error: err.message }));
+  const done = await replicate
+    .wait({ id }, {}, async () => {
+      const cur = store.get(op.id);
+      if (cur.cancel && !cur.cancel_sent_at) {
+        await replicate.predictions.cancel(id);
+        move('cancel_requested', 'cancel intent', { cancel_sent_at: Date.now() });
+        move('cancelled', 'cancel sent');
+        return true;
+      }
+      return false;
+    })
+    .catch((err) => ({ status: 'failed', error: err.message }));
   if (isFinal(store.get(op.id).state)) return;
   if (done.status === 'canceled') return move('cancelled', 'prediction canceled');
   if (done.status !== 'succeeded') return move('failed', `prediction ${done.status}`);

@@ -10,7 +10,9 @@ import { createDefaultBackoffSettings, fallback, LongrunningDescriptor, operatio
 const PREFIX = '/profiles/google-lro';
 
 function protosJson() {
-  const path = createRequire(import.meta.url).resolve('google-gax').replace(/build\/src\/index\.js$/, 'build/protos/operations.json');
+  const path = createRequire(import.meta.url)
+    .resolve('google-gax')
+    .replace(/build\/src\/index\.js$/, 'build/protos/operations.json');
   const json = JSON.parse(readFileSync(path, 'utf8'));
   const s = (id) => ({ type: 'string', id });
   json.nested.jobproof = {
@@ -22,7 +24,13 @@ function protosJson() {
           Item: { fields: { item_id: s(1), status: s(2), output: { type: 'Output', id: 3 }, error: { type: 'ItemError', id: 4 } } },
           Report: { fields: { items: { rule: 'repeated', type: 'Item', id: 1 }, sha256: s(2) } },
           ReportMetadata: {
-            fields: { createTime: s(1), updateTime: s(2), progressPercent: { type: 'int32', id: 3 }, cancelRequested: s(4), requestId: s(5) },
+            fields: {
+              createTime: s(1),
+              updateTime: s(2),
+              progressPercent: { type: 'int32', id: 3 },
+              cancelRequested: s(4),
+              requestId: s(5),
+            },
           },
         },
       },

@@ -25,12 +25,15 @@ export function gaxWire(env) {
   return {
     async create(op, opts, mine) {
       if (!mine()) return null;
-      const o = await gaxCall(() => gax.create({ ...op.request.input, request_id: keyOf(op) }, opts.headers, AbortSignal.timeout(opts.timeout ?? 5000)));
+      const o = await gaxCall(() =>
+        gax.create({ ...op.request.input, request_id: keyOf(op) }, opts.headers, AbortSignal.timeout(opts.timeout ?? 5000)),
+      );
       return { ...o, id: bare(o.name) };
     },
     async find(op, opts) {
       const found = [];
-      for await (const o of gax.ops.listOperationsAsync({ name: 'operations', filter: `metadata.requestId="${keyOf(op)}"` }, call(opts))) found.push(o);
+      for await (const o of gax.ops.listOperationsAsync({ name: 'operations', filter: `metadata.requestId="${keyOf(op)}"` }, call(opts)))
+        found.push(o);
       return found.length > 1 ? 'ambiguous' : found[0] ? view(found[0]) : null;
     },
     read: (id, opts) => gaxCall(async () => (await gax.ops.getOperation({ name: `operations/${id}` }, call(opts)))[0]),

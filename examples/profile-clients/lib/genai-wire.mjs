@@ -45,7 +45,8 @@ export function genaiWire(env) {
       const want = displayNameOf(op.request.input);
       const hits = [];
       for await (const b of await call(() => ai.batches.list({ config: { pageSize: 100, ...http(opts) } }))) {
-        if (b.displayName === want && Date.parse(b.createTime) >= since && !claimed.has(bare(b.name))) hits.push({ ...b, id: bare(b.name) });
+        if (b.displayName === want && Date.parse(b.createTime) >= since && !claimed.has(bare(b.name)))
+          hits.push({ ...b, id: bare(b.name) });
       }
       return hits.length > 1 ? 'ambiguous' : (hits[0] ?? null);
     },
@@ -60,7 +61,8 @@ export function genaiWire(env) {
     },
     async results(op, opts) {
       await call(() => ai.batches.get({ name: `batches/${op.batch_id}`, config: http(opts) }));
-      const raw = last?.json?.metadata?.output?.inlinedResponses?.inlinedResponses ?? last?.json?.response?.inlinedResponses?.inlinedResponses;
+      const raw =
+        last?.json?.metadata?.output?.inlinedResponses?.inlinedResponses ?? last?.json?.response?.inlinedResponses?.inlinedResponses;
       return checkItems(op.batch_id, raw);
     },
   };

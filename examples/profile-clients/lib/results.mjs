@@ -8,7 +8,8 @@ export function checkItems(jobId, items, digest) {
   const seen = new Set();
   let failed = 0;
   for (const it of items) {
-    if (!it || typeof it.item_id !== 'string') return { ok: false, why: `a result item without item_id: ${JSON.stringify(it).slice(0, 80)}` };
+    if (!it || typeof it.item_id !== 'string')
+      return { ok: false, why: `a result item without item_id: ${JSON.stringify(it).slice(0, 80)}` };
     if (seen.has(it.item_id)) return { ok: false, why: `two results for ${it.item_id}` };
     seen.add(it.item_id);
     if (it.status === 'failed') failed++;

@@ -74,7 +74,9 @@ describe.skipIf(BELOW_NODE_22)(`google-gax operations client against google-lro 
       { selector: 'google.longrunning.Operations.ListOperations', get: `${PREFIX}/v1/{name=operations}` },
     ];
     const port = Number(new URL(s.url).port);
-    ops = fallback.lro({ authClient: auth, protoJson: protos, httpRules } as any).operationsClient({ servicePath: '127.0.0.1', port, protocol: 'http' } as any);
+    ops = fallback
+      .lro({ authClient: auth, protoJson: protos, httpRules } as any)
+      .operationsClient({ servicePath: '127.0.0.1', port, protocol: 'http' } as any);
     const Report = protos.lookupType('jobproof.v1.Report');
     const Meta = protos.lookupType('jobproof.v1.ReportMetadata');
     descriptor = new LongrunningDescriptor(ops, Report.decode.bind(Report) as any, Meta.decode.bind(Meta) as any);
