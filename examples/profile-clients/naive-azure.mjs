@@ -5,14 +5,14 @@
 // `jobproof certify --profile azure-lro` catches it.
 import { isFinal } from '../sdk-clients/lib/store.mjs';
 import { azureClient, operationIdOf, startPoller } from './lib/azure-client.mjs';
-import { main, openOps, sleep } from './lib/protocol.mjs';
+import { baseUrl, main, openOps, sleep } from './lib/protocol.mjs';
 import { digestOf } from './lib/results.mjs';
 
 const restoreState = (env, id) =>
   JSON.stringify({
     state: {
       status: 'running',
-      config: { operationLocation: `${env.root}/profiles/azure-lro/operations/${id}`, metadata: { mode: 'OperationLocation' } },
+      config: { operationLocation: `${baseUrl(env, 'azure-lro')}/operations/${id}`, metadata: { mode: 'OperationLocation' } },
     },
   });
 

@@ -5,7 +5,7 @@
 import { GoogleGenAI } from '@google/genai';
 import { isFinal } from '../sdk-clients/lib/store.mjs';
 import { genaiParams } from './lib/genai-body.mjs';
-import { main, openOps, sleep } from './lib/protocol.mjs';
+import { baseUrl, main, openOps, sleep } from './lib/protocol.mjs';
 import { digestOf } from './lib/results.mjs';
 
 const DONE = ['JOB_STATE_SUCCEEDED', 'JOB_STATE_FAILED', 'JOB_STATE_CANCELLED', 'JOB_STATE_EXPIRED'];
@@ -40,7 +40,7 @@ async function run(store, env, op, ai) {
 await main({
   profile: 'gemini-batch',
   async work(store, env, signal) {
-    const ai = new GoogleGenAI({ apiKey: env.token, apiVersion: 'v1beta', httpOptions: { baseUrl: `${env.root}/profiles/gemini-batch` } });
+    const ai = new GoogleGenAI({ apiKey: env.token, apiVersion: 'v1beta', httpOptions: { baseUrl: baseUrl(env, 'gemini-batch') } });
     const running = new Map();
     while (!signal.aborted) {
       const open = openOps(store, isFinal);

@@ -5,14 +5,14 @@
 // (docs/profile-clients.md). `jobproof certify --profile replicate` catches it.
 import Replicate from 'replicate';
 import { isFinal } from '../sdk-clients/lib/store.mjs';
-import { main, openOps, sleep } from './lib/protocol.mjs';
+import { baseUrl, main, openOps, sleep, withVersion } from './lib/protocol.mjs';
 import { digestOf } from './lib/results.mjs';
 
 async function run(store, env, op, replicate) {
   const move = (to, cause, patch) => store.update(op, { to, cause, patch, worker: env.worker });
   let id = op.batch_id;
   if (!id) {
-    const p = await replicate.predictions.create(op.request.input);
+    const p = await replicate.predictions.create(withVersion(op.request.input));
     id = p.id;
     move('accepted', 'created', { batch_id: id });
     move('observing', 'waiting');
@@ -40,7 +40,7 @@ async function run(store, env, op, replicate) {
 await main({
   profile: 'replicate',
   async work(store, env, signal) {
-    const replicate = new Replicate({ auth: env.token, baseUrl: `${env.root}/profiles/replicate/v1` });
+    const replicate = new Replicate({ auth: env.token, baseUrl: `${baseUrl(env, 'replicate')}/v1` });
     const running = new Map();
     while (!signal.aborted) {
       const open = openOps(store, isFinal);

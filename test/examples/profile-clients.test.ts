@@ -18,12 +18,12 @@ import { BELOW_NODE_22, NODE_22_REASON } from '../fake-provider/profiles/libs/no
 import { startProviderServer, type ProviderServer, waitFor } from '../helpers/provider-server.js';
 
 const file = (f: string) => fileURLToPath(new URL(`../../examples/profile-clients/${f}`, import.meta.url));
-const texts = (t: string) => ({ contents: [{ parts: [{ text: t }] }] });
+/** Bodies shaped as a harness builds them from the profile alone: no model version, no requests, no request_id. */
 const INPUTS: Record<string, (tag: string) => unknown> = {
-  replicate: (tag) => ({ version: 'v1', input: { prompt: tag } }),
-  'gemini-batch': (tag) => ({ batch: { displayName: tag, inputConfig: { requests: { requests: [{ request: texts(tag) }] } } } }),
+  replicate: (tag) => ({ input: { prompt: 'hi', reference: tag } }),
+  'gemini-batch': (tag) => ({ batch: { displayName: tag } }),
   'azure-lro': (tag) => ({ clientReference: tag, account: 'acct_1' }),
-  'google-lro': (tag) => ({ request_id: tag, account: 'acct_1' }),
+  'google-lro': (tag) => ({ account: 'acct_1', reference: tag }),
 };
 
 let s: ProviderServer;
@@ -116,8 +116,8 @@ describe.each(CASES)('examples/profile-clients/*-%s.mjs against %s', (lib, profi
       const r = await cycle(`naive-${lib}.mjs`, profile, `n-${lib}`);
       expect(r.op1.state).toBe('succeeded');
       expect(r.op2.state).toBe('cancelled');
-      // google-lro: the body's request_id (from submit) makes the repeat the same operation; elsewhere a second job.
-      expect(r.jobs.size).toBe(profile === 'google-lro' ? 2 : 3);
+      // The lost create left a second job behind: resent by the library (replicate, azure) or by the loop (genai, gax).
+      expect(r.jobs.size).toBe(3);
     },
   );
 });

@@ -3,6 +3,7 @@
 // token goes in as a per-call header policy.
 import { getClient } from '@azure-rest/core-client';
 import { createHttpPoller } from '@azure/core-lro';
+import { baseUrl } from './protocol.mjs';
 
 export function azureClient(env, options = {}) {
   const bearer = {
@@ -12,7 +13,7 @@ export function azureClient(env, options = {}) {
       return next(req);
     },
   };
-  return getClient(`${env.root}/profiles/azure-lro`, {
+  return getClient(baseUrl(env, 'azure-lro'), {
     allowInsecureConnection: true,
     additionalPolicies: [{ policy: bearer, position: 'perCall' }],
     ...options,

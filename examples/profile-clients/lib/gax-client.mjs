@@ -6,8 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { OAuth2Client } from 'google-auth-library';
 import { createDefaultBackoffSettings, fallback, LongrunningDescriptor, operation } from 'google-gax';
-
-const PREFIX = '/profiles/google-lro';
+import { baseUrl } from './protocol.mjs';
 
 function protosJson() {
   const path = createRequire(import.meta.url)
@@ -40,6 +39,8 @@ function protosJson() {
 }
 
 export function gaxClient(env) {
+  const base = new URL(baseUrl(env, 'google-lro'));
+  const PREFIX = base.pathname.replace(/\/$/, '');
   const auth = new OAuth2Client();
   auth.setCredentials({ access_token: env.token, expiry_date: Date.now() + 24 * 3_600_000 });
   const protos = new fallback.GrpcClient({ fallback: true, authClient: auth }).loadProtoJSON(protosJson());
@@ -48,10 +49,9 @@ export function gaxClient(env) {
     { selector: 'google.longrunning.Operations.CancelOperation', post: `${PREFIX}/v1/{name=operations/*}:cancel` },
     { selector: 'google.longrunning.Operations.ListOperations', get: `${PREFIX}/v1/{name=operations}` },
   ];
-  const url = new URL(env.root);
   const ops = fallback
     .lro({ authClient: auth, protoJson: protos, httpRules })
-    .operationsClient({ servicePath: url.hostname, port: Number(url.port || 80), protocol: url.protocol.replace(':', '') });
+    .operationsClient({ servicePath: base.hostname, port: Number(base.port || 80), protocol: base.protocol.replace(':', '') });
   const Report = protos.lookupType('jobproof.v1.Report');
   const Meta = protos.lookupType('jobproof.v1.ReportMetadata');
   const descriptor = new LongrunningDescriptor(ops, Report.decode.bind(Report), Meta.decode.bind(Meta));
@@ -59,7 +59,7 @@ export function gaxClient(env) {
     ops,
     /** The AIP-151 create: POST /v1/reports:generate → the Operation, as JSON, or an error with status and headers. */
     async create(body, headers = {}, signal) {
-      const r = await fetch(`${env.root}${PREFIX}/v1/reports:generate`, {
+      const r = await fetch(`${base.origin}${PREFIX}/v1/reports:generate`, {
         method: 'POST',
         headers: { authorization: `Bearer ${env.token}`, 'content-type': 'application/json', ...headers },
         body: JSON.stringify(body),

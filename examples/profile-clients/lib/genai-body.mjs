@@ -4,9 +4,12 @@ export function genaiParams(input) {
   const b = input.batch ?? {};
   const cfg = b.inputConfig ?? b.input_config ?? {};
   const reqs = cfg.requests?.requests ?? [];
+  const src = reqs.map((r) => ({ ...(r.request ?? {}), ...(r.metadata ? { metadata: r.metadata } : {}) }));
+  // A body with no requests (a harness's) still makes a batch of one: the SDK sends what it is given.
+  if (src.length === 0) src.push({ contents: [{ role: 'user', parts: [{ text: String(displayNameOf(input) ?? 'hello') }] }] });
   return {
     model: String(b.model ?? 'models/gemini-2.5-flash').replace(/^models\//, ''),
-    src: reqs.map((r) => ({ ...(r.request ?? {}), ...(r.metadata ? { metadata: r.metadata } : {}) })),
+    src,
     config: { displayName: b.displayName ?? b.display_name },
   };
 }

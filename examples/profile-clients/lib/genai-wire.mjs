@@ -4,6 +4,7 @@
 // no headers — the loop needs the items as the API sent them (to check them) and Retry-After.
 import { GoogleGenAI } from '@google/genai';
 import { displayNameOf, genaiParams } from './genai-body.mjs';
+import { baseUrl } from './protocol.mjs';
 import { checkItems, httpError } from './results.mjs';
 
 const LIST_WINDOW_MS = 60_000;
@@ -20,7 +21,7 @@ export function genaiWire(env) {
   const ai = new GoogleGenAI({
     apiKey: env.token,
     apiVersion: 'v1beta',
-    httpOptions: { baseUrl: `${env.root}/profiles/gemini-batch`, fetch: fetchKeep },
+    httpOptions: { baseUrl: baseUrl(env, 'gemini-batch'), fetch: fetchKeep },
   });
   const http = (opts) => ({ httpOptions: { headers: opts.headers, timeout: opts.timeout } });
   const call = async (f) => {

@@ -28,6 +28,15 @@ export function keyOf(op) {
   return `jp-${createHash('sha256').update(`${op.id}\n${op.fingerprint}`).digest('hex').slice(0, 32)}`;
 }
 
+/** The profile's base URL: JOBPROOF_BASE_URL when the harness gives it, else the built-in prefix on the provider. */
+export const baseUrl = (env, profile) => (process.env.JOBPROOF_BASE_URL ?? `${env.root}/profiles/${profile}`).replace(/\/$/, '');
+
+/**
+ * The body the `replicate` client will send: it refuses a prediction with neither `version` nor `model` (the
+ * client's own choice of model, which a harness body need not carry), so an example client names its own.
+ */
+export const withVersion = (input) => (input.version || input.model ? input : { version: 'jobproof-example', ...input });
+
 /** Run one invocation. `keyed`: the client sends keyOf(op) as the API's idempotency key. */
 export async function main({ profile, keyed = false, work }) {
   const [verb, arg] = process.argv.slice(2);

@@ -3,10 +3,11 @@
 // create among them, and the API keeps no key — so its `fetch` turns a failed connection into an answer (599) the
 // loop does not retry: whether a prediction exists is then this client's question, answered by listing.
 import Replicate from 'replicate';
+import { canonical as canon } from '../../sdk-clients/lib/store.mjs';
+import { baseUrl, withVersion } from './protocol.mjs';
 import { checkItems, httpError } from './results.mjs';
 
 const LIST_WINDOW_MS = 60_000;
-const canon = (v) => JSON.stringify(v, Object.keys(v ?? {}).sort());
 
 export function replicateWire(env) {
   let headers = {};
@@ -14,7 +15,7 @@ export function replicateWire(env) {
     fetch(url, { ...init, headers: { ...init.headers, ...headers } }).catch(
       (err) => new Response(JSON.stringify({ detail: `no answer: ${err?.cause?.code ?? err?.message}` }), { status: 599 }),
     );
-  const replicate = new Replicate({ auth: env.token, baseUrl: `${env.root}/profiles/replicate/v1`, fetch: fetchOnce });
+  const replicate = new Replicate({ auth: env.token, baseUrl: `${baseUrl(env, 'replicate')}/v1`, fetch: fetchOnce });
   const call = async (opts, f) => {
     headers = opts.headers ?? {};
     try {
@@ -25,7 +26,8 @@ export function replicateWire(env) {
     }
   };
   return {
-    create: (op, opts, mine) => (mine() ? call(opts, (signal) => replicate.predictions.create({ ...op.request.input, signal })) : null),
+    create: (op, opts, mine) =>
+      mine() ? call(opts, (signal) => replicate.predictions.create({ ...withVersion(op.request.input), signal })) : null,
     /** The prediction made for this input since the first attempt that no other operation owns; null when none. */
     async find(op, opts, claimed) {
       const since = (op.first_attempt_at ?? op.submitted_at) - LIST_WINDOW_MS;
