@@ -1,7 +1,9 @@
 // The Replicate predictions API through the official `replicate` client, for the durable loop
-// (../sdk-clients/lib/durable.mjs). The client's own retry loop resends any request whose connection failed — a
-// create among them, and the API keeps no key — so its `fetch` turns a failed connection into an answer (599) the
-// loop does not retry: whether a prediction exists is then this client's question, answered by listing.
+// (../sdk-clients/lib/durable.mjs). The client's own retry loop resends, back to back and whatever Retry-After says,
+// a GET answered 429/5xx and any request whose connection failed — a create among them, and the API keeps no key
+// (docs/profile-clients.md). Its `fetch` option is where that is stopped: a failed connection becomes an answer
+// (599), and within one call the first 429/5xx/599 is handed back again for every retry without touching the
+// network, so the loop sees it once, with its Retry-After, and decides — by listing, for a create.
 import Replicate from 'replicate';
 import { canonical as canon } from '../../sdk-clients/lib/store.mjs';
 import { baseUrl, withVersion } from './protocol.mjs';
@@ -11,13 +13,21 @@ const LIST_WINDOW_MS = 60_000;
 
 export function replicateWire(env) {
   let headers = {};
-  const fetchOnce = (url, init) =>
-    fetch(url, { ...init, headers: { ...init.headers, ...headers } }).catch(
+  let held = null;
+  const replay = (h) => new Response(h.body, { status: h.status, headers: h.headers });
+  const fetchOnce = async (url, init) => {
+    if (held) return replay(held);
+    const r = await fetch(url, { ...init, headers: { ...init.headers, ...headers } }).catch(
       (err) => new Response(JSON.stringify({ detail: `no answer: ${err?.cause?.code ?? err?.message}` }), { status: 599 }),
     );
+    if (r.status !== 429 && r.status < 500) return r;
+    held = { status: r.status, headers: new Headers(r.headers), body: await r.text() };
+    return replay(held);
+  };
   const replicate = new Replicate({ auth: env.token, baseUrl: `${baseUrl(env, 'replicate')}/v1`, fetch: fetchOnce });
   const call = async (opts, f) => {
     headers = opts.headers ?? {};
+    held = null;
     try {
       return await f(opts.timeout ? AbortSignal.timeout(opts.timeout) : undefined);
     } catch (err) {
