@@ -43,6 +43,20 @@ export function gaxClient(env) {
   const PREFIX = base.pathname.replace(/\/$/, '');
   const auth = new OAuth2Client();
   auth.setCredentials({ access_token: env.token, expiry_date: Date.now() + 24 * 3_600_000 });
+  // gax's errors carry the status, not the headers: the auth client's fetch (every REST call goes through it) keeps
+  // the last answer's headers, so a caller can read Retry-After.
+  let lastHeaders = null;
+  const authFetch = auth.fetch.bind(auth);
+  auth.fetch = async (...args) => {
+    try {
+      const r = await authFetch(...args);
+      lastHeaders = r.headers;
+      return r;
+    } catch (err) {
+      lastHeaders = err?.response?.headers ?? null;
+      throw err;
+    }
+  };
   const protos = new fallback.GrpcClient({ fallback: true, authClient: auth }).loadProtoJSON(protosJson());
   const httpRules = [
     { selector: 'google.longrunning.Operations.GetOperation', get: `${PREFIX}/v1/{name=operations/*}` },
@@ -57,6 +71,7 @@ export function gaxClient(env) {
   const descriptor = new LongrunningDescriptor(ops, Report.decode.bind(Report), Meta.decode.bind(Meta));
   return {
     ops,
+    lastHeaders: () => lastHeaders,
     /** The AIP-151 create: POST /v1/reports:generate → the Operation, as JSON, or an error with status and headers. */
     async create(body, headers = {}, signal) {
       const r = await fetch(`${base.origin}${PREFIX}/v1/reports:generate`, {

@@ -1,24 +1,24 @@
 // The google-lro API (AIP-151) through google-gax's operations client, for the durable loop
 // (../sdk-clients/lib/durable.mjs). Every create carries the operation's key as AIP-155 `request_id`, so a resend is
 // answered by the same operation; a lost create is found with the AIP-160 filter on `metadata.requestId`. gax's own
-// retries of reads are left on (they are idempotent); its errors are mapped to HTTP status for classify().
+// retries are off (they ignore Retry-After); its errors are mapped to HTTP status and headers for classify().
 import { gaxClient } from './gax-client.mjs';
 import { keyOf } from './protocol.mjs';
 import { checkItems, httpError } from './results.mjs';
 
-const gaxCall = async (f) => {
-  try {
-    return await f();
-  } catch (err) {
-    const status = err?.httpStatusCode ?? err?.status;
-    if (typeof status === 'number') throw httpError(status, err.headers, err.message);
-    throw err;
-  }
-};
-
 export function gaxWire(env) {
   const gax = gaxClient(env);
-  const call = (opts) => ({ timeout: opts.timeout, otherArgs: { headers: opts.headers } });
+  const gaxCall = async (f) => {
+    try {
+      return await f();
+    } catch (err) {
+      const status = err?.httpStatusCode ?? err?.status;
+      if (typeof status === 'number') throw httpError(status, err.headers ?? gax.lastHeaders(), err.message);
+      throw err;
+    }
+  };
+  // `retry: null`: gax would retry reads on UNAVAILABLE every 100 ms ×1.3, blind to Retry-After; the loop decides.
+  const call = (opts) => ({ timeout: opts.timeout, retry: null, otherArgs: { headers: opts.headers } });
   /** The job id the record keeps (and the judge links by): the operation name without its collection. */
   const bare = (name) => name.replace(/^operations\//, '');
   const view = (op) => ({ ...op, id: bare(op.name) });
