@@ -4,6 +4,7 @@
 import { getClient } from '@azure-rest/core-client';
 import { createHttpPoller } from '@azure/core-lro';
 import { baseUrl } from './protocol.mjs';
+import { httpError } from './results.mjs';
 
 export function azureClient(env, options = {}) {
   const bearer = {
@@ -29,7 +30,13 @@ const toOperation = (r) => ({
 export function startPoller(client, body, headers = {}, options = {}) {
   return createHttpPoller(
     {
-      sendInitialRequest: async () => toOperation(await client.path('/reports:generate').post({ body, headers })),
+      // An error answer is thrown, as generated clients do (`isUnexpected` → RestError): core-lro would take any
+      // status without Operation-Location as a finished operation.
+      sendInitialRequest: async () => {
+        const r = await client.path('/reports:generate').post({ body, headers });
+        if (Number(r.status) >= 400) throw httpError(Number(r.status), r.headers, `${r.status} ${JSON.stringify(r.body)}`);
+        return toOperation(r);
+      },
       sendPollRequest: async (path) => toOperation(await client.pathUnchecked(path).get()),
     },
     options,

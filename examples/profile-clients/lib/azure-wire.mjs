@@ -20,14 +20,10 @@ export function azureWire(env) {
     async create(op, opts, mine) {
       if (!mine()) return null;
       const poller = startPoller(client, op.request.input, { ...opts.headers, 'Operation-Id': keyOf(op) });
-      try {
-        await poller.submitted();
-      } catch (err) {
-        // The initial answer was an error status: surface it as such for classify().
-        if (err?.response?.status) throw httpError(err.response.status, err.response.headers, err.message);
-        throw err;
-      }
-      return { id: operationIdOf(poller) };
+      await poller.submitted();
+      const id = operationIdOf(poller);
+      if (!id) throw new Error('the create answer named no Operation-Location');
+      return { id };
     },
     /** The operation with this client reference, when the API has one (`clientReference` filter); null when none. */
     async find(op, opts, claimed) {
