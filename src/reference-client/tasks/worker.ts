@@ -20,7 +20,7 @@ export interface TaskWorkerOptions {
   /** Apply sends (all with the one apply key) before the operation needs a person. */
   maxApplyAttempts?: number;
   maxReadFailures?: number;
-  /** How long a worker's lease on an operation lasts without a renewal (each send renews it). */
+  /** How long a worker's lease on an operation lasts without a renewal (the loop's heartbeat and each send renew it). */
   leaseMs?: number;
   policy?: TaskPolicy;
   /** Operations stepped at once by this worker (default 16). */
