@@ -7,7 +7,7 @@ import type { TaskPolicy } from './policy.js';
 import { isPostgresUrl, schemaForState } from '../store/pg-pool.js';
 import { PgTaskStore } from './pg-store.js';
 import { SqliteTaskStore, type TaskStore } from './store.js';
-import { isFinalTaskOp, type SubmitTaskInput, type TaskHistoryEntry, type TaskOpRow, type TaskReport } from './types.js';
+import type { SubmitTaskInput, TaskHistoryEntry, TaskOpRow, TaskReport } from './types.js';
 import { TaskWorker, type TaskWorkerOptions } from './worker.js';
 
 export * from './types.js';
@@ -68,14 +68,8 @@ export function createTaskClient(opts: TaskClientOptions): TaskClient {
       if (!row) throw new UnknownOperationError(`unknown task operation ${id}`);
       return toTaskRecord(row, await store.history(id), actor);
     },
-    // Every open operation, driven at once; operations submitted meanwhile are picked up on the next turn.
-    work: async ({ signal }) => {
-      for (;;) {
-        const open = (await store.list()).filter((r) => !isFinalTaskOp(r.state));
-        if (open.length === 0 || signal.aborted) return;
-        await Promise.all(open.map((r) => worker.runTask(r.task_op_id, signal)));
-      }
-    },
+    // Every open operation, in the one lease loop; operations submitted meanwhile are picked up on its next look.
+    work: ({ signal }) => worker.run(signal),
     close: () => store.close(),
   };
 }

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { SqlMigration } from '../../lib/sqlite-migrations.js';
 import { migratePg } from '../store/pg-migrate.js';
 import { inTx, openPool } from '../store/pg-pool.js';
-import { firstTaskRow, TaskStoreBase, type Mutation, type TaskStore } from './store-base.js';
+import { firstTaskRow, OPEN_SQL, TaskStoreBase, type Mutation, type TaskStore } from './store-base.js';
 import type { HistoryInput, NewTaskOpRow, TaskHistoryEntry, TaskOpRow, TaskOpState } from './types.js';
 
 /**
@@ -109,6 +109,11 @@ export class PgTaskStore extends TaskStoreBase implements TaskStore {
       cause: x.cause,
       evidence: JSON.parse(x.evidence),
     }));
+  }
+
+  protected async openRows(): Promise<TaskOpRow[]> {
+    const r = await (await this.db()).query<{ row: TaskOpRow }>(`SELECT row FROM task_ops WHERE state IN (${OPEN_SQL}) ORDER BY created`);
+    return r.rows.map((x) => x.row);
   }
 
   protected async mutate<T>(id: string, fn: (cur: TaskOpRow | undefined) => Mutation<T>): Promise<T> {

@@ -1,8 +1,9 @@
 import { isoTime } from '../../lib/clock.js';
-import { claimTaskRow, holdsLease, TaskLeaseLostError, type TaskLease } from './lease.js';
+import { claimTaskRow, dueAt, holdsLease, leaseFree, TaskLeaseLostError, TaskOperationFinalError, type TaskLease } from './lease.js';
 import { submitTaskLine, taskMove } from './state-machine.js';
 import {
   isFinalTaskOp,
+  TASK_OP_STATES,
   TASK_UNPATCHABLE,
   type HistoryInput,
   type NewTaskOpRow,
@@ -23,6 +24,23 @@ export interface TaskStore {
   history(id: string): Promise<TaskHistoryEntry[]>;
   /** Lease an open operation (lease.ts claimTaskRow); null when it is final, unknown or another worker holds it. */
   claim(id: string, owner: string, now: number, leaseMs: number, held: number | null): Promise<TaskLease | null>;
+  /**
+   * Lease up to `limit` open operations due at `now` (lease-loop.ts OperationKind.claimDue), earliest due first.
+   * `only`, when given, limits it to those operations (a worker driving one operation).
+   */
+  claimDue(
+    owner: string,
+    now: number,
+    leaseMs: number,
+    limit: number,
+    held: ReadonlyMap<string, number>,
+    busy: ReadonlySet<string>,
+    only?: ReadonlySet<string>,
+  ): Promise<TaskLease[]>;
+  /** Earliest time an open operation may become claimable by `owner` (not counting `busy` ones), or null when none is open. */
+  nextWakeAt(owner: string, now: number, busy: ReadonlySet<string>, only?: ReadonlySet<string>): Promise<number | null>;
+  /** Whether any operation (of `only`, when given) is still open. */
+  hasOpen(only?: ReadonlySet<string>): Promise<boolean>;
   /** Extend a lease; false when its token moved (someone took it) or the operation is final. */
   renew(lease: TaskLease, now: number, leaseMs: number): Promise<boolean>;
   release(lease: TaskLease): Promise<void>;
@@ -35,12 +53,17 @@ export interface TaskStore {
   close(): Promise<void>;
 }
 
+/** The open states as an SQL list, for the backends' `state IN (…)` (the state column is written with every row). */
+export const OPEN_SQL = TASK_OP_STATES.filter((s) => !isFinalTaskOp(s))
+  .map((s) => `'${s}'`)
+  .join(', ');
+
 const FIXED = new Set<string>(TASK_UNPATCHABLE);
 
 /** The row after a patch: the rules both backends apply inside their transaction. */
 export function nextTaskRow(id: string, cur: TaskOpRow | undefined, patch: TaskPatch, history?: HistoryInput): TaskOpRow {
   if (!cur) throw new Error(`unknown task operation ${id}`);
-  if (isFinalTaskOp(cur.state)) throw new Error(`task operation ${id} is final (${cur.state})`);
+  if (isFinalTaskOp(cur.state)) throw new TaskOperationFinalError(id, cur.state);
   for (const k of Object.keys(patch)) if (FIXED.has(k)) throw new Error(`a task patch may not write ${k}`);
   const next: TaskOpRow = { ...cur, ...patch };
   if (cur.apply_key !== null) next.apply_key = cur.apply_key;
@@ -68,6 +91,52 @@ export interface Mutation<T> {
  */
 export abstract class TaskStoreBase {
   protected abstract mutate<T>(id: string, fn: (cur: TaskOpRow | undefined) => Mutation<T>): Promise<T>;
+  /** The operations not yet final, oldest first. */
+  protected abstract openRows(): Promise<TaskOpRow[]>;
+
+  private async open(only?: ReadonlySet<string>): Promise<TaskOpRow[]> {
+    const rows = await this.openRows();
+    return only ? rows.filter((r) => only.has(r.task_op_id)) : rows;
+  }
+
+  async hasOpen(only?: ReadonlySet<string>): Promise<boolean> {
+    return (await this.open(only)).length > 0;
+  }
+
+  async claimDue(
+    owner: string,
+    now: number,
+    leaseMs: number,
+    limit: number,
+    held: ReadonlyMap<string, number>,
+    busy: ReadonlySet<string>,
+    only?: ReadonlySet<string>,
+  ): Promise<TaskLease[]> {
+    const due = (await this.open(only))
+      .filter((r) => !busy.has(r.task_op_id) && dueAt(r) <= now && leaseFree(r, owner, now))
+      .sort((a, b) => dueAt(a) - dueAt(b));
+    const leases: TaskLease[] = [];
+    for (const r of due) {
+      if (leases.length >= limit) break;
+      const id = r.task_op_id;
+      // Each claim is its own transaction, which looks again: another worker may have taken or stepped it meanwhile.
+      const lease = await this.mutate(id, (cur) => {
+        const c = cur && dueAt(cur) <= now ? claimTaskRow(cur, owner, now, leaseMs, held.get(id) ?? null) : null;
+        return c ? { out: c.lease, next: c.row } : { out: null };
+      });
+      if (lease) leases.push(lease);
+    }
+    return leases;
+  }
+
+  async nextWakeAt(owner: string, now: number, busy: ReadonlySet<string>, only?: ReadonlySet<string>): Promise<number | null> {
+    const ts = (await this.open(only)).flatMap((r) => {
+      if (leaseFree(r, owner, now)) return busy.has(r.task_op_id) ? [] : [dueAt(r)];
+      // Another worker's lease: claimable once it runs out, and not before the operation is due.
+      return [Math.max(r.lease_expires_at ?? now, dueAt(r))];
+    });
+    return ts.length ? Math.min(...ts) : null;
+  }
 
   claim(id: string, owner: string, now: number, leaseMs: number, held: number | null): Promise<TaskLease | null> {
     return this.mutate(id, (cur) => {

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { migrateSqlite, refuseNewerSqlite, type Migration } from '../../lib/sqlite-migrations.js';
-import { firstTaskRow, TaskStoreBase, type Mutation, type TaskStore } from './store-base.js';
+import { firstTaskRow, OPEN_SQL, TaskStoreBase, type Mutation, type TaskStore } from './store-base.js';
 import type { HistoryInput, NewTaskOpRow, TaskHistoryEntry, TaskOpRow, TaskOpState } from './types.js';
 
 export type { HistoryInput } from './types.js';
@@ -104,6 +104,13 @@ export class SqliteTaskStore extends TaskStoreBase implements TaskStore {
         cause: r.cause,
         evidence: JSON.parse(r.evidence),
       }));
+  }
+
+  protected async openRows(): Promise<TaskOpRow[]> {
+    return this.db
+      .prepare<[], { row: string }>(`SELECT row FROM task_ops WHERE state IN (${OPEN_SQL}) ORDER BY rowid`)
+      .all()
+      .map((r) => JSON.parse(r.row) as TaskOpRow);
   }
 
   protected async mutate<T>(id: string, fn: (cur: TaskOpRow | undefined) => Mutation<T>): Promise<T> {

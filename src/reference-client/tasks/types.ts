@@ -77,6 +77,8 @@ export interface TaskOpRow {
   lease_owner?: string | null;
   lease_expires_at?: number | null;
   fencing_token?: number;
+  /** When the next turn is due (a Retry-After, the review poll); absent: at once. Written at the end of each turn. */
+  next_at?: number;
 }
 
 /**

@@ -1,20 +1,10 @@
 import type { Clock } from '../../lib/clock.js';
 import { REFERENCE_POLICY, type TaskPolicy } from './policy.js';
+import { LeaseLoop } from '../lease-loop.js';
 import type { TaskStore } from './store.js';
-import { apply } from './task-apply-step.js';
-import { create } from './task-create-step.js';
-import { observe } from './task-observe-step.js';
-import { TaskLeaseLostError } from './lease.js';
-import { entry, newKey, Stopped, taskTurn, type TaskStepEnv, type TaskTurn } from './task-step-env.js';
-import {
-  isFinalTaskOp,
-  SubmitTaskInputSchema,
-  type NewTaskOpRow,
-  type SubmitTaskInput,
-  type TaskOpRow,
-  type TaskOpState,
-  type TaskReport,
-} from './types.js';
+import { taskKind } from './task-kind.js';
+import { newKey, type TaskStepEnv } from './task-step-env.js';
+import { SubmitTaskInputSchema, type NewTaskOpRow, type SubmitTaskInput, type TaskOpRow, type TaskReport } from './types.js';
 
 export interface TaskWorkerOptions {
   store: TaskStore;
@@ -30,15 +20,20 @@ export interface TaskWorkerOptions {
   /** Apply sends (all with the one apply key) before the operation needs a person. */
   maxApplyAttempts?: number;
   maxReadFailures?: number;
-  /** How long a worker's lease on an operation lasts without a renewal (each send renews it). */
+  /** How long a worker's lease on an operation lasts without a renewal (the loop's heartbeat and each send renew it). */
   leaseMs?: number;
   policy?: TaskPolicy;
+  /** Operations stepped at once by this worker (default 16). */
+  concurrency?: number;
+  /** Longest sleep before looking at the store again (default 1000 ms). */
+  idlePollMs?: number;
 }
 
 /**
  * The durable task workflow: create (one key, replayed on every retry), poll, wait for a current approval, apply
  * with its own key (stored before the first send, replayed on every retry), report the application. Every step
  * reads the stored record first and writes its outcome in one transaction, so a restart carries on where it stopped.
+ * One worker steps all its operations in the one lease loop the job worker uses.
  */
 export class TaskWorker {
   readonly store: TaskStore;
@@ -72,10 +67,6 @@ export class TaskWorker {
 
   private now(): number {
     return this.o.clock.now();
-  }
-
-  private h(to: TaskOpState, cause: string, evidence: Record<string, unknown> = {}) {
-    return entry(this.env, to, cause, evidence);
   }
 
   /** Record the intent (with its create key) before anything is sent. Submitting the same id again is a no-op. */
@@ -122,54 +113,19 @@ export class TaskWorker {
   }
 
   /**
-   * Drive one operation to a final state (or until `signal` aborts: then its state so far). Each turn leases the
-   * operation, steps it under the lease (taskTurn: fenced writes, the lease renewed before each send) and hands the
-   * lease back before waiting, so a successor of a crashed worker waits at most one lease.
+   * Drive every open operation (or only `only`) until none is open or `signal` aborts: the one lease loop of the job
+   * worker (lease-loop.ts), with task operations as its kind. Operations submitted meanwhile are picked up.
    */
-  async runTask(id: string, signal?: AbortSignal): Promise<TaskReport> {
-    try {
-      for (;;) {
-        const seen = await this.store.get(id);
-        if (!seen) throw new Error(`unknown task operation ${id}`);
-        if (isFinalTaskOp(seen.state) || signal?.aborted) return this.report(id);
-        const lease = await this.store.claim(id, this.workerId, this.now(), this.env.leaseMs, null);
-        if (!lease) {
-          // Another worker is stepping it: look again when its lease runs out.
-          await this.sleep(Math.max(1, (seen.lease_expires_at ?? this.now()) - this.now()), signal);
-          continue;
-        }
-        let wait = 0;
-        try {
-          wait = await this.turn(taskTurn(this.env, lease), (await this.store.get(id))!, signal);
-        } catch (err) {
-          if (!(err instanceof TaskLeaseLostError)) throw err;
-        } finally {
-          await this.store.release(lease).catch(() => undefined);
-        }
-        if (wait > 0) await this.sleep(wait, signal);
-      }
-    } catch (err) {
-      if (err instanceof Stopped) return this.report(id);
-      throw err;
-    }
+  async run(signal: AbortSignal, only?: string): Promise<void> {
+    const kind = taskKind(this.env, only === undefined ? undefined : new Set([only]));
+    const { clock, concurrency, idlePollMs } = this.o;
+    await new LeaseLoop(kind, { clock, workerId: this.workerId, leaseMs: this.env.leaseMs, concurrency, idlePollMs }).run(signal);
   }
 
-  private async turn(w: TaskTurn, row: TaskOpRow, signal?: AbortSignal): Promise<number> {
-    if (isFinalTaskOp(row.state)) return 0;
-    if (this.now() > row.deadline_at && row.state !== 'applying') {
-      await w.change({ reason: 'deadline passed', updated_at: this.now() }, this.h('needs_attention', `deadline passed in ${row.state}`));
-      return 0;
-    }
-    if (row.state === 'create_pending') return create(w, row, signal);
-    if (row.state === 'applying') return apply(w, row, signal);
-    return observe(w, row, signal);
-  }
-
-  private async sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    try {
-      await this.o.clock.sleep(ms, signal);
-    } catch {
-      throw new Stopped();
-    }
+  /** Drive one operation to a final state (or until `signal` aborts: then its state so far). */
+  async runTask(id: string, signal: AbortSignal = new AbortController().signal): Promise<TaskReport> {
+    if (!(await this.store.get(id))) throw new Error(`unknown task operation ${id}`);
+    await this.run(signal, id);
+    return this.report(id);
   }
 }

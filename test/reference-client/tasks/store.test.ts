@@ -146,6 +146,35 @@ for (const [name, backend] of backends) {
       expect((await s.get('a'))!.lease_owner).toBeNull();
     });
 
+    it('claims what is due for the lease loop: not busy, not under a live lease, a held lease at its token; wakes when the next comes due', async () => {
+      await s.insert(row('a'), {});
+      await s.insert(row('b'), {});
+      await s.insert(row('c'), {});
+      const none = new Map<string, number>();
+      const idle = new Set<string>();
+      // c is scheduled later; b is being stepped by the caller: only a is claimed.
+      const lc = (await s.claim('c', 'wA', 0, 1000, null))!;
+      await s.change(lc, { next_at: 5_000 });
+      await s.release(lc);
+      const [la, ...rest] = await s.claimDue('wA', 100, 1000, 10, none, new Set(['b']));
+      expect([la?.task_op_id, rest]).toEqual(['a', []]);
+      // Another worker finds a under wA's live lease and b free; `only` narrows it to the operations named.
+      expect((await s.claimDue('wB', 200, 1000, 10, none, idle, new Set(['a']))).map((l) => l.task_op_id)).toEqual([]);
+      expect((await s.claimDue('wB', 200, 1000, 1, none, idle)).map((l) => l.task_op_id)).toEqual(['b']);
+      // wA's lease on a runs out at 1100, wB's on b at 1200; c is due at 5000.
+      expect(await s.nextWakeAt('wB', 300, new Set(['b']))).toBe(1_100);
+      expect(await s.nextWakeAt('wA', 300, new Set(['a']))).toBe(1_200);
+      expect(await s.nextWakeAt('wA', 300, new Set(['a']), new Set(['a', 'c']))).toBe(5_000);
+      // A lease held at its token keeps it; taken by another after it ran out, the token rises.
+      expect((await s.claimDue('wA', 600, 1000, 10, new Map([['a', la!.token]]), new Set(['b'])))[0]).toMatchObject({ token: la!.token });
+      const [taken] = await s.claimDue('wB', 1_601, 1000, 10, none, new Set(['b']));
+      expect([taken?.task_op_id, taken?.token]).toEqual(['a', la!.token + 1]);
+      await s.change(taken!, {}, h('needs_attention'));
+      expect(await s.hasOpen(new Set(['a']))).toBe(false);
+      expect(await s.hasOpen()).toBe(true);
+      expect(await s.nextWakeAt('wA', 2_000, idle, new Set(['a']))).toBeNull();
+    });
+
     it('keeps history append-only in the database', async () => {
       await s.insert(row('a'), {});
       await expect(raw("UPDATE task_history SET cause = 'x'")).rejects.toThrow(/append-only/);
