@@ -18,7 +18,7 @@ import type { OperationStore } from './store/operation-store.js';
 import { openOperationStore } from './store/open-store.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 import { Worker } from './worker.js';
-import { wireFor, type Dialect } from './wire/index.js';
+import { wireFor, type Dialect, type WireAdapter } from './wire/index.js';
 
 /**
  * The in-process options, plus the wire API to speak (client-protocol.md `JOBPROOF_DIALECT`; native by default) and
@@ -31,17 +31,20 @@ export class ReferenceClient implements InProcessClient {
   readonly store: OperationStore;
   private worker: Worker | null = null;
   private readonly receiver: WebhookReceiver | null;
+  /** The API this client speaks; one adapter serves every operation and worker (wire/adapter.ts). */
+  private readonly wire: WireAdapter;
 
   constructor(
     private readonly opts: ReferenceClientOptions,
     store?: OperationStore,
   ) {
     this.store = store ?? openOperationStore(opts.state, opts.db, { leaseMs: opts.leaseMs });
-    this.receiver = opts.webhook
-      ? new WebhookReceiver(opts.webhook.secret, {
-          onEvent: (jobId, eventId, type) => this.onWebhook(jobId, eventId, type),
-        })
-      : null;
+    this.wire = wireFor(opts.dialect ?? 'native', opts.providerUrl);
+    const jobIdAt = this.wire.webhookJobId;
+    this.receiver =
+      opts.webhook && jobIdAt
+        ? new WebhookReceiver(opts.webhook.secret, { onEvent: (jobId, eventId, type) => this.onWebhook(jobId, eventId, type) }, jobIdAt)
+        : null;
   }
 
   async submit(input: SubmitInput): Promise<void> {
@@ -103,7 +106,7 @@ export class ReferenceClient implements InProcessClient {
 
   async work({ signal }: { signal: AbortSignal }): Promise<void> {
     const o = this.opts;
-    const wire = wireFor(o.dialect ?? 'native', o.providerUrl);
+    const wire = this.wire;
     this.worker = new Worker({
       store: this.store,
       clock: o.clock,

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { freePort } from './free-port.js';
 import { readShowOutput } from './record-problem.js';
 import type { ClientDialect } from '../../dialect/batch-input.js';
 import { callClient, spawnClient } from './spawn-client.js';
+import { projectWebhooks, WebhookRelay } from './webhook-relay.js';
 
 export interface ProcessDriverOptions {
   command: string;
@@ -29,6 +31,7 @@ interface Worker {
   killed: boolean;
   paused: boolean;
   stderr: string[];
+  webhookPort: number | undefined;
 }
 
 const KEEP_ALIVE_MS = 10 * 60_000;
@@ -40,7 +43,9 @@ export class ProcessDriver implements RunDriver {
   private readonly dir = mkdtempSync(join(tmpdir(), 'jobproof-certify-'));
   private readonly stateDir = join(this.dir, 'client-state');
   private readonly dbPath = join(this.dir, 'provider.db');
-  private readonly token: string;
+  private token: string;
+  /** The run's own webhook endpoint, where the API configures webhooks per project (projectWebhooks). */
+  private relay: WebhookRelay | null = null;
   private provider: Provider | null = null;
   private server: RunningServer | null = null;
   private port = 0;
@@ -57,10 +62,43 @@ export class ProcessDriver implements RunDriver {
   static async start(o: ProcessDriverOptions): Promise<ProcessDriver> {
     const d = new ProcessDriver(o);
     await d.openProvider(true);
+    if (o.scenario.webhooks && projectWebhooks(o.dialect ?? 'native')) await d.ownProject();
     const p = d.provider!.tokens.tokens[d.token];
     if (!p) throw new Error(`token ${d.token} is not configured`);
     (d as { principal: { tenant: string; subject: string } }).principal = { tenant: p.tenant, subject: p.subject };
     return d;
+  }
+
+  /**
+   * An API whose webhooks go to a project's endpoint (OpenAI) gets the run its own project: a tenant `run-<id>` with
+   * its own token, and an endpoint with its own signing secret — the run's relay, which hands each delivery to one of
+   * the run's live workers. Each worker so receives the events of this run's jobs and no other's, signed with the
+   * secret it is given, and a killed worker needs no re-pointing. Set through the control API, as a harness in front
+   * of any provider would; both survive a provider restart on the same file.
+   */
+  private async ownProject(): Promise<void> {
+    const id = randomBytes(6).toString('hex');
+    const tenant = `run-${id}`;
+    const token = `run-${id}-${randomBytes(16).toString('hex')}`;
+    const secret = `whsec_${randomBytes(24).toString('base64')}`;
+    this.relay = await WebhookRelay.start(() => this.webhookTargets());
+    await this.control('/_control/principals', { tokens: { [token]: { tenant, subject: 'agent-1', roles: ['submitter'] } } });
+    await this.control(`/_control/dialects/${this.o.dialect}/webhook`, { tenant, url: this.relay.url, secret });
+    this.token = token;
+  }
+
+  private async control(path: string, body: unknown): Promise<void> {
+    const res = await fetch(`http://127.0.0.1:${this.port}${path}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${this.provider!.tokens.control_token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`PUT ${path} answered ${res.status}: ${await res.text()}`);
+  }
+
+  /** The webhook ports of the workers that can take a delivery now (a paused one would hold it until the timeout). */
+  private webhookTargets(): number[] {
+    return [...this.workers.values()].filter((w) => !w.exited && !w.killed && !w.paused && w.webhookPort !== undefined).map((w) => w.webhookPort!);
   }
 
   private async openProvider(first: boolean): Promise<void> {
@@ -133,7 +171,7 @@ export class ProcessDriver implements RunDriver {
   async startWorker(workerId: string): Promise<void> {
     const webhookPort = this.o.scenario.webhooks ? await freePort() : undefined;
     const child = spawnClient(this.o.command, ['work'], this.env(workerId, webhookPort));
-    const w: Worker = { child, exited: false, killed: false, paused: false, stderr: [] };
+    const w: Worker = { child, exited: false, killed: false, paused: false, stderr: [], webhookPort };
     child.stdout!.resume();
     child.stderr!.setEncoding('utf8').on('data', (d: string) => {
       w.stderr.push(...d.split('\n').filter(Boolean));
@@ -212,6 +250,7 @@ export class ProcessDriver implements RunDriver {
 
   async close(): Promise<void> {
     await this.stopWorkers();
+    await this.relay?.close();
     await this.server?.close();
     this.provider?.close();
     rmSync(this.dir, { recursive: true, force: true });
