@@ -163,7 +163,10 @@ export function registerCertify(program: Command, version: string, deps: Certify
     .option('--runs <n>', 'random fault schedules after the catalog (default: 0 for processes, 200 in-process)')
     .option('--seed <s>', 'seed of the random schedules (printed on every run; reuse it to replay)')
     .option('--path <p>', 'fast-check replay path of a failure (needs --seed)')
-    .option('--webhooks', 'the client listens for webhooks (JOBPROOF_WEBHOOK_PORT; in the openai dialect the run gets its own project whose endpoint relays to the workers); without it, webhook-only scenarios are skipped')
+    .option(
+      '--webhooks',
+      'the client listens for webhooks (JOBPROOF_WEBHOOK_PORT; in the openai dialect the run gets its own project whose endpoint relays to the workers); without it, webhook-only scenarios are skipped',
+    )
     .option(
       '--report <spec>',
       'write reports: junit=PATH,json=PATH,md=PATH,html=PATH (html: one self-contained certificate, a sequence diagram per failure)',

@@ -45,7 +45,10 @@ export class WebhookReceiver {
     this.remember(eventId);
     const event = payload as { type?: unknown };
     const type = typeof event.type === 'string' ? event.type : '';
-    const named = this.jobIdAt.reduce<unknown>((at, key) => (at && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined), payload);
+    const named = this.jobIdAt.reduce<unknown>(
+      (at, key) => (at && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined),
+      payload,
+    );
     const jobId = typeof named === 'string' ? named : null;
     // Progress is never trusted for anything, so it is not worth a read either.
     if (jobId && type !== 'job.progress') {

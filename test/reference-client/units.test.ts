@@ -116,7 +116,11 @@ describe('WebhookReceiver', () => {
 
   it('takes the job id where the wire says its events carry it: an OpenAI batch event names the batch as data.id', async () => {
     const seen: string[] = [];
-    const r = new WebhookReceiver(ACME_SECRET, { onEvent: (j, _e, type) => seen.push(`${j} ${type}`) }, BUILT_IN_TRAITS.openai.webhookJobId!);
+    const r = new WebhookReceiver(
+      ACME_SECRET,
+      { onEvent: (j, _e, type) => seen.push(`${j} ${type}`) },
+      BUILT_IN_TRAITS.openai.webhookJobId!,
+    );
     expect((await r.handle(delivery('evt_1', 'batch.completed', '', ACME_SECRET, { id: 'batch_7' }))).status).toBe(204);
     // A native-shaped event names no job where an OpenAI event does: nothing to read sooner.
     expect((await r.handle(delivery('evt_2', 'job.succeeded', 'job_1'))).status).toBe(204);

@@ -98,7 +98,9 @@ export class ProcessDriver implements RunDriver {
 
   /** The webhook ports of the workers that can take a delivery now (a paused one would hold it until the timeout). */
   private webhookTargets(): number[] {
-    return [...this.workers.values()].filter((w) => !w.exited && !w.killed && !w.paused && w.webhookPort !== undefined).map((w) => w.webhookPort!);
+    return [...this.workers.values()]
+      .filter((w) => !w.exited && !w.killed && !w.paused && w.webhookPort !== undefined)
+      .map((w) => w.webhookPort!);
   }
 
   private async openProvider(first: boolean): Promise<void> {

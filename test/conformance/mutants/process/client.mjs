@@ -28,7 +28,7 @@ const MUTANTS = {
       const event = JSON.parse(body);
       const native = /^job\.(succeeded|failed|cancelled|expired)$/.test(event.type) && event.data?.job_id;
       const batch = /^batch\.(completed|failed|cancelled|expired)$/.exec(event.type);
-      if (native) claims.set(event.data.job_id, (job) => event.data);
+      if (native) claims.set(event.data.job_id, () => event.data);
       if (batch && event.data?.id) claims.set(event.data.id, (b) => ({ ...b, status: batch[1] }));
       const headers = signDelivery(process.env.JOBPROOF_WEBHOOK_SECRET, request.headers.get('webhook-id') ?? event.id, body);
       return handle.call(this, new Request(request.url, { method: 'POST', headers: { ...headers }, body }));
