@@ -1,5 +1,4 @@
 import type { ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +12,8 @@ import { freePort } from './free-port.js';
 import { readShowOutput } from './record-problem.js';
 import type { ClientDialect } from '../../dialect/batch-input.js';
 import { callClient, spawnClient } from './spawn-client.js';
-import { projectWebhooks, WebhookRelay } from './webhook-relay.js';
+import { openRunProject, projectWebhooks } from './run-project.js';
+import type { WebhookRelay } from './webhook-relay.js';
 
 export interface ProcessDriverOptions {
   command: string;
@@ -44,7 +44,7 @@ export class ProcessDriver implements RunDriver {
   private readonly stateDir = join(this.dir, 'client-state');
   private readonly dbPath = join(this.dir, 'provider.db');
   private token: string;
-  /** The run's own webhook endpoint, where the API configures webhooks per project (projectWebhooks). */
+  /** The run's own project endpoint, where the API's webhooks are configured per project (run-project.ts). */
   private relay: WebhookRelay | null = null;
   private provider: Provider | null = null;
   private server: RunningServer | null = null;
@@ -62,38 +62,17 @@ export class ProcessDriver implements RunDriver {
   static async start(o: ProcessDriverOptions): Promise<ProcessDriver> {
     const d = new ProcessDriver(o);
     await d.openProvider(true);
-    if (o.scenario.webhooks && projectWebhooks(o.dialect ?? 'native')) await d.ownProject();
+    // OpenAI sends a project's webhooks to its endpoint: the run gets a project of its own (run-project.ts).
+    if (o.scenario.webhooks && projectWebhooks(o.dialect ?? 'native')) {
+      const url = `http://127.0.0.1:${d.port}`;
+      const project = await openRunProject({ url, controlToken: d.provider!.tokens.control_token }, o.dialect!, () => d.webhookTargets());
+      d.token = project.token;
+      d.relay = project.relay;
+    }
     const p = d.provider!.tokens.tokens[d.token];
     if (!p) throw new Error(`token ${d.token} is not configured`);
     (d as { principal: { tenant: string; subject: string } }).principal = { tenant: p.tenant, subject: p.subject };
     return d;
-  }
-
-  /**
-   * An API whose webhooks go to a project's endpoint (OpenAI) gets the run its own project: a tenant `run-<id>` with
-   * its own token, and an endpoint with its own signing secret — the run's relay, which hands each delivery to one of
-   * the run's live workers. Each worker so receives the events of this run's jobs and no other's, signed with the
-   * secret it is given, and a killed worker needs no re-pointing. Set through the control API, as a harness in front
-   * of any provider would; both survive a provider restart on the same file.
-   */
-  private async ownProject(): Promise<void> {
-    const id = randomBytes(6).toString('hex');
-    const tenant = `run-${id}`;
-    const token = `run-${id}-${randomBytes(16).toString('hex')}`;
-    const secret = `whsec_${randomBytes(24).toString('base64')}`;
-    this.relay = await WebhookRelay.start(() => this.webhookTargets());
-    await this.control('/_control/principals', { tokens: { [token]: { tenant, subject: 'agent-1', roles: ['submitter'] } } });
-    await this.control(`/_control/dialects/${this.o.dialect}/webhook`, { tenant, url: this.relay.url, secret });
-    this.token = token;
-  }
-
-  private async control(path: string, body: unknown): Promise<void> {
-    const res = await fetch(`http://127.0.0.1:${this.port}${path}`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${this.provider!.tokens.control_token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (!res.ok) throw new Error(`PUT ${path} answered ${res.status}: ${await res.text()}`);
   }
 
   /** The webhook ports of the workers that can take a delivery now (a paused one would hold it until the timeout). */

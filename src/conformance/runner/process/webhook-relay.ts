@@ -1,13 +1,4 @@
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { ClientDialect } from '../../dialect/batch-input.js';
-
-/**
- * APIs whose webhooks go to an endpoint configured per project (docs/dialects.md), not to a URL a create names:
- * OpenAI. A run in one gets its own project and endpoint, this relay (process-driver.ts, `ownProject`).
- */
-export function projectWebhooks(dialect: ClientDialect): boolean {
-  return dialect === 'openai';
-}
 
 /**
  * The load balancer in front of a project's webhook endpoint (an API whose webhooks are configured per project, not
