@@ -4,7 +4,7 @@ import type { InProcessClientFactory } from '../contract/client-protocol.js';
 import type { InProcessTaskClientFactory } from '../contract/task-client-protocol.js';
 import { processLanes } from '../conformance/catalog-run.js';
 import { CLIENT_DIALECTS, type ClientDialect } from '../conformance/dialect/batch-input.js';
-import { certify, NO_WEBHOOKS, type CertificationPlan } from '../conformance/pipeline/index.js';
+import { certify, NO_WEBHOOKS, webhooksRefusal, type CertificationPlan } from '../conformance/pipeline/index.js';
 import { parseReportSpec, writeReports, type ReportTarget } from '../conformance/report/write-reports.js';
 import { parseShard, type Shard } from '../conformance/shard.js';
 import { CliError, readJsonFile } from '../lib/read-json-file.js';
@@ -91,10 +91,8 @@ export async function planFromFlags(flags: CertifyFlags, version: string, deps: 
     throw new CliError(`--dialect must be one of ${CLIENT_DIALECTS.join(', ')}, got '${flags.dialect}'`);
   const dialect = flags.dialect as ClientDialect;
   if (dialect !== 'native' && flags.inProcess) throw new CliError('--dialect runs client processes; it does not take --in-process');
-  if (dialect !== 'native' && flags.webhooks)
-    throw new CliError(
-      '--webhooks is not supported with --dialect yet: dialect clients are certified on polling (webhook scenarios run without webhooks)',
-    );
+  const refusal = flags.webhooks ? webhooksRefusal({ dialect }) : null;
+  if (refusal) throw new CliError(refusal);
   if (dialect !== 'native' && flags.tasks) throw new CliError('--tasks certifies the native tasks API; run it without --dialect');
   let shard: Shard | undefined;
   if (flags.shard !== undefined) {
@@ -165,7 +163,10 @@ export function registerCertify(program: Command, version: string, deps: Certify
     .option('--runs <n>', 'random fault schedules after the catalog (default: 0 for processes, 200 in-process)')
     .option('--seed <s>', 'seed of the random schedules (printed on every run; reuse it to replay)')
     .option('--path <p>', 'fast-check replay path of a failure (needs --seed)')
-    .option('--webhooks', 'the client listens for webhooks (JOBPROOF_WEBHOOK_PORT); without it, webhook-only scenarios are skipped')
+    .option(
+      '--webhooks',
+      'the client listens for webhooks (JOBPROOF_WEBHOOK_PORT; in the openai dialect the run gets its own project whose endpoint relays to the workers); without it, webhook-only scenarios are skipped',
+    )
     .option(
       '--report <spec>',
       'write reports: junit=PATH,json=PATH,md=PATH,html=PATH (html: one self-contained certificate, a sequence diagram per failure)',
@@ -211,6 +212,7 @@ Examples:
   npx jobproof certify --in-process --runs 1000 --seed 42
   npx jobproof certify --tasks --scenarios none --client "python3 examples/python-client/client.py"
   npx jobproof certify --dialect openai --client "node examples/sdk-clients/durable-openai.mjs"
+  npx jobproof certify --dialect openai --webhooks
 `,
     )
     .action(async (flags: CertifyFlags) => {

@@ -40,11 +40,11 @@ export class ReferenceClient implements InProcessClient {
   ) {
     this.store = store ?? openOperationStore(opts.state, opts.db, { leaseMs: opts.leaseMs });
     this.wire = wireFor(opts.api ?? { dialect: 'native' }, opts.providerUrl);
-    this.receiver = opts.webhook
-      ? new WebhookReceiver(opts.webhook.secret, {
-          onEvent: (jobId, eventId, type) => this.onWebhook(jobId, eventId, type),
-        })
-      : null;
+    const jobIdAt = this.wire.webhookJobId;
+    this.receiver =
+      opts.webhook && jobIdAt
+        ? new WebhookReceiver(opts.webhook.secret, { onEvent: (jobId, eventId, type) => this.onWebhook(jobId, eventId, type) }, jobIdAt)
+        : null;
   }
 
   async submit(input: SubmitInput): Promise<void> {

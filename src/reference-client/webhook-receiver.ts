@@ -16,9 +16,11 @@ export class WebhookReceiver {
   private readonly verifier: Webhook;
   private readonly seen = new Set<string>();
 
+  /** `jobIdAt`: where the API's events name their job (the wire's `webhookJobId`). */
   constructor(
     secret: string,
     private readonly target: WebhookTarget,
+    private readonly jobIdAt: readonly string[],
   ) {
     // Freshness is checked by the library against the wall clock, on purpose: the provider stamps deliveries with
     // wall-clock time even on a virtual clock (a transport stamp, not job time), so this is the one place the client
@@ -41,9 +43,13 @@ export class WebhookReceiver {
     const eventId = headers['webhook-id']!;
     if (this.seen.has(eventId)) return new Response(null, { status: 204 });
     this.remember(eventId);
-    const event = payload as { type?: unknown; data?: { job_id?: unknown } };
+    const event = payload as { type?: unknown };
     const type = typeof event.type === 'string' ? event.type : '';
-    const jobId = typeof event.data?.job_id === 'string' ? event.data.job_id : null;
+    const named = this.jobIdAt.reduce<unknown>(
+      (at, key) => (at && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined),
+      payload,
+    );
+    const jobId = typeof named === 'string' ? named : null;
     // Progress is never trusted for anything, so it is not worth a read either.
     if (jobId && type !== 'job.progress') {
       try {

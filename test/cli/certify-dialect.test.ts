@@ -21,7 +21,7 @@ describe('certify --dialect', () => {
   it.each([
     [['--dialect', 'gemini'], /--dialect must be one of native, openai, anthropic/],
     [['--dialect', 'openai', '--in-process'], /does not take --in-process/],
-    [['--dialect', 'anthropic', '--webhooks', '--client', 'x'], /--webhooks is not supported with --dialect/],
+    [['--dialect', 'anthropic', '--webhooks', '--client', 'x'], /Anthropic Message Batches API sends no webhooks/],
     [['--dialect', 'openai', '--tasks', '--client', 'x'], /--tasks certifies the native tasks API/],
   ])('refuses %j with exit 2 and says why', async (args, message) => {
     const r = await run(['certify', ...args]);

@@ -4,6 +4,7 @@ import { sha256Base64, sha256Hex } from '../../src/lib/canonical-json.js';
 import { backoffDelay, nextDelay, parseRetryAfter, POLL_POLICY, RETRY_AFTER_MARGIN_MS } from '../../src/reference-client/backoff.js';
 import { sha256FromContentDigest, verifyResults } from '../../src/reference-client/verify-results.js';
 import { WebhookReceiver } from '../../src/reference-client/webhook-receiver.js';
+import { BUILT_IN_TRAITS } from '../../src/reference-client/wire/traits.js';
 import { ACME_SECRET } from './harness.js';
 
 const ok = (id: string) => JSON.stringify({ item_id: id, status: 'succeeded', output: { v: 1 } });
@@ -80,8 +81,9 @@ describe('backoff', () => {
 });
 
 describe('WebhookReceiver', () => {
-  function delivery(id: string, type: string, jobId = 'job_1', secret = ACME_SECRET) {
-    const body = JSON.stringify({ id, type, created_at: 'x', data: { job_id: jobId } });
+  const NATIVE = BUILT_IN_TRAITS.native.webhookJobId!;
+  function delivery(id: string, type: string, jobId = 'job_1', secret = ACME_SECRET, data: object = { job_id: jobId }) {
+    const body = JSON.stringify({ id, type, created_at: 'x', data });
     const ts = new Date();
     return new Request('http://127.0.0.1/', {
       method: 'POST',
@@ -96,7 +98,7 @@ describe('WebhookReceiver', () => {
 
   it('verifies, drops duplicates by webhook-id, ignores progress, and only ever asks for a read', async () => {
     const seen: string[] = [];
-    const r = new WebhookReceiver(ACME_SECRET, { onEvent: (jobId, eventId) => seen.push(`${jobId}/${eventId}`) });
+    const r = new WebhookReceiver(ACME_SECRET, { onEvent: (jobId, eventId) => seen.push(`${jobId}/${eventId}`) }, NATIVE);
     expect((await r.handle(delivery('evt_1', 'job.running'))).status).toBe(204);
     expect((await r.handle(delivery('evt_1', 'job.running'))).status).toBe(204);
     expect((await r.handle(delivery('evt_2', 'job.progress'))).status).toBe(204);
@@ -106,9 +108,22 @@ describe('WebhookReceiver', () => {
 
   it('refuses a bad signature and changes nothing', async () => {
     const seen: string[] = [];
-    const r = new WebhookReceiver(ACME_SECRET, { onEvent: (j) => seen.push(j) });
+    const r = new WebhookReceiver(ACME_SECRET, { onEvent: (j) => seen.push(j) }, NATIVE);
     const other = 'whsec_' + Buffer.from('another secret entirely').toString('base64');
     expect((await r.handle(delivery('evt_9', 'job.succeeded', 'job_1', other))).status).toBe(401);
     expect(seen).toEqual([]);
+  });
+
+  it('takes the job id where the wire says its events carry it: an OpenAI batch event names the batch as data.id', async () => {
+    const seen: string[] = [];
+    const r = new WebhookReceiver(
+      ACME_SECRET,
+      { onEvent: (j, _e, type) => seen.push(`${j} ${type}`) },
+      BUILT_IN_TRAITS.openai.webhookJobId!,
+    );
+    expect((await r.handle(delivery('evt_1', 'batch.completed', '', ACME_SECRET, { id: 'batch_7' }))).status).toBe(204);
+    // A native-shaped event names no job where an OpenAI event does: nothing to read sooner.
+    expect((await r.handle(delivery('evt_2', 'job.succeeded', 'job_1'))).status).toBe(204);
+    expect(seen).toEqual(['batch_7 batch.completed']);
   });
 });

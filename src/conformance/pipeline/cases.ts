@@ -1,4 +1,6 @@
+import type { Profile } from '../../contract/profiles.js';
 import type { Scenario } from '../../scenarios/index.js';
+import type { ClientDialect } from '../dialect/batch-input.js';
 import type { CaseVerdict } from '../outcome.js';
 import { failureLines } from '../report/build.js';
 import type { ReportCase } from '../report/schema.js';
@@ -7,6 +9,22 @@ import type { ScenarioRun } from '../runner/run-scenario.js';
 export { notApplicableIn } from '../dialect/applicability.js';
 
 export const NO_WEBHOOKS = 'client does not listen for webhooks';
+
+/**
+ * Why a client of this API cannot be certified as one that listens for webhooks (`--webhooks`), or null when it can:
+ * the native API and OpenAI Batch send webhooks (OpenAI to the run's own project endpoint, process-driver.ts), a
+ * profile when it declares `webhooks` (profiles.md); Anthropic Message Batches sends none. `certify --profile` passes
+ * its profile here (branch certprofile: its own refusal of --webhooks with --profile gives way to this one).
+ */
+export function webhooksRefusal(api: { dialect: ClientDialect } | { profile: Pick<Profile, 'name' | 'webhooks'> }): string | null {
+  if ('profile' in api)
+    return api.profile.webhooks
+      ? null
+      : `--webhooks: profile ${api.profile.name} declares no webhooks (profiles.md "webhooks"); certify it without --webhooks`;
+  if (api.dialect === 'anthropic')
+    return '--webhooks: the Anthropic Message Batches API sends no webhooks; certify an anthropic client without --webhooks';
+  return null;
+}
 
 /**
  * A client that does not listen for webhooks (client-protocol.md): a webhook scenario runs on polling alone and is

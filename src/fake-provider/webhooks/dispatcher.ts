@@ -89,10 +89,14 @@ export class WebhookDispatcher {
     const shaped = shaper
       ? shaper(job.job_id, jobType, eventId, at)
       : { type: jobType, payload: JSON.stringify({ id: eventId, type: jobType, created_at: isoTime(at), data }) };
+    // Webhook rules count every job event, also one the dialect does not send (OpenAI sends final events only): a
+    // forger needs no event of the provider's, so a forgery can come before the truth in every dialect; any other
+    // fault on an event that is not sent has nothing to act on.
+    const fired = this.d.faults.decide('webhook');
+    if (fired?.fault.type === 'forge') this.forge(job, shaper, fired.fault, data, at, fired.rule_id);
     if (!shaped) return;
     const { type, payload } = shaped;
     const final = FINAL_EVENTS.has(jobType);
-    const fired = this.d.faults.decide('webhook');
     // A forgery is a delivery of its own (below): the real event goes out untouched.
     const fault = fired && fired.fault.type !== 'forge' ? JSON.stringify({ rule_id: fired.rule_id, type: fired.fault.type }) : null;
     const base = { event_id: eventId, job_id: job.job_id, tenant: job.tenant, url: job.webhook_url, type, payload, fault, copies: 1 };
@@ -121,9 +125,6 @@ export class WebhookDispatcher {
       // A held final event releases itself too (newest first), or a plan reordering every event delivers nothing.
       if (final) this.releaseHeld(job.job_id, at);
       return;
-    }
-    if (f?.type === 'forge') {
-      this.forge(job, shaper, f, data, at, fired!.rule_id);
     }
     const copies = f?.type === 'duplicate' ? 1 + f.copies : 1;
     const delay = f?.type === 'delay' ? f.ms : 0;

@@ -22,14 +22,19 @@ export interface WireTraits {
   readonly idempotencyKeys: boolean;
   /** A create names the URL its webhooks go to; otherwise webhooks (if any) are configured outside the request. */
   readonly webhookPerJob: boolean;
+  /**
+   * Where a webhook event names its job: the path of the job id in the event's JSON (native `data.job_id`, OpenAI's
+   * thin events `data.id`), or null for an API that sends no webhooks.
+   */
+  readonly webhookJobId: readonly string[] | null;
 }
 
 /** The built-in APIs' traits (docs/spec/dialects.md): native /v1/jobs, OpenAI Batch, Anthropic Message Batches. */
 export const BUILT_IN_TRAITS: Readonly<Record<Dialect, WireTraits>> = {
-  native: { dialect: 'native', auth: 'bearer', idempotencyKeys: true, webhookPerJob: true },
-  // OpenAI's webhooks are configured per project; Anthropic has none.
-  openai: { dialect: 'openai', auth: 'bearer', idempotencyKeys: false, webhookPerJob: false },
-  anthropic: { dialect: 'anthropic', auth: { header: 'x-api-key' }, idempotencyKeys: false, webhookPerJob: false },
+  native: { dialect: 'native', auth: 'bearer', idempotencyKeys: true, webhookPerJob: true, webhookJobId: ['data', 'job_id'] },
+  // OpenAI's webhooks are configured per project, its batch events carry the batch id alone; Anthropic has none.
+  openai: { dialect: 'openai', auth: 'bearer', idempotencyKeys: false, webhookPerJob: false, webhookJobId: ['data', 'id'] },
+  anthropic: { dialect: 'anthropic', auth: { header: 'x-api-key' }, idempotencyKeys: false, webhookPerJob: false, webhookJobId: null },
 };
 
 /**
@@ -40,5 +45,5 @@ export const BUILT_IN_TRAITS: Readonly<Record<Dialect, WireTraits>> = {
 export function profileTraits(p: Pick<Profile, 'name' | 'auth' | 'idempotency'>): WireTraits {
   const a = p.auth;
   const auth: WireAuth = a.type === 'bearer' ? 'bearer' : a.type === 'none' ? 'none' : { header: a.name, scheme: a.scheme };
-  return { dialect: p.name, auth, idempotencyKeys: p.idempotency.source !== 'none', webhookPerJob: false };
+  return { dialect: p.name, auth, idempotencyKeys: p.idempotency.source !== 'none', webhookPerJob: false, webhookJobId: null };
 }

@@ -104,6 +104,20 @@ describe('I13 webhook-safety', () => {
     expect(judge(e).broken).toEqual(['I13']);
   });
 
+  it("names the read that would have confirmed it in the client's own API, as the journal shows its reads", () => {
+    const e = run({ webhooks: 'duplicate' });
+    dropRequests(e, (r) => r.route === 'status' && r.job_state === 'succeeded');
+    const explained = () =>
+      judge(e)
+        .invariants.find((i) => i.id === 'I13')!
+        .failures.map((f) => f.explanation)
+        .join('\n');
+    expect(explained()).toMatch(/confirm it with GET \/v1\/jobs\/job_op_1/);
+    for (const r of requests(e, (r) => r.route === 'status')) r.path = `/openai/v1/batches/${r.job_id}`;
+    expect(explained()).toMatch(/confirm it with GET \/openai\/v1\/batches\/job_op_1/);
+    expect(explained()).not.toMatch(/\/v1\/jobs/);
+  });
+
   it('breaks (with I3) when a dropped webhook leaves the operation waiting for ever', () => {
     const e = run({ webhooks: 'dropped' });
     const final = requests(e, (r) => r.job_state === 'succeeded')[0]!;

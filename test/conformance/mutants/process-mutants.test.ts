@@ -13,6 +13,7 @@ const CASES = [
   { mutant: 'cancel-terminal-is-cancelled', scenario: 'cancel-after-end', caughtBy: 'I4' },
   { mutant: 'no-lease-fencing', scenario: 'stale-lease', caughtBy: 'I9' },
   { mutant: 'no-lease-token', scenario: 'stale-lease', caughtBy: 'I9' },
+  { mutant: 'trusts-unsigned-webhooks', scenario: 'forged-webhook', caughtBy: 'I13' },
 ] as const;
 
 describe('the catalog catches classic mistakes through the process runner', () => {

@@ -1,9 +1,22 @@
-import type { InvariantCheck } from '../context.js';
+import type { CheckContext, InvariantCheck } from '../context.js';
 import { delivered, failure, iso, isFinal, ms, statesReporting, TERMINAL_ANSWER_STATES, shownStates } from '../helpers.js';
 import type { Failure } from '../verdict.js';
 
 /** Record states reached only once the client believes the job is over. */
 const AFTER_JOB_END = new Set(['result_collecting', 'succeeded', 'failed', 'cancelled', 'result_unavailable', 'result_validation_failed']);
+
+/**
+ * The read that confirms a job in the client's own API, as the journal shows it: a status read of this job the
+ * client made, or one of another job with the id put in (the wire's path either way, `GET /openai/v1/batches/…` as
+ * much as `GET /v1/jobs/…`), else the plain words.
+ */
+function statusReadOf(ctx: CheckContext, job: string): string {
+  const reads = ctx.journal.requests.filter((r) => r.route === 'status');
+  const own = reads.find((r) => r.job_id === job);
+  if (own) return `${own.method} ${own.path}`;
+  const other = reads.find((r) => r.job_id && r.path.includes(r.job_id));
+  return other ? `${other.method} ${other.path.replace(other.job_id!, job)}` : `a status read of job ${job}`;
+}
 
 /**
  * I13, for jobs that had webhooks (delivered, duplicated, reordered, dropped or forged): results fetched once, an
@@ -52,7 +65,7 @@ export const i13WebhookSafety: InvariantCheck = {
             failures.push(
               failure(
                 op.id,
-                `${op.id} moved to ${acted.to} at ${acted.at} without a status read showing job ${job} final${forgedNote}; a webhook is a hint, confirm it with GET /v1/jobs/${job}`,
+                `${op.id} moved to ${acted.to} at ${acted.at} without a status read showing job ${job} final${forgedNote}; a webhook is a hint, confirm it with ${statusReadOf(ctx, job)}`,
                 hooks,
                 [acted],
               ),

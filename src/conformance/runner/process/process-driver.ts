@@ -12,6 +12,8 @@ import { freePort } from './free-port.js';
 import { readShowOutput } from './record-problem.js';
 import type { ClientDialect } from '../../dialect/batch-input.js';
 import { callClient, spawnClient } from './spawn-client.js';
+import { openRunProject, projectWebhooks } from './run-project.js';
+import type { WebhookRelay } from './webhook-relay.js';
 
 export interface ProcessDriverOptions {
   command: string;
@@ -29,6 +31,7 @@ interface Worker {
   killed: boolean;
   paused: boolean;
   stderr: string[];
+  webhookPort: number | undefined;
 }
 
 const KEEP_ALIVE_MS = 10 * 60_000;
@@ -40,7 +43,9 @@ export class ProcessDriver implements RunDriver {
   private readonly dir = mkdtempSync(join(tmpdir(), 'jobproof-certify-'));
   private readonly stateDir = join(this.dir, 'client-state');
   private readonly dbPath = join(this.dir, 'provider.db');
-  private readonly token: string;
+  private token: string;
+  /** The run's own project endpoint, where the API's webhooks are configured per project (run-project.ts). */
+  private relay: WebhookRelay | null = null;
   private provider: Provider | null = null;
   private server: RunningServer | null = null;
   private port = 0;
@@ -57,10 +62,24 @@ export class ProcessDriver implements RunDriver {
   static async start(o: ProcessDriverOptions): Promise<ProcessDriver> {
     const d = new ProcessDriver(o);
     await d.openProvider(true);
+    // OpenAI sends a project's webhooks to its endpoint: the run gets a project of its own (run-project.ts).
+    if (o.scenario.webhooks && projectWebhooks(o.dialect ?? 'native')) {
+      const url = `http://127.0.0.1:${d.port}`;
+      const project = await openRunProject({ url, controlToken: d.provider!.tokens.control_token }, o.dialect!, () => d.webhookTargets());
+      d.token = project.token;
+      d.relay = project.relay;
+    }
     const p = d.provider!.tokens.tokens[d.token];
     if (!p) throw new Error(`token ${d.token} is not configured`);
     (d as { principal: { tenant: string; subject: string } }).principal = { tenant: p.tenant, subject: p.subject };
     return d;
+  }
+
+  /** The webhook ports of the workers that can take a delivery now (a paused one would hold it until the timeout). */
+  private webhookTargets(): number[] {
+    return [...this.workers.values()]
+      .filter((w) => !w.exited && !w.killed && !w.paused && w.webhookPort !== undefined)
+      .map((w) => w.webhookPort!);
   }
 
   private async openProvider(first: boolean): Promise<void> {
@@ -133,7 +152,7 @@ export class ProcessDriver implements RunDriver {
   async startWorker(workerId: string): Promise<void> {
     const webhookPort = this.o.scenario.webhooks ? await freePort() : undefined;
     const child = spawnClient(this.o.command, ['work'], this.env(workerId, webhookPort));
-    const w: Worker = { child, exited: false, killed: false, paused: false, stderr: [] };
+    const w: Worker = { child, exited: false, killed: false, paused: false, stderr: [], webhookPort };
     child.stdout!.resume();
     child.stderr!.setEncoding('utf8').on('data', (d: string) => {
       w.stderr.push(...d.split('\n').filter(Boolean));
@@ -212,6 +231,7 @@ export class ProcessDriver implements RunDriver {
 
   async close(): Promise<void> {
     await this.stopWorkers();
+    await this.relay?.close();
     await this.server?.close();
     this.provider?.close();
     rmSync(this.dir, { recursive: true, force: true });

@@ -15,6 +15,34 @@ const wrapFetch = (mw) => {
 };
 
 const MUTANTS = {
+  // Never verifies a webhook's signature and takes a final event for the provider's word: the next read of the job
+  // shows what the event claimed (native: the event's job; OpenAI: the batch status its type names). Whatever signed
+  // a delivery (or nothing did), the rest of the client sees a valid one.
+  'trusts-unsigned-webhooks': async () => {
+    const { WebhookReceiver } = await import(new URL('reference-client/webhook-receiver.js', dist).href);
+    const { signDelivery } = await import(new URL('fake-provider/webhooks/signing.js', dist).href);
+    const claims = new Map();
+    const handle = WebhookReceiver.prototype.handle;
+    WebhookReceiver.prototype.handle = async function (request) {
+      const body = await request.text();
+      const event = JSON.parse(body);
+      const native = /^job\.(succeeded|failed|cancelled|expired)$/.test(event.type) && event.data?.job_id;
+      const batch = /^batch\.(completed|failed|cancelled|expired)$/.exec(event.type);
+      if (native) claims.set(event.data.job_id, () => event.data);
+      if (batch && event.data?.id) claims.set(event.data.id, (b) => ({ ...b, status: batch[1] }));
+      const headers = signDelivery(process.env.JOBPROOF_WEBHOOK_SECRET, request.headers.get('webhook-id') ?? event.id, body);
+      return handle.call(this, new Request(request.url, { method: 'POST', headers: { ...headers }, body }));
+    };
+    wrapFetch(async (req, next) => {
+      const res = await next(req);
+      const m = /\/(?:v1\/jobs|v1\/batches)\/([^/]+)$/.exec(new URL(req.url).pathname);
+      const claim = req.method === 'GET' && res.status === 200 && m && claims.get(m[1]);
+      if (!claim) return res;
+      const h = new Headers(res.headers);
+      h.delete('content-length');
+      return new Response(JSON.stringify(claim(await res.json())), { status: 200, headers: h });
+    });
+  },
   // Takes a 409 job_terminal answer to its cancel (the job ended first) for a cancelled job.
   'cancel-terminal-is-cancelled': () =>
     wrapFetch(async (req, next) => {
@@ -87,7 +115,7 @@ if (!MUTANTS[mutant]) {
   process.stderr.write(`unknown mutant '${mutant}'; known: ${Object.keys(MUTANTS).join(', ')}\n`);
   process.exit(2);
 }
-MUTANTS[mutant]();
+await MUTANTS[mutant]();
 const main = new URL('cli/main.js', dist);
 process.argv = [node, fileURLToPath(main), 'client', ...verb];
 await import(main.href);
