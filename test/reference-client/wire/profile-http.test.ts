@@ -18,7 +18,8 @@ describe.each(PROFILES)('profile %s', (nameOrFile) => {
   const created = (opId: string) =>
     rig.requests(p).filter((e) => e.route === 'create' && e.effect === 'created' && e.trace_id !== null && opIds.get(e.trace_id) === opId);
   const opIds = new Map<string, string>();
-  const remember = async (c: Awaited<ReturnType<ProfileRig['client']>>, opId: string) => opIds.set((await c.show(opId)).trace_id ?? '', opId);
+  const remember = async (c: Awaited<ReturnType<ProfileRig['client']>>, opId: string) =>
+    opIds.set((await c.show(opId)).trace_id ?? '', opId);
 
   it('creates, observes and collects verified results', { timeout: 30_000 }, async () => {
     await rig.faults([]);
