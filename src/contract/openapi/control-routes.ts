@@ -191,4 +191,20 @@ export const CONTROL_ROUTES: readonly RouteDoc[] = [
     api: 'meta',
     answers: { 200: { description: 'OpenAPI 3.1' } },
   },
+  {
+    method: 'get',
+    path: '/_profiles',
+    operationId: 'listProfiles',
+    summary: 'The API profiles this provider serves, each with its name, prefix and base URL (profiles.md)',
+    api: 'meta',
+    answers: { 200: { description: '{data: [{name, prefix, base_url}]}' } },
+  },
+  {
+    method: 'get',
+    path: '/_profiles/schema.json',
+    operationId: 'profileJsonSchema',
+    summary: 'The JSON Schema of an API profile (also schemas/profile.schema.json in the package)',
+    api: 'meta',
+    answers: { 200: { description: 'JSON Schema (draft 2020-12)', contentType: 'application/schema+json' } },
+  },
 ];
