@@ -81,7 +81,8 @@ describe('property: random review / revoke / edit / role / lost-answer schedules
       }),
       { numRuns: 30, seed: 20260601 },
     );
-  });
+    // 30 whole task runs on the virtual clock: CPU only, ~15 s on a quiet 2-core machine, twice that beside other runs.
+  }, 120_000);
 });
 
 describe('property: not vacuous', () => {
