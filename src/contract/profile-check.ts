@@ -4,6 +4,7 @@ import { JOB_STATES } from './jobs.js';
 import { variablesOf, whole } from './profile-template.js';
 import { ERROR_VARIABLES, knownVariable, LIST_VARIABLES, VIEW_VARIABLES, WEBHOOK_VARIABLES } from './profile-vars.js';
 import { ProfileSchema, type Profile, type ProfileRoute } from './profiles.js';
+import { readYaml } from './yaml-locate.js';
 
 /** One mistake in a profile file: where (line, column, dotted path), what, and how to mend it. */
 export interface ProfileProblem {
@@ -177,17 +178,40 @@ export function semanticProblems(p: Profile): Array<{ path: Path; message: strin
   return out;
 }
 
-/** Parse and check a profile file's text (JSON); every problem with its line, column and path. */
-export function parseProfileText(text: string): ProfileParse {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    return { ok: false, problems: [syntaxProblem(text, err as Error)] };
+/** How a profile's text is written: by its file's extension, else JSON when it opens with `{`, else YAML. */
+export type ProfileFormat = 'json' | 'yaml';
+
+export function profileFormat(text: string, file?: string): ProfileFormat {
+  if (file && /\.ya?ml$/i.test(file)) return 'yaml';
+  if (file && /\.json$/i.test(file)) return 'json';
+  return text.trimStart().startsWith('{') ? 'json' : 'yaml';
+}
+
+/** The text as a value with the position of each path, or its syntax error located. */
+function read(text: string, format: ProfileFormat): { value: unknown; locs: Locations } | ProfileProblem {
+  if (format === 'yaml') {
+    const y = readYaml(text);
+    if (y.ok) return { value: y.value, locs: y.locs };
+    return {
+      ...y.at,
+      path: '(file)',
+      message: `not valid YAML: ${y.message}`,
+      fix: 'mend the YAML at this place (indentation, a missing colon, or quote a value holding `: `, `#`, `{` or `}`)',
+    };
   }
-  const locs: Locations = locateJson(text);
-  const at = (path: Path) => nearest(locs, path);
-  const parsed = ProfileSchema.safeParse(raw);
+  try {
+    return { value: JSON.parse(text), locs: locateJson(text) };
+  } catch (err) {
+    return syntaxProblem(text, err as Error);
+  }
+}
+
+/** Parse and check a profile's text (JSON or YAML: `profileFormat`); every problem with its line, column and path. */
+export function parseProfileText(text: string, format: ProfileFormat = profileFormat(text)): ProfileParse {
+  const r = read(text, format);
+  if ('line' in r) return { ok: false, problems: [r] };
+  const at = (path: Path) => nearest(r.locs, path);
+  const parsed = ProfileSchema.safeParse(r.value);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => {
       const path = i.code === 'unrecognized_keys' ? [...i.path, i.keys[0]!] : i.path;
