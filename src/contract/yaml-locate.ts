@@ -31,7 +31,9 @@ export function readYaml(text: string): YamlRead {
         if (keyRange) locs.set(pathKey([...path, key]), at(keyRange[0]));
         walk(pair.value, [...path, key]);
       }
-    } else if (isSeq(node)) node.items.forEach((item, i) => walk(item, [...path, i]));
+    } else if (isSeq(node)) {
+      for (const [i, item] of node.items.entries()) walk(item, [...path, i]);
+    }
   };
   walk(doc.contents, []);
   return { ok: true, value: doc.toJS({ maxAliasCount: 100 }), locs };

@@ -81,7 +81,7 @@ describe('YAML profiles', () => {
   });
 
   it('a YAML syntax error: where the parser stopped, and how to mend it', () => {
-    const text = yaml.replace('  state: ${state}\n', '  state: ${state}\n  bad [1\n');
+    const text = yaml.replace('  updated_at:', '  bad [1\n  updated_at:');
     const [p] = problems(text);
     expect(p).toMatchObject({ ...where(text, 'bad [1'), path: '(file)', message: expect.stringMatching(/^not valid YAML: /) });
     const dup = yaml.replace('prefix: /profiles/reports', 'prefix: /profiles/reports\nprefix: /profiles/other');
