@@ -161,6 +161,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     isClosed: () => closed,
     // A receiver must not see an event a crash could take back; a ':memory:' store survives no crash anyway.
     beforeSend: (opts.db ?? ':memory:') === ':memory:' ? undefined : () => group.committed(),
+    kindOf: (jobId) => jobs.get(jobId)?.kind,
   });
 
   // The token table as configured: a reset forgets principals changed through the control API.

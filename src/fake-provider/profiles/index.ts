@@ -54,7 +54,7 @@ export function createProfilesModule(core: ProviderCore, profiles: readonly Prof
     const clash = profiles.find((o) => o !== p && (o.prefix === p.prefix || o.prefix.startsWith(`${p.prefix}/`)));
     if (clash) throw new ProfileConflictError(`profiles '${p.name}' and '${clash.name}' overlap at ${p.prefix}`);
     names.add(p.name);
-    if (p.webhooks) core.webhooks.shapeKind(profileKind(p), profileShaper(core, p));
+    if (p.webhooks) core.webhooks.shapeKind(profileKind(p), profileShaper(core, p), { signed: p.webhooks.signing === 'standard' });
   }
   return {
     name: 'profiles',
