@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { locateJson, nearest, positionOf, type Locations } from './json-locate.js';
+import { DIALECT_NAMES } from './dialects.js';
 import { JOB_STATES } from './jobs.js';
 import { variablesOf, whole } from './profile-template.js';
 import { ERROR_VARIABLES, knownVariable, LIST_VARIABLES, VIEW_VARIABLES, WEBHOOK_VARIABLES } from './profile-vars.js';
@@ -72,6 +73,13 @@ function routes(p: Profile): Array<[Path, ProfileRoute]> {
 /** Checks a schema cannot make: routes name the job, every state is served and mapped, templates name known variables. */
 export function semanticProblems(p: Profile): Array<{ path: Path; message: string; fix: string }> {
   const out: Array<{ path: Path; message: string; fix: string }> = [];
+  // The journal records a profile's name as its requests' dialect: a dialect's name would pass them off as its.
+  if ((DIALECT_NAMES as readonly string[]).includes(p.name) && p.name !== 'native')
+    out.push({
+      path: ['name'],
+      message: `"${p.name}" is a built-in dialect's name`,
+      fix: `name the profile after your API (e.g. "${p.name}-batch"); the ${p.name} dialect is served at /${p.name} already`,
+    });
   for (const [path, r] of routes(p)) {
     if (IDLESS_ROUTES.includes(String(path[0]))) continue;
     if (!r.path.includes('{id}') && !r.id_field)

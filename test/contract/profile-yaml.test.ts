@@ -89,6 +89,11 @@ describe('YAML profiles', () => {
     expect(problems(dup)[0]!.message).toMatch(/unique/);
   });
 
+  it("a built-in dialect's name (the journal would take its traffic for that dialect's)", () => {
+    const text = yaml.replace('name: reports', 'name: openai');
+    expect(problems(text)[0]).toMatchObject({ ...where(text, 'name: openai'), path: 'name' });
+  });
+
   it('an empty or scalar document is refused at 1:1, never thrown', () => {
     expect(problems('')[0]).toMatchObject({ line: 1, col: 1, path: '(file)' });
     expect(problems('just text')[0]).toMatchObject({ line: 1, col: 1 });

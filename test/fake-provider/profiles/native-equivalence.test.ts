@@ -249,5 +249,8 @@ describe('native as a profile', () => {
     expect(new Set(entries.map((e) => (e.type === 'request' ? e.route : null)))).toEqual(
       new Set(['create', 'status', 'list', 'results', 'cancel', null]),
     );
+    // The profile's name is `native`: its traffic is journalled as the native API's (no dialect field), told from the
+    // hand-written routes' by its path (docs/decisions/029-native-as-a-profile.md).
+    expect(new Set(entries.map((e) => (e.type === 'request' ? e.dialect : null)))).toEqual(new Set([undefined]));
   });
 });
