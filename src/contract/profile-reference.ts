@@ -89,7 +89,10 @@ function walk(s: Schema, field: string, required: string, out: Row[], seen: Seen
   const vs = constants(s) ? undefined : variants(s);
   if (vs) {
     const nonNull = vs.filter((v) => v.type !== 'null');
-    if (nonNull.length === 1) return children(nonNull[0]!, field, '', out, seen);
+    if (nonNull.length === 1) {
+      children(nonNull[0]!, field, '', out, seen);
+      return;
+    }
     nonNull.forEach((v, i) => {
       const label = labelOf(v, i);
       out.push({ field: `${code(field)} — ${label}`, type: 'form', required: '', default: '', description: v.description ?? '' });
@@ -122,7 +125,7 @@ export function profileReferenceMarkdown(): string {
     `${root.description ?? ''} The guide is [profiles.md](profiles.md); the JSON Schema is`,
     '[`schemas/profile.schema.json`](../schemas/profile.schema.json) (also `jobproof profile schema`, and',
     '`GET /_profiles/schema.json` on a running provider). A field is required where the table says `yes`; a',
-    'default applies when the field is left out. "template" is any JSON where `${name}` is replaced (profiles.md).',
+    `default applies when the field is left out. "template" is any JSON where \`\${name}\` is replaced (profiles.md).`,
     '',
   ];
   const table = (rows: Row[]) => [
