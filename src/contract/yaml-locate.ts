@@ -36,5 +36,10 @@ export function readYaml(text: string): YamlRead {
     }
   };
   walk(doc.contents, []);
-  return { ok: true, value: doc.toJS({ maxAliasCount: 100 }), locs };
+  // An alias before its anchor, or aliases that multiply past reason (a "billion laughs"), are refused at 1:1.
+  try {
+    return { ok: true, value: doc.toJS({ maxAliasCount: 100 }), locs };
+  } catch (e) {
+    return { ok: false, at: { line: 1, col: 1 }, message: (e as Error).message };
+  }
 }

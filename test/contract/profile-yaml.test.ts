@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseProfileText, profileFormat } from '../../src/contract/profile-check.js';
 
@@ -92,6 +93,37 @@ describe('YAML profiles', () => {
   it("a built-in dialect's name (the journal would take its traffic for that dialect's)", () => {
     const text = yaml.replace('name: reports', 'name: openai');
     expect(problems(text)[0]).toMatchObject({ ...where(text, 'name: openai'), path: 'name' });
+  });
+
+  it('an alias without its anchor, or aliases multiplying past reason, are refused, never thrown', () => {
+    expect(problems('profile: *x\n')[0]!.message).toMatch(/^not valid YAML: Unresolved alias/);
+    const laughs = ['a: &a [1, 1, 1, 1, 1, 1, 1, 1, 1]'];
+    for (const [n, prev] of [
+      ['b', 'a'],
+      ['c', 'b'],
+      ['d', 'c'],
+    ])
+      laughs.push(`${n}: &${n} [${Array(12).fill(`*${prev}`).join(', ')}]`);
+    expect(problems(laughs.join('\n'))[0]!.message).toMatch(/^not valid YAML: Excessive alias count/);
+  });
+
+  it('any edit of the example is accepted or refused with positions inside the text, never thrown', () => {
+    const lines = yaml.split('\n');
+    fc.assert(
+      fc.property(fc.nat(lines.length - 1), fc.nat(80), fc.string({ maxLength: 6 }), (at, col, insert) => {
+        const edited = [...lines];
+        edited[at] = edited[at]!.slice(0, col) + insert + edited[at]!.slice(col);
+        const text = edited.join('\n');
+        const r = parseProfileText(text, 'yaml');
+        if (r.ok) return;
+        for (const p of r.problems) {
+          expect(p.line).toBeGreaterThanOrEqual(1);
+          expect(p.line).toBeLessThanOrEqual(edited.length);
+          expect(p.col).toBeGreaterThanOrEqual(1);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('an empty or scalar document is refused at 1:1, never thrown', () => {
