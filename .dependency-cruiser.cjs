@@ -3,11 +3,11 @@
  *
  *   contract  ← zod only (+ pure src/lib helpers): the wire schemas, journal, client protocol, invariant ids
  *   lib       ← nothing of ours: clock, ids, canonical JSON, small CLI/report helpers
- *   fake-provider, reference-client, scenarios, verify-provider ← contract + lib, never each other
+ *   fake-provider, reference-client, scenarios, verify-provider, profile-init ← contract + lib, never each other
  *   conformance (the judge) ← contract + lib + the public faces (index.ts) of fake-provider and scenarios
  *   cli, src/index.ts, src/*-entry points ← anything's public face (composition roots)
  */
-const AREAS = ['fake-provider', 'reference-client', 'scenarios', 'conformance', 'verify-provider'];
+const AREAS = ['fake-provider', 'reference-client', 'scenarios', 'conformance', 'verify-provider', 'profile-init'];
 const others = (area) => `^src/(${[...AREAS.filter((a) => a !== area), 'cli'].join('|')})/`;
 
 module.exports = {
@@ -33,7 +33,7 @@ module.exports = {
       from: { path: '^src/lib/' },
       to: { path: '^src/', pathNot: '^src/lib/' },
     },
-    ...['fake-provider', 'reference-client', 'scenarios', 'verify-provider'].map((area) => ({
+    ...['fake-provider', 'reference-client', 'scenarios', 'verify-provider', 'profile-init'].map((area) => ({
       name: `${area}-apart`,
       severity: 'error',
       comment: `${area} depends on src/contract and src/lib only, never on another part (a client to copy must not need the fake server; a certifier must not need the CLI).`,
@@ -49,11 +49,27 @@ module.exports = {
       to: { path: others('conformance'), pathNot: '^src/(fake-provider|scenarios)/index\\.ts$' },
     },
     {
+      name: 'judge-knows-no-fault-engine',
+      severity: 'error',
+      comment:
+        'The checker reasons from what the journal says the client was told (src/contract/journal.ts), never from how a fault was injected: it imports nothing of the fake provider, not even its public face.',
+      from: { path: '^src/conformance/checker/' },
+      to: { path: '^src/fake-provider/' },
+    },
+    {
       name: 'no-dev-deps-in-src',
       severity: 'error',
-      comment: 'Published code must not import devDependencies (msw is an optional peer, loaded only by jobproof/msw).',
+      comment:
+        'Published code must not import devDependencies (msw and pg are optional peers: msw loaded only by jobproof/msw, pg see below).',
       from: { path: '^src/' },
-      to: { dependencyTypes: ['npm-dev'], pathNot: 'node_modules/msw/' },
+      to: { dependencyTypes: ['npm-dev'], pathNot: 'node_modules/(msw|pg)/' },
+    },
+    {
+      name: 'pg-loaded-lazily',
+      severity: 'error',
+      comment: 'pg is an optional peer: src imports its types only; the driver is loaded at run time by requirePg (store/pg-pool.ts).',
+      from: { path: '^src/' },
+      to: { path: 'node_modules/pg/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'not-to-unresolvable',

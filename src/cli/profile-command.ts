@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { builtinProfileNames, describeLoad, loadProfile } from '../contract/profile-files.js';
 import { profileJsonSchema, type Profile } from '../contract/profiles.js';
 import { CliError } from '../lib/read-json-file.js';
+import { initFromFile, writeDurably } from '../profile-init/index.js';
 
 /** Load each profile (file or built-in name) or refuse them all with every problem located: a usage error, exit 2. */
 export function loadProfilesOrExit(args: readonly string[]): Profile[] {
@@ -58,6 +59,28 @@ export function registerProfile(program: Command): void {
     .description('print the profile JSON Schema (also served at GET /_profiles/schema.json)')
     .action(() => {
       process.stdout.write(`${JSON.stringify(profileJsonSchema(), null, 2)}\n`);
+    });
+  cmd
+    .command('init')
+    .description('draft a profile from an OpenAPI 3.x document (YAML or JSON); each guess is marked for a person to confirm')
+    .requiredOption('--from <openapi>', 'the OpenAPI 3.x document of the API')
+    .option('--out <file>', 'write the draft here (default: standard output, the report on standard error)')
+    .option('--name <name>', "the profile's name (default: from the document's title)")
+    .addHelpText(
+      'after',
+      '\nExit: 0 drafted, 2 the document cannot be read, is not OpenAPI 3.x, or has no async create route.\n\nExample:\n  npx jobproof profile init --from openapi.yaml --out my-api.json\n',
+    )
+    .action((opts: { from: string; out?: string; name?: string }) => {
+      const r = initFromFile(opts.from, opts.name);
+      if (!r.ok) throw new CliError(r.message);
+      if (!opts.out) process.stdout.write(r.text);
+      else
+        try {
+          writeDurably(opts.out, r.text);
+        } catch (err) {
+          throw new CliError(`cannot write ${opts.out}: ${(err as Error).message}`);
+        }
+      (opts.out ? process.stdout : process.stderr).write(`${opts.out ? `wrote ${opts.out}: ` : ''}${r.report}`);
     });
   cmd.hook('preAction', (_this, action) => {
     if (action.name() === 'check' && action.args.length === 0) throw new CliError('profile check needs a file');

@@ -45,10 +45,20 @@ export const FaultSchema = z.preprocess(
     z.object({ type: z.literal('duplicate'), copies: z.number().int().min(1).max(10).default(1) }).strict(),
     z.object({ type: z.literal('reorder') }).strict(),
     z.object({ type: z.literal('drop') }).strict(),
+    // Beside the real event, a delivery the provider never made, claiming the job reached `claim`: unsigned, or
+    // signed with a secret that is not the tenant's. A client must never act on it.
+    z
+      .object({
+        type: z.literal('forge'),
+        signature: z.enum(['none', 'wrong_secret']).default('none'),
+        claim: z.enum(['succeeded', 'failed', 'cancelled', 'expired']).default('failed'),
+      })
+      .strict(),
   ]),
 );
 
 export type Fault = z.output<typeof FaultSchema>;
+export type FaultType = Fault['type'];
 export const REQUEST_FAULTS = [
   'lose_response',
   'fail_before_commit',
@@ -57,7 +67,13 @@ export const REQUEST_FAULTS = [
   'delay',
   'foreign_job_id',
 ] as const;
-export const WEBHOOK_FAULTS = ['duplicate', 'reorder', 'drop', 'delay'] as const;
+export const WEBHOOK_FAULTS = ['duplicate', 'reorder', 'drop', 'delay', 'forge'] as const;
+/** The fault vocabulary: every `type` a rule may fire, as the journal records it (`delay` serves both). */
+export const FAULT_TYPES = [...REQUEST_FAULTS, 'duplicate', 'reorder', 'drop', 'forge'] as const satisfies readonly FaultType[];
+export const FaultTypeSchema = z.enum(FAULT_TYPES);
+// Every fault the union knows is in the vocabulary: a new fault shape without a name here fails to compile.
+const _everyFaultNamed: readonly (typeof FAULT_TYPES)[number][] = [] as FaultType[];
+void _everyFaultNamed;
 export type RequestFault = Extract<Fault, { type: (typeof REQUEST_FAULTS)[number] }>;
 export type WebhookFault = Extract<Fault, { type: (typeof WEBHOOK_FAULTS)[number] }>;
 
@@ -82,7 +98,7 @@ export const FaultRuleSchema = z
         code: 'custom',
         path: ['fault', 'type'],
         message: forWebhook
-          ? `fault '${rule.fault.type}' does not apply to webhooks (duplicate, reorder, drop, delay)`
+          ? `fault '${rule.fault.type}' does not apply to webhooks (duplicate, reorder, drop, delay, forge)`
           : `fault '${rule.fault.type}' does not apply to requests (lose_response, fail_before_commit, rate_limit, error_after_commit, delay, foreign_job_id)`,
       });
     }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DIALECT_NAMES } from './dialects.js';
+import { FaultTypeSchema } from './faults.js';
 import { JobStateSchema } from './jobs.js';
 
 /**
@@ -29,8 +30,16 @@ export type Effect = z.infer<typeof EffectSchema>;
 export const DeliverySchema = z.enum(['delivered', 'lost', 'delayed']);
 export type Delivery = z.infer<typeof DeliverySchema>;
 
-/** `mode` for `lose_response`: a reset is known at once, a hang only when the client's timeout ends (I4's grace). */
-export const FiredFaultSchema = z.object({ rule_id: z.string(), type: z.string(), mode: z.enum(['reset', 'hang']).optional() });
+/**
+ * How a `lost` answer was lost, which is when the client could know it: `reset` at once (the connection broke),
+ * `hang` only when its own timeout ended (an answer that never came, or a held one it hung up on). The judge reads
+ * this, never the fault that caused it.
+ */
+export const LostBySchema = z.enum(['reset', 'hang']);
+export type LostBy = z.infer<typeof LostBySchema>;
+
+/** The rule that fired, for the dashboard and the certificate; `mode` for `lose_response`. */
+export const FiredFaultSchema = z.object({ rule_id: z.string(), type: FaultTypeSchema, mode: LostBySchema.optional() });
 export type FiredFault = z.infer<typeof FiredFaultSchema>;
 
 /** The wire API a request was made in (dialects.md): the native API or a real provider's. */
@@ -67,6 +76,8 @@ export const RequestEntrySchema = z.object({
   /** The problem `code` of an error answer. */
   code: z.string().nullable(),
   delivery: DeliverySchema,
+  /** When `delivery` is `lost`: how, so when the client could know (absent on journals written before it). */
+  lost_by: LostBySchema.optional(),
   fault: FiredFaultSchema.nullable(),
   /** Job state in the answer, when the answer carried a job. */
   job_state: JobStateSchema.nullable(),
@@ -114,6 +125,11 @@ export const WebhookEntrySchema = z.object({
   status: z.number().int().nullable(),
   error: z.string().nullable(),
   fault: FiredFaultSchema.nullable(),
+  /**
+   * A delivery the provider never made (a `forge` fault): sent without a signature, or signed with a wrong secret.
+   * Nothing it claims was said by the provider; `outcome` is whether the client accepted it (2xx).
+   */
+  forged: z.enum(['unsigned', 'wrong_secret']).optional(),
 });
 
 export const JournalEntrySchema = z.discriminatedUnion('type', [RequestEntrySchema, TransitionEntrySchema, WebhookEntrySchema]);

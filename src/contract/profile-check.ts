@@ -3,6 +3,7 @@ import { locateJson, nearest, positionOf, type Locations } from './json-locate.j
 import { DIALECT_NAMES } from './dialects.js';
 import { JOB_STATES } from './jobs.js';
 import { variablesOf, whole } from './profile-template.js';
+import { takeConfirmations } from './profile-confirm.js';
 import { ERROR_VARIABLES, knownVariable, LIST_VARIABLES, VIEW_VARIABLES, WEBHOOK_VARIABLES } from './profile-vars.js';
 import { ProfileSchema, type Profile, type ProfileRoute } from './profiles.js';
 import { readYaml } from './yaml-locate.js';
@@ -219,17 +220,18 @@ export function parseProfileText(text: string, format: ProfileFormat = profileFo
   const r = read(text, format);
   if ('line' in r) return { ok: false, problems: [r] };
   const at = (path: Path) => nearest(r.locs, path);
-  const parsed = ProfileSchema.safeParse(r.value);
+  const confirm = takeConfirmations(r.value);
+  const unconfirmed = confirm.unconfirmed.map((u) => ({ ...at(u.at), path: u.at.join('.'), message: u.message, fix: u.fix }));
+  const parsed = ProfileSchema.safeParse(confirm.rest);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => {
       const path = i.code === 'unrecognized_keys' ? [...i.path, i.keys[0]!] : i.path;
       return { ...at(path as Path), path: dotted(path as Path), message: i.message, fix: fixFor(i) };
     });
-    return { ok: false, problems };
+    return { ok: false, problems: [...unconfirmed, ...problems] };
   }
-  const semantic = semanticProblems(parsed.data);
-  if (semantic.length)
-    return { ok: false, problems: semantic.map((s) => ({ ...at(s.path), path: dotted(s.path), message: s.message, fix: s.fix })) };
+  const semantic = semanticProblems(parsed.data).map((s) => ({ ...at(s.path), path: dotted(s.path), message: s.message, fix: s.fix }));
+  if (unconfirmed.length || semantic.length) return { ok: false, problems: [...unconfirmed, ...semantic] };
   return { ok: true, profile: parsed.data };
 }
 

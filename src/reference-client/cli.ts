@@ -3,9 +3,10 @@ import type { Server } from 'node:http';
 import { ChangedRequestError, EXIT, UnknownOperationError } from '../contract/client-states.js';
 import { realClock } from '../lib/clock.js';
 import type { ReferenceClient, ReferenceClientOptions } from './client.js';
-import { isPostgresUrl } from './store/pg-pool.js';
+import { clientDb, env, isUsageError, Refusal, useDbFlag } from './cli-env.js';
 import { registerTaskCommands, TASK_VERBS } from './tasks/cli.js';
 import { DIALECTS, type Dialect } from './wire/adapter.js';
+import type { WireChoice } from './wire/index.js';
 
 // What a verb needs is loaded when it runs: `jobproof client …` is started hundreds of times per certification, and
 // the audit check, the webhook listener and the task client are each needed by one verb or one configuration only;
@@ -15,30 +16,29 @@ import { DIALECTS, type Dialect } from './wire/adapter.js';
  * The process face of client-protocol.md: `client submit|cancel|work|show|audit verify`. Configuration comes from
  * the JOBPROOF_* environment only; the token is read from the environment and never printed or logged.
  */
-class Refusal extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number = EXIT.refused,
-  ) {
-    super(message);
-  }
-}
-
-function env(name: string, required = false): string | undefined {
-  const v = process.env[name];
-  if (required && (v === undefined || v === '')) throw new Refusal(`${name} must be set`);
-  return v === '' ? undefined : v;
+/**
+ * client-protocol.md: JOBPROOF_DIALECT picks the wire API — a dialect (docs/spec/dialects.md), or a profile by its
+ * built-in name or its file (profiles.md), read and checked here so that a broken profile is refused before any
+ * request. The durable machinery is the same.
+ */
+async function readApi(): Promise<WireChoice> {
+  const value = env('JOBPROOF_DIALECT') ?? 'native';
+  if ((DIALECTS as readonly string[]).includes(value)) return { dialect: value as Dialect };
+  const { builtinProfileNames, describeLoad, loadProfile } = await import('../contract/profile-files.js');
+  const names = builtinProfileNames();
+  if (!names.includes(value) && !/[/\\]|\.(json|ya?ml)$/i.test(value))
+    throw new Refusal(
+      `JOBPROOF_DIALECT must be one of ${DIALECTS.join(', ')}; got ${value} — or a built-in profile (${names.join(', ')}), or a profile file`,
+    );
+  const l = loadProfile(value);
+  if (!l.ok) throw new Refusal(`JOBPROOF_DIALECT names a profile that does not check:\n${describeLoad(l)}`);
+  return { profile: l.profile };
 }
 
 /** The client's options from the environment (client-protocol.md), refused with exit 2 when they make no sense. */
-function readOptions(): ReferenceClientOptions {
-  // client-protocol.md: JOBPROOF_DIALECT picks the wire API (docs/spec/dialects.md); the durable machinery is the same.
-  const dialect = env('JOBPROOF_DIALECT') ?? 'native';
-  if (!(DIALECTS as readonly string[]).includes(dialect))
-    throw new Refusal(`JOBPROOF_DIALECT must be one of ${DIALECTS.join(', ')}; got ${dialect}`);
-  const db = env('JOBPROOF_CLIENT_DB');
-  if (db && !isPostgresUrl(db))
-    throw new Refusal('JOBPROOF_CLIENT_DB (--db) must be a postgres:// or postgresql:// URL; leave it unset for SQLite in JOBPROOF_STATE');
+async function readOptions(): Promise<ReferenceClientOptions> {
+  const api = await readApi();
+  const db = clientDb();
   const leaseMs = Number(env('JOBPROOF_LEASE_MS') ?? 10_000);
   if (!Number.isInteger(leaseMs) || leaseMs <= 0) throw new Refusal('JOBPROOF_LEASE_MS must be a positive integer');
   const port = env('JOBPROOF_WEBHOOK_PORT');
@@ -50,25 +50,32 @@ function readOptions(): ReferenceClientOptions {
     token: env('JOBPROOF_TOKEN') ?? '',
     workerId: env('JOBPROOF_WORKER_ID') ?? `worker-${process.pid}`,
     leaseMs,
-    dialect: dialect as Dialect,
+    api,
     state: env('JOBPROOF_STATE', true)!,
+    db,
     webhook: port && secret ? { url: `http://127.0.0.1:${port}/`, secret } : undefined,
   };
 }
 
 async function openClient(): Promise<ReferenceClient> {
-  const opts = readOptions();
+  const opts = await readOptions();
   const { ReferenceClient } = await import('./client.js');
   return new ReferenceClient(opts);
 }
 
 /** `show` as ReferenceClient.show answers it, from the store the client would open, without loading the client. */
 async function showFromStore(operationId: string): Promise<void> {
-  const opts = readOptions();
-  const [{ openOperationStore }, { showOperation }] = await Promise.all([import('./store/open-store.js'), import('./show.js')]);
-  const store = openOperationStore(opts.state, process.env.JOBPROOF_CLIENT_DB, { leaseMs: opts.leaseMs });
+  const opts = await readOptions();
+  const [{ openOperationStore }, { showOperation }, { BUILT_IN_TRAITS, profileTraits }] = await Promise.all([
+    import('./store/open-store.js'),
+    import('./show.js'),
+    import('./wire/traits.js'),
+  ]);
+  const api = opts.api ?? { dialect: 'native' };
+  const traits = 'profile' in api ? profileTraits(api.profile) : BUILT_IN_TRAITS[api.dialect];
+  const store = openOperationStore(opts.state, opts.db, { leaseMs: opts.leaseMs });
   try {
-    process.stdout.write(`${JSON.stringify(await showOperation(store, operationId, opts.dialect ?? 'native'))}\n`);
+    process.stdout.write(`${JSON.stringify(await showOperation(store, operationId, traits))}\n`);
   } finally {
     await store.close();
   }
@@ -96,7 +103,7 @@ function act<A extends unknown[]>(fn: (...args: A) => Promise<number | void>): (
       const e = err as Error & { issues?: { path: unknown[]; message: string }[] };
       const code = err instanceof Refusal ? err.exitCode : err instanceof ChangedRequestError ? EXIT.changedRequest : EXIT.refused;
       const detail = e.issues ? (await import('./schema-refusal.js')).schemaRefusal(e) : e.message;
-      if (!(err instanceof Refusal || err instanceof ChangedRequestError || err instanceof UnknownOperationError || e.issues)) {
+      if (!(isUsageError(err) || err instanceof ChangedRequestError || err instanceof UnknownOperationError || e.issues)) {
         process.stderr.write(`jobproof client: unexpected error: ${e.stack ?? e}\n`);
         process.exitCode = 1;
         return;
@@ -145,7 +152,7 @@ const work = act(async () => {
   setImmediate(() => process.exit(process.exitCode ?? 0)).unref();
 });
 const auditVerify = act(async () => {
-  const verdict = await (await import('./index.js')).verifyAudit(env('JOBPROOF_STATE', true)!);
+  const verdict = await (await import('./index.js')).verifyAudit(env('JOBPROOF_STATE', true)!, clientDb());
   process.stdout.write(`${JSON.stringify(verdict)}\n`);
   return verdict.ok ? EXIT.ok : EXIT.refused;
 });
@@ -181,9 +188,15 @@ export function registerClientCommands(program: Command): Command {
     .command('client')
     .description('the jobproof reference client (client-protocol.md); configured by JOBPROOF_* environment variables')
     .option('--db <url>', 'store operations in PostgreSQL (postgres://…) instead of SQLite in JOBPROOF_STATE; same as JOBPROOF_CLIENT_DB')
-    .hook('preSubcommand', (cmd) => {
-      const db = cmd.opts<{ db?: string }>().db;
-      if (db) process.env.JOBPROOF_CLIENT_DB = db;
+    .option(
+      '--profile <name|file>',
+      'speak the API a profile describes (a built-in name such as google-lro, or a profile file); same as JOBPROOF_DIALECT=<file>',
+    )
+    .hook('preSubcommand', async (cmd) => {
+      const { db, profile } = cmd.opts<{ db?: string; profile?: string }>();
+      useDbFlag(db);
+      // A built-in profile by its file, so that `--profile native` is the native profile, not the native dialect.
+      if (profile) process.env.JOBPROOF_DIALECT = (await import('../contract/profile-files.js')).profilePath(profile);
     })
     .addHelpText(
       'after',
@@ -195,7 +208,8 @@ Environment:
                            the schema the state lives in (one schema per state directory)
   JOBPROOF_CLIENT_DB       postgres://user@host:port/db to keep operations and tasks in PostgreSQL (a fleet
                            of workers on many machines); unset: SQLite files in JOBPROOF_STATE
-  JOBPROOF_DIALECT         the wire API: native (default), openai (Batch) or anthropic (Message Batches)
+  JOBPROOF_DIALECT         the wire API: native (default), openai (Batch), anthropic (Message Batches), or a
+                           profile: a built-in profile's name or a profile file (profiles.md; --profile)
   JOBPROOF_WORKER_ID       this worker's identity, sent as X-Worker-ID
   JOBPROOF_LEASE_MS        lease length per operation (default 10000)
   JOBPROOF_WEBHOOK_PORT    listen for webhooks on 127.0.0.1:PORT (work only)

@@ -10,7 +10,6 @@ import {
   type OperationRecord,
   type SubmitInput,
 } from '../contract/client-protocol.js';
-import { isoTime } from '../lib/clock.js';
 import { requestFingerprint } from './create.js';
 import { MAX_REQUEST_MS } from './deadlines.js';
 import { newOperationRow } from './new-operation-row.js';
@@ -19,21 +18,28 @@ import type { OperationStore } from './store/operation-store.js';
 import { openOperationStore } from './store/open-store.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 import { Worker } from './worker.js';
-import { wireFor, type Dialect } from './wire/index.js';
+import { wireFor, type WireAdapter, type WireChoice } from './wire/index.js';
 
-/** The in-process options, plus the wire API to speak (client-protocol.md `JOBPROOF_DIALECT`; native by default). */
-export type ReferenceClientOptions = InProcessClientOptions & { dialect?: Dialect };
+/**
+ * The in-process options, plus the wire API to speak (client-protocol.md `JOBPROOF_DIALECT`: a dialect or a profile;
+ * native by default) and where to keep operations (`db`: a postgres:// URL; unset: SQLite in `state`). The CLI fills
+ * both from its environment; the library reads none.
+ */
+export type ReferenceClientOptions = InProcessClientOptions & { api?: WireChoice; db?: string };
 
 export class ReferenceClient implements InProcessClient {
   readonly store: OperationStore;
   private worker: Worker | null = null;
   private readonly receiver: WebhookReceiver | null;
+  /** The API this client speaks; one adapter serves every operation and worker (wire/adapter.ts). */
+  private readonly wire: WireAdapter;
 
   constructor(
     private readonly opts: ReferenceClientOptions,
     store?: OperationStore,
   ) {
-    this.store = store ?? openOperationStore(opts.state, process.env.JOBPROOF_CLIENT_DB, { leaseMs: opts.leaseMs });
+    this.store = store ?? openOperationStore(opts.state, opts.db, { leaseMs: opts.leaseMs });
+    this.wire = wireFor(opts.api ?? { dialect: 'native' }, opts.providerUrl);
     this.receiver = opts.webhook
       ? new WebhookReceiver(opts.webhook.secret, {
           onEvent: (jobId, eventId, type) => this.onWebhook(jobId, eventId, type),
@@ -58,28 +64,15 @@ export class ReferenceClient implements InProcessClient {
       result_deadline_at: now + op.result_deadline_ms,
     });
     const actor = this.opts.workerId;
-    const outcome = await this.store.insertOperation(
-      row,
+    const outcome = await this.store.insertOperation(row, actor, [
       {
-        at: isoTime(now),
+        at: now,
         actor,
-        from: null,
-        to: 'create_pending',
-        cause: 'submit',
-        evidence: { kind: 'submit' },
-        remote_state: null,
-        lease_token: null,
+        kind: 'intent',
+        operation_id: op.operation_id,
+        detail: { action: 'submit', request_fingerprint: fp, idempotency_key: row.idempotency_key, trace_id: row.trace_id },
       },
-      [
-        {
-          at: now,
-          actor,
-          kind: 'intent',
-          operation_id: op.operation_id,
-          detail: { action: 'submit', request_fingerprint: fp, idempotency_key: row.idempotency_key, trace_id: row.trace_id },
-        },
-      ],
-    );
+    ]);
     if (outcome === 'exists') {
       const cur = (await this.store.get(op.operation_id))!;
       const same =
@@ -113,7 +106,7 @@ export class ReferenceClient implements InProcessClient {
 
   async work({ signal }: { signal: AbortSignal }): Promise<void> {
     const o = this.opts;
-    const wire = wireFor(o.dialect ?? 'native', o.providerUrl);
+    const wire = this.wire;
     this.worker = new Worker({
       store: this.store,
       clock: o.clock,
@@ -139,7 +132,7 @@ export class ReferenceClient implements InProcessClient {
   }
 
   async show(operationId: string): Promise<OperationRecord> {
-    return showOperation(this.store, operationId, this.opts.dialect ?? 'native');
+    return showOperation(this.store, operationId, this.wire);
   }
 
   async handleWebhook(request: Request): Promise<Response> {

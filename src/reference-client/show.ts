@@ -3,23 +3,22 @@ import { UnknownOperationError } from '../contract/client-states.js';
 import { isoTime } from '../lib/clock.js';
 import type { OperationStore } from './store/operation-store.js';
 import type { OperationRow } from './types.js';
-import type { Dialect } from './wire/adapter.js';
-import { BUILT_IN_TRAITS } from './wire/traits.js';
+import type { WireTraits } from './wire/traits.js';
 
 /**
  * `show`: the operation record of client-protocol.md, read from the store alone. A `client show` process needs
  * nothing else (no worker, no wire adapters, no schemas), so it loads only this and the store.
  */
-export async function showOperation(store: OperationStore, operationId: string, dialect: Dialect): Promise<OperationRecord> {
+export async function showOperation(store: OperationStore, operationId: string, api: WireTraits): Promise<OperationRecord> {
   // Record and history are two reads; a worker may commit between them. Re-read until both belong together.
   for (let i = 0; ; i++) {
     const r = await store.get(operationId);
     if (!r) throw new UnknownOperationError(`unknown operation ${operationId}`);
     const rec = await toRecord(r, store);
     const again = await store.get(operationId);
-    // An API without keys is never sent the stored one (unique per operation), so the record shows none.
-    if (i >= 20 || JSON.stringify(again) === JSON.stringify(r))
-      return BUILT_IN_TRAITS[dialect].idempotencyKeys ? rec : { ...rec, idempotency_key: '' };
+    // An API without keys is never sent the stored one (unique per operation), so the record shows none: null
+    // (client-protocol.md), for a batch dialect as for a profile.
+    if (i >= 20 || JSON.stringify(again) === JSON.stringify(r)) return api.idempotencyKeys ? rec : { ...rec, idempotency_key: null };
   }
 }
 

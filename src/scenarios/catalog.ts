@@ -4,13 +4,14 @@ import { drills } from './catalog/drills.js';
 import { requestFaultScenarios } from './catalog/request-faults.js';
 import { jobBehaviourScenarios } from './catalog/job-behaviours.js';
 import { deliveryAndRestartScenarios } from './catalog/delivery-and-restart.js';
+import { edgeCaseScenarios } from './catalog/edge-cases.js';
 
 /**
  * The named catalog of conformance.md, in its table's order (the five drills first). Every entry is parsed at
  * load, so a typo in the data fails the import, not a run half an hour later.
  */
 export const catalog: readonly Scenario[] = Object.freeze(
-  [...drills, ...requestFaultScenarios, ...jobBehaviourScenarios, ...deliveryAndRestartScenarios].map(parseScenario),
+  [...drills, ...requestFaultScenarios, ...jobBehaviourScenarios, ...deliveryAndRestartScenarios, ...edgeCaseScenarios].map(parseScenario),
 );
 
 const byName = new Map(catalog.map((s) => [s.name, s]));

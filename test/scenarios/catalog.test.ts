@@ -28,10 +28,13 @@ const TABLE = [
   'sync-completion',
   'progress-lies',
   'provider-restart',
+  'create-in-flight',
+  'forged-webhook',
+  'killed-before-deadline',
 ];
 
 describe('scenario catalog', () => {
-  it('holds the 24 scenarios of conformance.md in table order', () => {
+  it('holds the 27 scenarios of conformance.md in table order', () => {
     expect(catalog.map((s) => s.name)).toEqual(TABLE);
   });
 

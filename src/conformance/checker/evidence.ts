@@ -65,6 +65,11 @@ export const CheckOptionsSchema = z
     deadline_grace_ms: z.number().min(0).default(1000),
     /** Comparisons of a record's time with a journal time (same host, but two writers). */
     clock_tolerance_ms: z.number().min(0).default(50),
+    /**
+     * I5: an answer delivered to a worker killed within this long after it, before that worker sent anything else,
+     * may never have been read (the bytes arrived, the process died before acting on them).
+     */
+    kill_read_window_ms: z.number().min(0).default(100),
   })
   .strict();
 

@@ -15,11 +15,12 @@ export function delivered(r: RequestEntry): boolean {
 }
 
 /**
- * Whether the entry's `at` can stand for when the client sent it. A request held by a `delay` fault is journaled
- * when it is answered, after an unknown wait, so "sent after X" cannot be told from its time.
+ * Whether the entry's `at` can stand for when the client sent it. A held request is journaled when it is answered,
+ * after an unknown wait, so "sent after X" cannot be told from its time: one still awaited (`delayed`), or one whose
+ * answer was lost as a hang (it may have been held; judged the lenient way).
  */
 export function sendTimeKnown(r: RequestEntry): boolean {
-  return Boolean(r.received_at) || (r.delivery !== 'delayed' && r.fault?.type !== 'delay');
+  return Boolean(r.received_at) || (r.delivery !== 'delayed' && r.lost_by !== 'hang');
 }
 
 /** When the client sent the request: its arrival at the provider (`at` is when it was answered, later under a delay). */
@@ -93,10 +94,13 @@ export function reachedALiveWorker(
   r: RequestEntry,
   requests: readonly RequestEntry[],
   harness: ReadonlyArray<{ at: string; type: string; worker_id?: string }>,
+  windowMs: number,
 ): boolean {
   if (!r.worker_id) return true;
   const answered = ms(r.at);
-  const kill = harness.find((h) => h.type === 'kill' && h.worker_id === r.worker_id && ms(h.at) >= answered && ms(h.at) - answered <= 100);
+  const kill = harness.find(
+    (h) => h.type === 'kill' && h.worker_id === r.worker_id && ms(h.at) >= answered && ms(h.at) - answered <= windowMs,
+  );
   if (!kill) return true;
   return requests.some((q) => q.worker_id === r.worker_id && q.seq > r.seq && ms(q.received_at ?? q.at) <= ms(kill.at));
 }

@@ -6,7 +6,10 @@ import { ms } from './helpers.js';
 export interface JobFacts {
   job_id: string;
   transitions: TransitionEntry[];
+  /** The provider's own webhook deliveries about the job: what it told the client that way. */
   webhooks: WebhookEntry[];
+  /** Forged deliveries (a `forge` fault): never the provider's word; I13 judges a client that acts on one. */
+  forged: WebhookEntry[];
   /** The first terminal transition: a terminal state never changes again. */
   final?: { state: JobState; at: number; seq: number };
   /** When the job came to be (its first transition), if the journal says. */
@@ -29,7 +32,7 @@ export function indexJournal(evidence: RunEvidence): JournalIndex {
   const facts = (job_id: string) => {
     let f = jobs.get(job_id);
     if (!f) {
-      f = { job_id, transitions: [], webhooks: [] };
+      f = { job_id, transitions: [], webhooks: [], forged: [] };
       jobs.set(job_id, f);
     }
     return f;
@@ -42,7 +45,8 @@ export function indexJournal(evidence: RunEvidence): JournalIndex {
       if (!f.final && (TERMINAL_JOB_STATES as readonly string[]).includes(e.to)) f.final = { state: e.to, at: ms(e.at), seq: e.seq };
     } else if (e.type === 'webhook' && jobs.has(e.job_id)) {
       // Webhooks follow the job's first transition, so a job of another tenant is never in the map here.
-      facts(e.job_id).webhooks.push(e);
+      if (e.forged) facts(e.job_id).forged.push(e);
+      else facts(e.job_id).webhooks.push(e);
     }
   }
   return { requests, jobs, endAt: bySeq.reduce((m, e) => Math.max(m, ms(e.at)), 0) };

@@ -23,7 +23,10 @@ export interface OperationView {
   creates: RequestEntry[];
   /** Jobs this operation caused: job ids of creates with effect `created` (I1 counts these). */
   jobIds: string[];
-  /** Job ids a replay answered with although the key never created them (injected contract violation). */
+  /**
+   * Job ids the provider told the client although its key never created them (injected contract violation): the id a
+   * replay served, and a job a find by its key listed as a foreign one.
+   */
   foreignJobIds: string[];
   /** Every request linked to the operation, creates included, in journal order. */
   requests: RequestEntry[];
@@ -66,7 +69,8 @@ export function linkOperationsBy(evidence: RunEvidence, requests: readonly Reque
     const trace = record?.trace_id ?? null;
     const creates = match.creates(id, key, trace, submission);
     const jobIds = unique(creates.filter((c) => c.effect === 'created').map((c) => c.job_id));
-    const foreignJobIds = unique(creates.filter((c) => c.effect === 'foreign_replay').map((c) => c.job_id));
+    const foreignFinds = key === null ? [] : requests.filter((r) => r.route === 'list' && normKey(r.idempotency_key) === key);
+    const foreignJobIds = unique([...creates, ...foreignFinds].filter((c) => c.effect === 'foreign_replay').map((c) => c.job_id));
     const known = new Set([...jobIds, ...foreignJobIds]);
     const createSeqs = new Set([...creates, ...(match.extra?.(id, submission) ?? [])].map((c) => c.seq));
     const linked = requests.filter(

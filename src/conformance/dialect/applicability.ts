@@ -14,6 +14,9 @@ const NO_WEBHOOKS = 'the Anthropic Message Batches API sends no webhooks';
 const NO_HELD_KEY =
   'the API takes no idempotency key: a create held past the client giving up cannot be told from no create, so a client either creates again or waits without end; the scenario judges what a key lets a client know';
 
+const NO_KEY_IN_FLIGHT =
+  'the API takes no idempotency key: no second create can meet the first still in flight under the same key (no 409 idempotency_request_in_progress)';
+
 const TABLE: Record<string, Partial<Record<Exclude<ClientDialect, 'native'>, string>>> = {
   'corrupt-result': { openai: NO_DIGEST, anthropic: NO_DIGEST },
   'error-row': { openai: NO_ERROR_ROW, anthropic: NO_ERROR_ROW },
@@ -22,6 +25,8 @@ const TABLE: Record<string, Partial<Record<Exclude<ClientDialect, 'native'>, str
   'duplicate-webhook': { anthropic: NO_WEBHOOKS },
   'out-of-order-webhooks': { anthropic: NO_WEBHOOKS },
   'dropped-webhooks': { anthropic: NO_WEBHOOKS },
+  'create-in-flight': { openai: NO_KEY_IN_FLIGHT, anthropic: NO_KEY_IN_FLIGHT },
+  'forged-webhook': { anthropic: NO_WEBHOOKS },
 };
 
 /** Why the scenario means nothing in the dialect, or null when it runs there. */

@@ -52,18 +52,25 @@ async function runWith(s: Scenario, driver: RunDriver, opts: ExecuteOptions): Pr
   }
 }
 
+/**
+ * The grace for lateness at 1× through real processes (conformance.md, "Time scale"); in process, on a virtual
+ * clock, it is CheckOptions' 1 s. Processes are scheduled by a kernel shared with other work: a worker wakes, starts
+ * or commits later than the calibration measures, by up to about a second on a loaded machine, so a 1 s grace would
+ * make a correct client's verdict depend on the load.
+ */
+export const PROCESS_LATENESS_GRACE_MS = 2500;
+
 /** One scenario against a client command, as real processes over loopback. */
 export async function runScenarioProcess(
   s: Scenario,
   command: string,
   opts: ExecuteOptions & { token?: string; timeScale?: number } = {},
 ): Promise<ScenarioRun> {
-  // Real processes are scheduled by a kernel shared with other work: a worker may wake late by a second or so, and
-  // later still on a loaded machine. The calibrated time scale (which already stretched the scenario) stretches the
-  // grace for lateness too: lateness is judged against what the client could do under this load.
+  // The calibrated time scale (which already stretched the scenario) stretches the grace for lateness too: lateness
+  // is judged against what the client could do under this load.
   const f = Math.max(1, opts.timeScale ?? 1);
   const tolerances = {
-    deadline_grace_ms: Math.round(2500 * f),
+    deadline_grace_ms: Math.round(PROCESS_LATENESS_GRACE_MS * f),
     retry_after_tolerance_ms: 250,
     clock_tolerance_ms: Math.round(100 * f),
     ...opts.tolerances,

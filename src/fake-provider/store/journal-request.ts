@@ -15,6 +15,7 @@ const OPTIONAL_REQUEST_FIELDS = [
   'custom_ids',
   'file_id',
   'served_sha256',
+  'lost_by',
 ] as const satisfies ReadonlyArray<keyof RequestFacts>;
 
 /** The entry `facts` stand for (what `decodeRow` gives back). */

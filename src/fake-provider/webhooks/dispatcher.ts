@@ -3,6 +3,8 @@ import type { IdSource } from '../../lib/ids.js';
 import type { FaultEngine } from '../faults/fault-engine.js';
 import type { Job } from '../../contract/jobs.js';
 import type { WebhookEventType } from '../../contract/webhooks.js';
+import type { WebhookFault } from '../../contract/faults.js';
+import type { FiredFault, WebhookEntry } from '../../contract/journal.js';
 import type { JournalRepo } from '../store/journal-repo.js';
 import { signDelivery } from './signing.js';
 import type { WebhookRepo, WebhookRow } from './webhook-repo.js';
@@ -44,6 +46,20 @@ export type EventShaper = (
   eventId: string,
   at: number,
 ) => { type: string; payload: string } | null;
+
+type Forged = NonNullable<WebhookEntry['forged']>;
+
+/** A secret that is no tenant's: a delivery signed with it fails every verifier. */
+const WRONG_SECRET = `whsec_${Buffer.from('not the tenant secret, a forger').toString('base64')}`;
+
+/** The headers of a forged delivery: the Standard Webhooks ones without a signature, or signed with the wrong secret. */
+function forgedHeaders(forged: Forged | undefined, w: WebhookRow): Record<string, string> | null {
+  if (!forged) return null;
+  const signed = signDelivery(WRONG_SECRET, w.event_id, w.payload);
+  if (forged === 'wrong_secret') return { ...signed };
+  const { 'webhook-signature': _none, ...unsigned } = signed;
+  return unsigned;
+}
 
 const FINAL_EVENTS: ReadonlySet<string> = new Set(['job.succeeded', 'job.failed', 'job.cancelled', 'job.expired']);
 
@@ -89,7 +105,8 @@ export class WebhookDispatcher {
     const { type, payload } = shaped;
     const final = FINAL_EVENTS.has(jobType);
     const fired = this.d.faults.decide('webhook');
-    const fault = fired ? JSON.stringify({ rule_id: fired.rule_id, type: fired.fault.type }) : null;
+    // A forgery is a delivery of its own (below): the real event goes out untouched.
+    const fault = fired && fired.fault.type !== 'forge' ? JSON.stringify({ rule_id: fired.rule_id, type: fired.fault.type }) : null;
     const base = { event_id: eventId, job_id: job.job_id, tenant: job.tenant, url: job.webhook_url, type, payload, fault, copies: 1 };
     const f = fired?.fault;
     if (f?.type === 'drop') {
@@ -117,11 +134,54 @@ export class WebhookDispatcher {
       if (final) this.releaseHeld(job.job_id, at);
       return;
     }
+    if (f?.type === 'forge') {
+      this.forge(job, shaper, f, data, at, fired!.rule_id);
+    }
     const copies = f?.type === 'duplicate' ? 1 + f.copies : 1;
     const delay = f?.type === 'delay' ? f.ms : 0;
     this.d.repo.insert({ ...base, copies, next_attempt_at: at + delay, status: 'pending' });
     // Held events follow the final one, also when that one is delayed.
     if (final) this.releaseHeld(job.job_id, at + delay);
+  }
+
+  /**
+   * A `forge` fault: a delivery the provider never made, claiming the job reached `f.claim`, queued at once. It is
+   * tried once (a forger does not retry) and journalled with `forged`, so the judge never counts it as the provider's.
+   */
+  private forge(
+    job: { job_id: string; tenant: string; webhook_url: string | null },
+    shaper: EventShaper | undefined,
+    f: Extract<WebhookFault, { type: 'forge' }>,
+    data: Job,
+    at: number,
+    ruleId: string,
+  ): void {
+    const eventId = this.d.ids('evt');
+    const type: WebhookEventType = `job.${f.claim}`;
+    const claimed: Job = {
+      ...data,
+      state: f.claim,
+      result: null,
+      error: f.claim === 'failed' ? { code: 'job_failed', message: 'the job failed' } : null,
+    };
+    const shaped = shaper
+      ? shaper(job.job_id, type, eventId, at)
+      : { type, payload: JSON.stringify({ id: eventId, type, created_at: isoTime(at), data: claimed }) };
+    if (!shaped || !job.webhook_url) return;
+    const forged: Forged = f.signature === 'none' ? 'unsigned' : 'wrong_secret';
+    const fault = JSON.stringify({ rule_id: ruleId, type: 'forge', forged });
+    this.d.repo.insert({
+      event_id: eventId,
+      job_id: job.job_id,
+      tenant: job.tenant,
+      url: job.webhook_url,
+      type: shaped.type,
+      payload: shaped.payload,
+      fault,
+      copies: 1,
+      next_attempt_at: at,
+      status: 'pending',
+    });
   }
 
   /** Held (reordered) events go out after the final one, newest first. */
@@ -155,8 +215,9 @@ export class WebhookDispatcher {
     const attempt = w.attempts + 1;
     let delivered = false;
     if (this.d.beforeSend) await this.d.beforeSend();
+    const { forged, ...fault } = w.fault ? (JSON.parse(w.fault) as FiredFault & { forged?: Forged }) : { forged: undefined };
     for (let copy = 0; copy < w.copies; copy++) {
-      const outcome = await this.post(w);
+      const outcome = await this.post(w, forged);
       delivered ||= outcome.ok;
       this.d.journal.append({
         type: 'webhook',
@@ -169,12 +230,13 @@ export class WebhookDispatcher {
         outcome: outcome.ok ? 'delivered' : 'failed',
         status: outcome.status,
         error: outcome.error,
-        fault: w.fault ? JSON.parse(w.fault) : null,
+        fault: w.fault ? (fault as FiredFault) : null,
+        ...(forged ? { forged } : {}),
       });
     }
     if (delivered) {
       this.d.repo.update(w.event_id, { status: 'delivered', attempts: attempt });
-    } else if (attempt >= this.d.options.maxAttempts) {
+    } else if (attempt >= this.d.options.maxAttempts || forged) {
       this.d.repo.update(w.event_id, { status: 'failed', attempts: attempt });
     } else {
       const retryAt = this.d.clock.now() + this.d.options.backoffMs * 2 ** (attempt - 1);
@@ -183,13 +245,13 @@ export class WebhookDispatcher {
     this.d.reschedule();
   }
 
-  private async post(w: WebhookRow): Promise<{ ok: boolean; status: number | null; error: string | null }> {
+  private async post(w: WebhookRow, forged?: Forged): Promise<{ ok: boolean; status: number | null; error: string | null }> {
     const controller = new AbortController();
     const timer = this.d.clock.setTimeout(() => controller.abort(new Error('timeout')), this.d.options.timeoutMs);
     try {
       const res = await this.d.fetch(w.url, {
         method: 'POST',
-        headers: this.headersFor(w),
+        headers: forgedHeaders(forged, w) ?? this.headersFor(w),
         body: w.payload,
         signal: controller.signal,
       });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { iso } from './support/journal-builder.js';
 import { run } from './support/fixtures.js';
 import { addRequest, dropRequests, judge, record, requests, setTail, status, ms } from './support/mutate.js';
 
@@ -91,6 +92,70 @@ describe('I3 no-lost-result', () => {
     setTail(record(e), 'result_collecting', [['result_unavailable', 10]]);
     record(e).result = null;
     expect(judge(e).broken).toEqual([]);
+  });
+
+  /** The one results fetch answered `status` (delivered), and the client ended result_unavailable `after` ms later. */
+  function unavailableAfter(status: number, after: number | 'deadline') {
+    const e = run();
+    Object.assign(requests(e, (r) => r.route === 'results')[0]!, {
+      status,
+      effect: 'none',
+      code: status === 410 ? 'results_gone' : 'internal_error',
+    });
+    const deadline = ms(e.submissions![0]!.submitted_at) + e.submissions![0]!.request.result_deadline_ms;
+    setTail(record(e), 'result_collecting', [['result_unavailable', after === 'deadline' ? deadline + 20 : after]]);
+    record(e).result = null;
+    return judge(e);
+  }
+
+  it('excuses result_unavailable when the provider said the results are gone (410)', () => {
+    expect(unavailableAfter(410, 10).broken).toEqual([]);
+  });
+
+  it('breaks when the client gives up after one 500 on its results fetch, long before its result deadline', () => {
+    const v = unavailableAfter(500, 10);
+    expect(v.broken).toEqual(['I3']);
+    expect(v.invariants[2]!.failures[0]!.explanation).toMatch(/but the operation is result_unavailable/);
+  });
+
+  it('excuses result_unavailable after failed fetches when the client kept trying until its result deadline', () => {
+    expect(status(unavailableAfter(500, 'deadline'), 'I3')).not.toBe('broken');
+  });
+
+  it('breaks when the client waits out its deadline without ever asking for the results', () => {
+    const e = run();
+    dropRequests(e, (r) => r.route === 'results');
+    const deadline = ms(e.submissions![0]!.submitted_at) + e.submissions![0]!.request.result_deadline_ms;
+    setTail(record(e), 'result_collecting', [['result_unavailable', deadline + 20]]);
+    record(e).result = null;
+    expect(judge(e).broken).toContain('I3');
+  });
+});
+
+describe('I4 reads how a lost create answer was lost, not which fault lost it', () => {
+  /** The create answer lost (`lostBy`), the provider down from 1.5 s after it, result_timed_out at 2.5 s, never reconciled. */
+  function givenUp(lostBy: 'reset' | 'hang') {
+    const e = run({ create: 'lost_then_list' });
+    const create = requests(e, (r) => r.route === 'create')[0]!;
+    const tc = ms(create.at);
+    Object.assign(create, { lost_by: lostBy });
+    dropRequests(e, (r) => r.seq > create.seq);
+    e.submissions![0]!.request.create_deadline_ms = 2000;
+    setTail(record(e), 'create_unknown', [['result_timed_out', tc + 2500]]);
+    Object.assign(record(e), { remote_job_id: null, result: null });
+    e.harness = [
+      { at: e.submissions![0]!.submitted_at, type: 'start', worker_id: 'worker-1' },
+      { at: iso(tc + 1500), type: 'provider_restart' },
+    ];
+    return judge(e);
+  }
+
+  it('a reset is known at once: the client had the grace to find its job before the provider went down', () => {
+    expect(status(givenUp('reset'), 'I4')).toBe('broken');
+  });
+
+  it('a hang is known only at the create deadline, when the provider was already down: excused', () => {
+    expect(status(givenUp('hang'), 'I4')).not.toBe('broken');
   });
 });
 

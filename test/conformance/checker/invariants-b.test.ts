@@ -257,6 +257,64 @@ describe('I10 contract-violation', () => {
   });
 });
 
+/**
+ * Issue 23's case, as the provider now journals it: the create answer lost, the replay served a foreign id (the
+ * entry's job_id is the id served), and the find by the key listed two jobs under it (the key's own and a second
+ * foreign one). The client was told three ids.
+ */
+function toldThree(): Evidence {
+  const e = foreignReplay();
+  const find = requests(e, (r) => r.route === 'list')[0]!;
+  Object.assign(find, {
+    effect: 'foreign_replay',
+    job_id: 'job_foreign_2',
+    idempotency_key: 'idem_op_1',
+    listed: [
+      { job_id: 'job_op_1', state: 'queued' },
+      { job_id: 'job_foreign_2', state: 'queued' },
+    ],
+  });
+  record(e).history.at(-1)!.cause = 'replay answered job_foreign; provider shows several jobs for one key: job_op_1, job_foreign_2';
+  return e;
+}
+
+describe('I10 asks for the ids the client was told', () => {
+  it('certifies a client that keeps every id it was told (replay, and both jobs the find listed) and stops', () => {
+    const v = judge(toldThree());
+    expect(v.broken).toEqual([]);
+    expect(status(v, 'I10')).toBe('held');
+  });
+
+  it('catches a client that adopts the foreign id the replay served, naming that id', () => {
+    const e = toldThree();
+    setTail(record(e), 'create_unknown', [
+      ['accepted', 20],
+      ['observing', 100],
+    ]);
+    record(e).remote_job_id = 'job_foreign';
+    const v = judge(e);
+    expect(v.broken).toEqual(['I10']);
+    expect(v.invariants[9]!.failures[0]!.explanation).toMatch(/answered job job_foreign, which its key never created \(job_op_1\)/);
+  });
+
+  it('names each id the history leaves out once, among the ids told (not "job_X and job_X")', () => {
+    const e = toldThree();
+    record(e).history.at(-1)!.cause = 'replay answered job_foreign but the key created job_op_1';
+    const v = judge(e);
+    expect(v.broken).toEqual(['I10']);
+    const why = v.invariants[9]!.failures[0]!.explanation;
+    expect(why).toContain('does not name job_foreign_2 (told: job_foreign, job_op_1, job_foreign_2)');
+  });
+
+  it('does not ask for an id a held find answered only after the client stopped', () => {
+    const e = toldThree();
+    const find = requests(e, (r) => r.route === 'list')[0]!;
+    Object.assign(find, { at: iso(ms(record(e).history.at(-1)!.at) + 200) });
+    record(e).history.at(-1)!.cause = 'replay answered job_foreign';
+    expect(status(judge(e), 'I10')).not.toBe('broken');
+  });
+});
+
 describe('I7 and delayed requests', () => {
   it('does not count a request held by a delay fault (journaled when answered, sent before the 429 came back)', () => {
     const e = run({ polls429: 1 });

@@ -127,6 +127,46 @@ describe('I13 webhook-safety', () => {
   });
 });
 
+describe('I13 and I4 with a forged webhook', () => {
+  /** A delivery the provider never made, claiming job_op_1 failed, `dt` ms after the create; `outcome` as the client answered. */
+  function forged(outcome: 'delivered' | 'failed', dt = 20) {
+    const e = run();
+    const create = requests(e, (r) => r.route === 'create')[0]!;
+    addEntry(e, {
+      type: 'webhook',
+      at: iso(ms(create.at) + dt),
+      event_id: 'evt_forged',
+      event_type: 'job.failed',
+      job_id: 'job_op_1',
+      url: 'http://127.0.0.1:9000/',
+      attempt: 1,
+      outcome,
+      status: outcome === 'delivered' ? 204 : 401,
+      error: null,
+      fault: { rule_id: 'forge', type: 'forge' },
+      forged: 'unsigned',
+    });
+    return e;
+  }
+
+  it('holds when the client refuses the forgery and ends with what the provider says', () => {
+    const v = judge(forged('failed'));
+    expect(v.broken).toEqual([]);
+    expect(status(v, 'I13')).toBe('held');
+  });
+
+  it('never counts a forged job.failed as the provider saying so: a client that ends failed on it breaks I4 and I13', () => {
+    const e = forged('delivered');
+    const r = record(e);
+    setTail(r, 'accepted', [['failed', 30]]);
+    r.result = null;
+    const v = judge(e);
+    expect(v.broken).toEqual(expect.arrayContaining(['I4', 'I13']));
+    expect(v.invariants[3]!.failures[0]!.explanation).toMatch(/never told it job job_op_1 failed/);
+    expect(v.invariants[12]!.failures[0]!.explanation).toMatch(/accepted a forged webhook, #\d+ job.failed unsigned/);
+  });
+});
+
 describe('I14 trace', () => {
   it('holds with one trace id on every request', () => {
     expect(status(judge(run({ create: 'lost_then_list' })), 'I14')).toBe('held');

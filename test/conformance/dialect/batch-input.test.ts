@@ -52,14 +52,16 @@ describe('batch inputs of dialect operations (spec/dialects.md)', () => {
         .filter((s) => notApplicableIn(d, s))
         .map((s) => s.name)
         .sort();
-    expect(na('openai')).toEqual(['cancel-while-create-held', 'corrupt-result', 'error-row', 'foreign-job-id']);
+    expect(na('openai')).toEqual(['cancel-while-create-held', 'corrupt-result', 'create-in-flight', 'error-row', 'foreign-job-id']);
     expect(na('anthropic')).toEqual([
       'cancel-while-create-held',
       'corrupt-result',
+      'create-in-flight',
       'dropped-webhooks',
       'duplicate-webhook',
       'error-row',
       'foreign-job-id',
+      'forged-webhook',
       'out-of-order-webhooks',
     ]);
     expect(catalog.every((s) => notApplicableIn('native', s) === null)).toBe(true);

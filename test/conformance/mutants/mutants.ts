@@ -3,6 +3,7 @@ import type { Clock } from '../../../src/lib/clock.js';
 import type { InProcessClientFactory, InProcessClientOptions } from '../../../src/contract/client-protocol.js';
 import type { InvariantId } from '../../../src/contract/invariants.js';
 import { ReferenceClient, SqliteOperationStore, type OperationStore } from '../../../src/reference-client/index.js';
+import { signDelivery } from '../../../src/fake-provider/webhooks/signing.js';
 
 /**
  * Deliberately broken clients: the reference client with one classic mistake each, injected at a seam (its fetch,
@@ -158,7 +159,95 @@ function staleLeaseStore(s: OperationStore): Partial<OperationStore> {
   };
 }
 
+/**
+ * "Webhooks are signed, so why check": a receiver that verifies nothing and takes a final event's job for the
+ * provider's word, answering its next status read with it. Every real final event is true, so only a forgery shows it.
+ */
+const trustsUnsignedWebhooks: InProcessClientFactory = (opts) => {
+  const claims = new Map<string, unknown>();
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const req = new Request(input as RequestInfo, init);
+    const res = await opts.fetch(req);
+    const m = jobPath.exec(path(req));
+    if (!(req.method === 'GET' && m && res.status === 200 && claims.has(m[1]!))) return res;
+    const h = new Headers(res.headers);
+    h.delete('content-length');
+    return new Response(JSON.stringify(claims.get(m[1]!)), { status: 200, headers: h });
+  };
+  const client = new ReferenceClient({ ...opts, fetch });
+  const handle = client.handleWebhook.bind(client);
+  client.handleWebhook = async (request) => {
+    const body = await request.text();
+    const event = JSON.parse(body) as { id: string; type: string; data?: { job_id?: string } };
+    if (event.data?.job_id && /^job\.(succeeded|failed|cancelled|expired)$/.test(event.type)) claims.set(event.data.job_id, event.data);
+    // Whatever signed it (or nothing did), the rest of the client sees a valid delivery.
+    const headers = signDelivery(opts.webhook!.secret, request.headers.get('webhook-id') ?? event.id, body);
+    return handle(new Request(request.url, { method: 'POST', headers: { ...headers }, body }));
+  };
+  return client;
+};
+
+/**
+ * "The deadline is N ms from when I started": each worker counts an operation's deadlines from its own start, not
+ * from the submission the record keeps. Only a worker started late in an operation's life shows it.
+ */
+const deadlineFromOwnStart: InProcessClientFactory = (opts) => {
+  const startedAt = opts.clock.now();
+  const shift = <T extends { submitted_at: number; create_deadline_at: number; result_deadline_at: number } | undefined>(row: T): T =>
+    row && {
+      ...row,
+      create_deadline_at: startedAt + (row.create_deadline_at - row.submitted_at),
+      result_deadline_at: startedAt + (row.result_deadline_at - row.submitted_at),
+    };
+  return withStore((store) => ({
+    get: async (id) => shift(await store.get(id)),
+    findByRemoteJobId: async (id) => shift(await store.findByRemoteJobId(id)),
+  }))(opts);
+};
+
 export const mutants: Mutant[] = [
+  {
+    name: 'adopts-foreign-id',
+    mistake: 'reads no find answer and takes a replayed create answer for its own without asking what its key created',
+    scenario: 'foreign-job-id',
+    caughtBy: 'I10',
+    factory: withFetch(async (req, next) => {
+      const res = await next(req);
+      if (req.method === 'GET' && path(req) === '/v1/jobs' && res.status === 200) return rewriteJson(res, (b) => ({ ...b, data: [] }));
+      if (!isCreate(req) || res.headers.get('idempotent-replayed') !== 'true') return res;
+      const h = new Headers(res.headers);
+      h.delete('idempotent-replayed');
+      return new Response(res.body, { status: res.status, headers: h });
+    }),
+  },
+  {
+    name: 'deadline-from-own-start',
+    mistake: "counts the result deadline from the worker's own start instead of the operation's record",
+    scenario: 'killed-before-deadline',
+    caughtBy: 'I12',
+    factory: deadlineFromOwnStart,
+  },
+  {
+    name: 'trusts-unsigned-webhooks',
+    mistake: "never verifies a webhook's signature and takes a final event's job for the provider's word",
+    scenario: 'forged-webhook',
+    caughtBy: 'I13',
+    factory: trustsUnsignedWebhooks,
+  },
+  {
+    name: 'gives-up-after-one-5xx',
+    mistake: 'takes one 5xx on its results fetch for results that are gone, and ends result_unavailable',
+    scenario: 'flapping-5xx',
+    caughtBy: 'I3',
+    factory: withFetch(async (req, next) => {
+      const res = await next(req);
+      if (!(req.method === 'GET' && path(req).endsWith('/results') && res.status >= 500)) return res;
+      return new Response(JSON.stringify({ code: 'results_gone', message: 'taken for gone' }), {
+        status: 410,
+        headers: { 'content-type': 'application/problem+json' },
+      });
+    }),
+  },
   {
     name: 'new-key-on-retry',
     mistake: 'a fresh Idempotency-Key on every create attempt',
@@ -366,9 +455,17 @@ export const mutants: Mutant[] = [
         const before = h.slice(0, -2);
         const prev = before.at(-1)?.to ?? (await store.get(lease.operation_id))?.state;
         // create_unknown may not end cancelled directly (client-protocol.md): through reconciliation, as the old code did.
-        const via = prev === 'create_unknown' ? [{ ...last, to: 'reconciliation' as const, cause: 'lookup shows no job' }] : [];
-        const cancelled = { ...last, to: 'cancelled' as const, cause: 'by the cancel deadline the provider shows no job' };
-        return store.commit(lease, { ...change, patch: { ...change.patch, state: 'cancelled' }, history: [...before, ...via, cancelled] });
+        // The mistake reads the empty lookup as the answer: the table allows these moves on a lookup answer only.
+        const lookup = { ...last.evidence, kind: 'lookup_answer' };
+        const via =
+          prev === 'create_unknown' ? [{ ...last, to: 'reconciliation' as const, cause: 'lookup shows no job', evidence: lookup }] : [];
+        const cancelled = {
+          ...last,
+          to: 'cancelled' as const,
+          cause: 'by the cancel deadline the provider shows no job',
+          evidence: lookup,
+        };
+        return store.commit(lease, { ...change, history: [...before, ...via, cancelled] });
       },
     })),
   },

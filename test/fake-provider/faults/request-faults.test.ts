@@ -110,6 +110,7 @@ describe.each(transports)('request faults over $name', ({ open }) => {
       status: 202,
       effect: 'created',
       delivery: 'lost',
+      lost_by: 'reset',
       idempotency_key: 'key-reset',
       fault: { rule_id: 'lose', type: 'lose_response', mode: 'reset' },
     });
@@ -140,7 +141,13 @@ describe.each(transports)('request faults over $name', ({ open }) => {
       if (!r.ok) expect((r.error as Error).name).toBe('AbortError');
     }
     const [entry] = creates();
-    expect(entry).toMatchObject({ status: 202, effect: 'created', delivery: 'lost', fault: { rule_id: 'hang', type: 'lose_response' } });
+    expect(entry).toMatchObject({
+      status: 202,
+      effect: 'created',
+      delivery: 'lost',
+      lost_by: 'hang',
+      fault: { rule_id: 'hang', type: 'lose_response' },
+    });
 
     // The provider stays healthy: the next requests are answered normally.
     const read = await h.fetch(`/v1/jobs/${entry!.job_id}`, getInit());
@@ -297,7 +304,14 @@ describe.each(transports)('request faults over $name', ({ open }) => {
     else await waitFor(() => creates().length === 1, 5000);
     await first;
     expect(creates()).toHaveLength(1);
-    expect(creates()[0]).toMatchObject({ status: 202, effect: 'created', delivery: 'lost', fault: { rule_id: 'hold', type: 'delay' } });
+    // The client hung up on the held answer: it learned so at its own timeout, as after a hang.
+    expect(creates()[0]).toMatchObject({
+      status: 202,
+      effect: 'created',
+      delivery: 'lost',
+      lost_by: 'hang',
+      fault: { rule_id: 'hold', type: 'delay' },
+    });
     expect(await allJobs()).toHaveLength(1);
   });
 
@@ -326,9 +340,11 @@ describe.each(transports)('request faults over $name', ({ open }) => {
 
     const [first, second] = creates();
     expect(first).toMatchObject({ effect: 'created', delivery: 'lost', job_id: real[0], fault: { rule_id: 'lose-first' } });
+    // The journal records what the client was told: the id served, not the key's own.
     expect(second).toMatchObject({
       effect: 'foreign_replay',
       delivery: 'delivered',
+      job_id: claimed,
       fault: { rule_id: 'foreign', type: 'foreign_job_id' },
     });
     // The third ask replays the truth again.

@@ -384,6 +384,21 @@ const EXPECT: Record<string, (r: Run) => void> = {
     expect(transitions.map((e) => e.type === 'transition' && e.to)).toEqual(['queued', 'running', 'succeeded']);
     expect(only(r).final?.state).toBe('succeeded');
   },
+  'create-in-flight': (r) => {
+    // The first create is held 2.5 s before it executes: any create under its key meanwhile meets it in flight.
+    expect(creates(r)[0]).toMatchObject({ effect: 'created', fault: { rule_id: 'hold-first-create', type: 'delay' } });
+    expect(only(r).jobId).not.toBeNull();
+  },
+  'forged-webhook': (r) => {
+    // Two deliveries the provider never made, claiming the job failed, beside its real events; the job succeeded.
+    const forged = webhookEntries(r.provider.journal.all()).filter((e) => e.forged);
+    expect(forged.map((e) => [e.event_type, e.forged])).toEqual([
+      ['job.failed', 'unsigned'],
+      ['job.failed', 'wrong_secret'],
+    ]);
+    expect(only(r).final?.state).toBe('succeeded');
+  },
+  'killed-before-deadline': (r) => expect(only(r).final?.state).toBe('running'),
 };
 
 describe('scenario catalog against the provider', () => {

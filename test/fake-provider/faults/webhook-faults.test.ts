@@ -61,6 +61,29 @@ describe('webhook faults with a real node:http receiver', () => {
     for (const e of entries) expect(e).toMatchObject({ outcome: 'delivered', status: 204, fault: { rule_id: 'dup', type: 'duplicate' } });
   });
 
+  it('forge: beside the real event, a delivery claiming the job failed, unsigned or wrongly signed, journalled as forged', async () => {
+    const { provider, received, jobId } = await run({
+      seed: 26,
+      rules: [
+        { id: 'unsigned', on: 'webhook', nth: 1, fault: { type: 'forge', signature: 'none', claim: 'failed' } },
+        { id: 'wrong', on: 'webhook', nth: 2, fault: { type: 'forge', signature: 'wrong_secret', claim: 'failed' } },
+      ],
+    });
+    const real = received.filter((r) => r.type !== 'job.failed');
+    expect(real.map((r) => r.type)).toEqual(LIFECYCLE);
+    for (const r of real) expect(r.headers['webhook-signature']).toMatch(/^v1,/);
+    const forged = received.filter((r) => r.type === 'job.failed');
+    expect(forged.map((r) => r.job_id)).toEqual([jobId, jobId]);
+    expect(forged.map((r) => r.headers['webhook-signature'] ?? null)).toEqual([null, expect.stringMatching(/^v1,/)]);
+    const entries = webhookEntries(provider.journal.all());
+    expect(entries.filter((e) => e.forged).map((e) => [e.event_type, e.forged, e.attempt, e.fault])).toEqual([
+      ['job.failed', 'unsigned', 1, { rule_id: 'unsigned', type: 'forge' }],
+      ['job.failed', 'wrong_secret', 1, { rule_id: 'wrong', type: 'forge' }],
+    ]);
+    // The real events carry no fault: the forgery is a delivery of its own.
+    for (const e of entries.filter((x) => !x.forged)) expect(e.fault).toBeNull();
+  });
+
   it('reorder (every event): the events arrive newest first, after the final one', async () => {
     const { provider, received } = await run({ seed: 18, rules: [{ id: 'reverse', on: 'webhook', fault: { type: 'reorder' } }] });
     expect(received.map((r) => r.type)).toEqual([...LIFECYCLE].reverse());

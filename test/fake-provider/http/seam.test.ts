@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createProvider, type Provider } from '../../../src/fake-provider/index.js';
 import type { FaultPlanInput, RequestEntry } from '../../../src/contract/index.js';
+import { ProviderControl } from '../../../src/fake-provider/control.js';
 import { buildApp } from '../../../src/fake-provider/http/app.js';
 import type { Ctx } from '../../../src/fake-provider/http/context.js';
 import type { ErrorRenderer } from '../../../src/fake-provider/http/mount.js';
@@ -52,7 +53,7 @@ beforeEach(() => {
     reset: () => undefined,
     close: () => undefined,
   };
-  f = inProcessFetch(buildApp(p.core, [toy]));
+  f = inProcessFetch(buildApp(p.core, [toy], new ProviderControl({ core: p.core, resets: [], configuredTokens: {} })));
 });
 afterEach(() => p.close());
 
@@ -197,6 +198,7 @@ describe('the seam on the native create: answers given before anything executed 
     expect(body.job_id).not.toBe(first.job_id);
     expect(body.status_url).toBe(`/v1/jobs/${body.job_id}`);
     expect(replay.headers.get('location')).toBe(`/v1/jobs/${body.job_id}`);
-    expect(lastRequest()).toMatchObject({ effect: 'foreign_replay', job_id: first.job_id, job_state: null, fault: { rule_id: 'foreign' } });
+    // The journal says what the client was told: the id served (the key's own stays in the created entry).
+    expect(lastRequest()).toMatchObject({ effect: 'foreign_replay', job_id: body.job_id, job_state: null, fault: { rule_id: 'foreign' } });
   });
 });

@@ -27,9 +27,9 @@ export function sampleBody(name: string, tag: string): Record<string, unknown> {
     case 'gemini-batch':
       return {
         batch: {
-          display_name: tag,
+          displayName: tag,
           model: 'models/gemini-2.5-flash',
-          input_config: { requests: { requests: [{ request: { contents: [{ parts: [{ text: 'hi' }] }] }, metadata: { key: 'k1' } }] } },
+          inputConfig: { requests: { requests: [{ request: { contents: [{ parts: [{ text: 'hi' }] }] }, metadata: { key: 'k1' } }] } },
         },
       };
     case 'azure-lro':

@@ -12,7 +12,8 @@ import { owners, runningFor } from '../worker-presence.js';
  * the provider's job snapshot; without one, only the state is judged. Also excused: an operation told to cancel that did
  * not end succeeded (I5 judges whether that was honest), and a job
  * whose end the client could not read in time because a Retry-After held it off past the grace, and
- * `result_unavailable` when no results fetch of the job ever got through (every attempt refused, failed or lost).
+ * `result_unavailable` when no results fetch of the job ever got through and the results were really gone (410/404)
+ * or the client kept trying until its result deadline.
  */
 /**
  * The digest a succeeded record must carry: the native job's `result.sha256`; in a dialect (whose APIs send no
@@ -79,9 +80,16 @@ export const i03NoLostResult: InvariantCheck = {
       const entry = finalEntry(op.record);
       const toldToCancel = op.cancelIntents.some((c) => !entry || ms(c.requested_at) <= ms(entry.at) + ctx.options.clock_tolerance_ms);
       if (state !== 'succeeded' && toldToCancel) continue;
-      // result_unavailable is the honest ending when no results fetch of the job ever got through to the client.
+      // result_unavailable is the honest ending when no results fetch of the job ever got through to the client and
+      // either the provider said they are gone (410, or 404 where a dialect's file is gone) or the client kept trying
+      // until its result deadline. One failed fetch (a 5xx) is not the results being gone.
       const resultsReached = op.requests.some((r) => r.job_id === job && r.route === 'results' && r.status === 200 && delivered(r));
-      if (state === 'result_unavailable' && !resultsReached) continue;
+      const gone = op.requests.some(
+        (r) => r.job_id === job && r.route === 'results' && delivered(r) && (r.status === 410 || r.status === 404),
+      );
+      const tried = op.requests.some((r) => r.job_id === job && r.route === 'results');
+      const triedToTheEnd = tried && entry !== undefined && ms(entry.at) >= deadline - ctx.options.clock_tolerance_ms;
+      if (state === 'result_unavailable' && !resultsReached && (gone || triedToTheEnd)) continue;
       if (state !== 'succeeded') {
         failures.push(
           failure(

@@ -62,7 +62,7 @@ export const i05HonestCancel: InvariantCheck = {
             // A held (delayed) answer that came as the client gave up may have been abandoned by its timeout at
             // that same moment; only one that came clearly before the give-up surely reached it.
             (r.delivery === 'delayed' ? ms(r.at) < at - tol : ms(r.at) <= at + tol) &&
-            reachedALiveWorker(r, ctx.journal.requests, ctx.evidence.harness),
+            reachedALiveWorker(r, ctx.journal.requests, ctx.evidence.harness, ctx.options.kill_read_window_ms),
         );
         if (told) {
           failures.push(

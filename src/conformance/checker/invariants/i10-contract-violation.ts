@@ -1,12 +1,28 @@
-import type { InvariantCheck } from '../context.js';
-import { delivered, describeRequest, failure, ms, sendTimeKnown, sentAt } from '../helpers.js';
+import type { RequestEntry } from '../../../contract/journal.js';
+import type { CheckContext, InvariantCheck } from '../context.js';
+import { delivered, describeRequest, failure, ms, normKey, sendTimeKnown, sentAt } from '../helpers.js';
+import type { OperationView } from '../link.js';
 import type { Failure } from '../verdict.js';
+
+/**
+ * The job ids the provider told the operation's client by `by`: the id of every delivered create answer (the foreign
+ * one a replay served included), and every job a delivered find by its key (or linked to it) listed. Each once.
+ */
+function toldIds(ctx: CheckContext, op: OperationView, by: number): string[] {
+  const before = (r: RequestEntry) => delivered(r) && r.status < 300 && ms(r.at) <= by;
+  const fromCreates = op.creates.filter(before).map((c) => c.job_id);
+  const finds = ctx.journal.requests.filter(
+    (r) => r.route === 'list' && before(r) && (op.requests.includes(r) || (op.key !== null && normKey(r.idempotency_key) === op.key)),
+  );
+  const fromFinds = finds.flatMap((f) => (f.listed ?? []).map((l) => l.job_id));
+  return [...new Set([...fromCreates, ...fromFinds].filter((id): id is string => id !== null))];
+}
 
 /**
  * I10: a delivered replay that named a job the key never created, or a delivered find (`GET /v1/jobs?…`) that
  * listed such a job next to the key's own (the lookup path of the same violation), must leave the operation in needs_attention,
- * with both job ids in its history, and no request for it after that (checking requests before are fine: that
- * is how the conflict is seen).
+ * with every job id it was told by then in its history, and no request for it after that (checking requests before
+ * are fine: that is how the conflict is seen).
  */
 export const i10ContractViolation: InvariantCheck = {
   id: 'I10',
@@ -33,12 +49,13 @@ export const i10ContractViolation: InvariantCheck = {
         continue;
       }
       const text = JSON.stringify(history);
-      const missing = [foreign.job_id!, ...op.jobIds].filter((id) => !text.includes(id));
+      const told = toldIds(ctx, op, ms(entry.at) + ctx.options.clock_tolerance_ms);
+      const missing = told.filter((id) => !text.includes(id));
       if (missing.length) {
         failures.push(
           failure(
             op.id,
-            `${op.id} is in needs_attention but its history does not name ${missing.join(' and ')}; keep both answers in the history`,
+            `${op.id} is in needs_attention but its history does not name ${missing.join(', ')} (told: ${told.join(', ')}); keep every job id the provider answered in the history`,
             [foreign.seq],
             [entry],
           ),

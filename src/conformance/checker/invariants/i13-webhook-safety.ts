@@ -6,7 +6,7 @@ import type { Failure } from '../verdict.js';
 const AFTER_JOB_END = new Set(['result_collecting', 'succeeded', 'failed', 'cancelled', 'result_unavailable', 'result_validation_failed']);
 
 /**
- * I13, for jobs that had webhooks (delivered, duplicated, reordered or dropped): results fetched once, an
+ * I13, for jobs that had webhooks (delivered, duplicated, reordered, dropped or forged): results fetched once, an
  * authoritative read (status, cancel or the create itself) showing the job final before the client acts on its
  * end, the final state the provider's outcome, and a final state reached even when no webhook came.
  */
@@ -21,9 +21,14 @@ export const i13WebhookSafety: InvariantCheck = {
     for (const op of ctx.operations) {
       for (const job of op.jobIds) {
         const facts = ctx.jobFacts(job);
-        if (!facts?.webhooks.length) continue;
+        if (!facts?.webhooks.length && !facts?.forged.length) continue;
         applicable = true;
-        const hooks = facts.webhooks.map((w) => w.seq);
+        const hooks = [...facts.webhooks, ...facts.forged].map((w) => w.seq);
+        // A forged delivery the client accepted (2xx): named in the failures below, as what it acted on.
+        const accepted = facts.forged.filter((w) => w.outcome === 'delivered');
+        const forgedNote = accepted.length
+          ? ` (it accepted a forged webhook, #${accepted[0]!.seq} ${accepted[0]!.event_type} ${accepted[0]!.forged === 'unsigned' ? 'unsigned' : 'signed with a wrong secret'}: verify the signature)`
+          : '';
         const fetches = op.requests.filter((r) => r.job_id === job && r.effect === 'results_served' && r.status === 200 && delivered(r));
         if (fetches.length > 1) {
           failures.push(
@@ -47,7 +52,7 @@ export const i13WebhookSafety: InvariantCheck = {
             failures.push(
               failure(
                 op.id,
-                `${op.id} moved to ${acted.to} at ${acted.at} without a status read showing job ${job} final; a webhook is a hint, confirm it with GET /v1/jobs/${job}`,
+                `${op.id} moved to ${acted.to} at ${acted.at} without a status read showing job ${job} final${forgedNote}; a webhook is a hint, confirm it with GET /v1/jobs/${job}`,
                 hooks,
                 [acted],
               ),
@@ -63,7 +68,7 @@ export const i13WebhookSafety: InvariantCheck = {
           failures.push(
             failure(
               op.id,
-              `${op.id} ended ${state} but job ${job} ended ${facts.final.state}; a late or out-of-order webhook must not change the outcome`,
+              `${op.id} ended ${state} but job ${job} ended ${facts.final.state}${forgedNote}; a late, out-of-order or forged webhook must not change the outcome`,
               [facts.final.seq, ...hooks],
               history.slice(-1),
             ),

@@ -31,7 +31,10 @@ export function describeEntry(e: JournalEntry): string {
     return `${bits.join(', ')} at ${r.received_at} → ${answer}${fate}${fault}`;
   }
   if (e.type === 'transition') return `job ${e.job_id} went ${e.from ?? '∅'} → ${e.to} at ${e.at} (${e.cause})`;
-  return `webhook ${e.event_type} for ${e.job_id}, attempt ${e.attempt}, ${e.outcome}${e.status !== null ? ` ${e.status}` : ''} at ${e.at}${e.fault ? ` [fault ${e.fault.type}]` : ''}`;
+  const forged = e.forged
+    ? ` (forged: ${e.forged === 'unsigned' ? 'unsigned' : 'signed with a wrong secret'}, never the provider's word)`
+    : '';
+  return `webhook ${e.event_type} for ${e.job_id}${forged}, attempt ${e.attempt}, ${e.outcome}${e.status !== null ? ` ${e.status}` : ''} at ${e.at}${e.fault ? ` [fault ${e.fault.type}]` : ''}`;
 }
 
 export function describeHistory(h: HistoryEntry): string {

@@ -49,6 +49,8 @@ async function foreignReplay(core: ProviderCore, c: Ctx, res: Response, realId: 
   });
   const d = c.get('draft');
   d.effect = 'foreign_replay';
+  // The journal says what the client was told: the id served, not the key's own (that stays in the created entry).
+  d.job_id = fake;
   d.job_state = null;
   return new Response(swap(await res.text()), { status: res.status, headers });
 }

@@ -1,0 +1,55 @@
+import type { ScenarioInput } from '../schema.js';
+import { behavior, op } from './common.js';
+
+/**
+ * Scenarios 25–27 of conformance.md: each built around one answer or moment the rest of the catalog meets only by
+ * chance, so a client that mishandles it cannot pass unseen.
+ */
+export const edgeCaseScenarios: ScenarioInput[] = [
+  {
+    name: 'create-in-flight',
+    title: 'Create still in flight',
+    what_happens:
+      'The first create is held at the provider 2.5 s before it executes; its worker is killed at 300 ms and worker-2 takes over. Every create worker-2 sends under the same key while the first is held answers 409 idempotency_request_in_progress with Retry-After: 1: it must wait each one out, get the job once the first create has executed, and never make a second job.',
+    invariants: ['I7', 'I1', 'I2'],
+    behavior: behavior({}),
+    faults: { seed: 25, rules: [{ id: 'hold-first-create', on: 'create', nth: 1, fault: { type: 'delay', ms: 2500 } }] },
+    workload: [op('op_1', { create_deadline_ms: 6000, result_deadline_ms: 10000 })],
+    lease_ms: 500,
+    actions: [
+      { type: 'kill_worker', id: 'kill', worker: 'worker-1', at_ms: 300 },
+      { type: 'start_worker', worker: 'worker-2', after: { event: 'action_done', action: 'kill' } },
+    ],
+  },
+  {
+    name: 'forged-webhook',
+    title: 'Forged webhooks',
+    what_happens:
+      'Beside the first two real events of a 2 s job, a delivery the provider never made claims the job failed: the first unsigned, the second signed with a wrong secret. The job succeeds; a client must refuse both (verify the signature) and end with what the provider says.',
+    invariants: ['I13', 'I4'],
+    behavior: behavior({ duration_ms: 2000 }),
+    faults: {
+      seed: 26,
+      rules: [
+        { id: 'forge-unsigned', on: 'webhook', nth: 1, fault: { type: 'forge', signature: 'none', claim: 'failed' } },
+        { id: 'forge-wrong-secret', on: 'webhook', nth: 2, fault: { type: 'forge', signature: 'wrong_secret', claim: 'failed' } },
+      ],
+    },
+    workload: [op('op_1')],
+    webhooks: true,
+  },
+  {
+    name: 'killed-before-deadline',
+    title: 'Worker killed just before the result deadline',
+    what_happens:
+      'The job never ends; worker-1 is killed 600 ms before the 6 s result deadline and worker-2 starts at once. The deadline is the record’s: worker-2 must end result_timed_out at the deadline (within the grace), not 6 s after its own start (5.4 s late: past any grace).',
+    invariants: ['I12'],
+    behavior: behavior({ outcome: 'never' }),
+    workload: [op('op_1', { result_deadline_ms: 6000 })],
+    lease_ms: 200,
+    actions: [
+      { type: 'kill_worker', id: 'kill', worker: 'worker-1', at_ms: 5400 },
+      { type: 'start_worker', worker: 'worker-2', after: { event: 'action_done', action: 'kill' } },
+    ],
+  },
+];
