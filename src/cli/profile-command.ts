@@ -22,7 +22,7 @@ export function registerProfile(program: Command): void {
   const cmd = program.command('profile').description('API profiles: describe any async job API in a file (docs/profiles.md)');
   cmd
     .command('check <files...>')
-    .description('validate profiles (JSON files or built-in names); print every mistake with its line and how to mend it')
+    .description('validate profiles (YAML or JSON files, or built-in names); print every mistake with its line and how to mend it')
     .addHelpText(
       'after',
       '\nExit: 0 every profile is valid, 2 a profile has a mistake (or cannot be read).\n\nExample:\n  npx jobproof profile check profiles/google-lro.json\n',

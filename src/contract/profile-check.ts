@@ -1,10 +1,12 @@
 import type { z } from 'zod';
 import { locateJson, nearest, positionOf, type Locations } from './json-locate.js';
+import { DIALECT_NAMES } from './dialects.js';
 import { JOB_STATES } from './jobs.js';
 import { variablesOf, whole } from './profile-template.js';
 import { takeConfirmations } from './profile-confirm.js';
 import { ERROR_VARIABLES, knownVariable, LIST_VARIABLES, VIEW_VARIABLES, WEBHOOK_VARIABLES } from './profile-vars.js';
 import { ProfileSchema, type Profile, type ProfileRoute } from './profiles.js';
+import { readYaml } from './yaml-locate.js';
 
 /** One mistake in a profile file: where (line, column, dotted path), what, and how to mend it. */
 export interface ProfileProblem {
@@ -72,6 +74,13 @@ function routes(p: Profile): Array<[Path, ProfileRoute]> {
 /** Checks a schema cannot make: routes name the job, every state is served and mapped, templates name known variables. */
 export function semanticProblems(p: Profile): Array<{ path: Path; message: string; fix: string }> {
   const out: Array<{ path: Path; message: string; fix: string }> = [];
+  // The journal records a profile's name as its requests' dialect: a dialect's name would pass them off as its.
+  if ((DIALECT_NAMES as readonly string[]).includes(p.name) && p.name !== 'native')
+    out.push({
+      path: ['name'],
+      message: `"${p.name}" is a built-in dialect's name`,
+      fix: `name the profile after your API (e.g. "${p.name}-batch"); the ${p.name} dialect is served at /${p.name} already`,
+    });
   for (const [path, r] of routes(p)) {
     if (IDLESS_ROUTES.includes(String(path[0]))) continue;
     if (!r.path.includes('{id}') && !r.id_field)
@@ -178,17 +187,40 @@ export function semanticProblems(p: Profile): Array<{ path: Path; message: strin
   return out;
 }
 
-/** Parse and check a profile file's text (JSON); every problem with its line, column and path. */
-export function parseProfileText(text: string): ProfileParse {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (err) {
-    return { ok: false, problems: [syntaxProblem(text, err as Error)] };
+/** How a profile's text is written: by its file's extension, else JSON when it opens with `{`, else YAML. */
+export type ProfileFormat = 'json' | 'yaml';
+
+export function profileFormat(text: string, file?: string): ProfileFormat {
+  if (file && /\.ya?ml$/i.test(file)) return 'yaml';
+  if (file && /\.json$/i.test(file)) return 'json';
+  return text.trimStart().startsWith('{') ? 'json' : 'yaml';
+}
+
+/** The text as a value with the position of each path, or its syntax error located. */
+function read(text: string, format: ProfileFormat): { value: unknown; locs: Locations } | ProfileProblem {
+  if (format === 'yaml') {
+    const y = readYaml(text);
+    if (y.ok) return { value: y.value, locs: y.locs };
+    return {
+      ...y.at,
+      path: '(file)',
+      message: `not valid YAML: ${y.message}`,
+      fix: 'mend the YAML at this place (indentation, a missing colon, or quote a value holding `: `, `#`, `{` or `}`)',
+    };
   }
-  const locs: Locations = locateJson(text);
-  const at = (path: Path) => nearest(locs, path);
-  const confirm = takeConfirmations(raw);
+  try {
+    return { value: JSON.parse(text), locs: locateJson(text) };
+  } catch (err) {
+    return syntaxProblem(text, err as Error);
+  }
+}
+
+/** Parse and check a profile's text (JSON or YAML: `profileFormat`); every problem with its line, column and path. */
+export function parseProfileText(text: string, format: ProfileFormat = profileFormat(text)): ProfileParse {
+  const r = read(text, format);
+  if ('line' in r) return { ok: false, problems: [r] };
+  const at = (path: Path) => nearest(r.locs, path);
+  const confirm = takeConfirmations(r.value);
   const unconfirmed = confirm.unconfirmed.map((u) => ({ ...at(u.at), path: u.at.join('.'), message: u.message, fix: u.fix }));
   const parsed = ProfileSchema.safeParse(confirm.rest);
   if (!parsed.success) {

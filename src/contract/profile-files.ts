@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { formatProblem, parseProfileText, type ProfileProblem } from './profile-check.js';
+import { formatProblem, parseProfileText, profileFormat, type ProfileProblem } from './profile-check.js';
 import type { Profile } from './profiles.js';
 
 /**
@@ -51,21 +51,7 @@ export function loadProfile(fileOrName: string): ProfileLoad {
       ],
     };
   }
-  if (/\.ya?ml$/i.test(file))
-    return {
-      ok: false,
-      file,
-      problems: [
-        {
-          line: 1,
-          col: 1,
-          path: '(file)',
-          message: 'YAML profiles are not read yet',
-          fix: 'write the profile as JSON (the same fields); YAML needs the `yaml` package',
-        },
-      ],
-    };
-  const r = parseProfileText(text);
+  const r = parseProfileText(text, profileFormat(text, file));
   return r.ok ? { ok: true, profile: r.profile, file } : { ok: false, file, problems: r.problems };
 }
 

@@ -34,6 +34,8 @@ export interface ProviderModule {
   control?(app: Hono<Env>, control: ProviderControl): void;
   /** The module's own webhook events for jobs of these kinds (a dialect's), or null where it sends none. */
   webhookShapers?: Record<string, EventShaper>;
+  /** Kinds among those whose events go out unsigned (an API that signs nothing: a profile's `signing: none`). */
+  unsignedWebhookKinds?: readonly string[];
   /** Catch up on everything that fell due (called before every request). */
   tick(): void;
   /** Forget the module's state (`POST /_control/reset`) through its repos, inside the provider's reset transaction. */

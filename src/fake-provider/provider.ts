@@ -165,6 +165,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
         isClosed: () => closed,
         // A receiver must not see an event a crash could take back; a ':memory:' store survives no crash anyway.
         beforeSend: (opts.db ?? ':memory:') === ':memory:' ? undefined : () => group.committed(),
+        kindOf: (jobId) => jobs.get(jobId)?.kind,
       }),
   });
   const webhooks = engine.webhooks;
@@ -212,7 +213,9 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     createDialectsModule(core, { openaiWebhooks: opts.openaiWebhooks }),
     createProfilesModule(core, opts.profiles ?? []),
   ];
-  for (const m of modules) for (const [kind, shaper] of Object.entries(m.webhookShapers ?? {})) webhooks.shapeKind(kind, shaper);
+  for (const m of modules)
+    for (const [kind, shaper] of Object.entries(m.webhookShapers ?? {}))
+      webhooks.shapeKind(kind, shaper, { signed: !m.unsignedWebhookKinds?.includes(kind) });
   const control = new ProviderControl({ core, resets: modules.map((m) => () => m.reset()), configuredTokens, lookup: opts.scenarioLookup });
   const dashboard = opts.dashboard;
   const app = buildApp(

@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { whole } from '../../src/contract/profile-template.js';
-import { profileJsonSchema } from '../../src/contract/profiles.js';
 
 const REPO = join(import.meta.dirname, '..', '..');
 const CLI = join(REPO, 'dist', 'cli', 'main.js');
@@ -92,17 +91,58 @@ describe('jobproof profile check', () => {
     expect(r.stderr).toMatch(/read\.route\.path: the read route has no \{id\}/);
     expect(r.stdout).not.toContain('listening');
   });
+});
 
-  it('the published schema file is the one the zod schema gives (regenerate: jobproof profile schema > schemas/profile.schema.json)', () => {
-    expect(JSON.parse(readFileSync(join(REPO, 'schemas/profile.schema.json'), 'utf8'))).toEqual(profileJsonSchema());
+describe('YAML profiles through the CLI', () => {
+  /** The YAML example with one edit; the mistake must be named at `needle`'s line and column. */
+  function brokenYaml(name: string, edit: (text: string) => string): string {
+    const f = join(dir, `${name}.yaml`);
+    writeFileSync(f, edit(readFileSync(join(REPO, 'examples/profiles/reports.yaml'), 'utf8')));
+    return f;
+  }
+  function colOf(file: string, needle: string): string {
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const i = lines.findIndex((l) => l.includes(needle));
+    return `${i + 1}:${lines[i]!.indexOf(needle) + 1}`;
+  }
+  const mistakes: Array<[string, (t: string) => string, string, RegExp]> = [
+    ['unknown-field', (t) => t.replace('view: #', 'colour: blue\nview: #'), 'colour:', /colour: .*\n\s+fix: remove "colour"/],
+    ['unmapped-state', (t) => t.replace('expired: expired', 'expired: finished'), 'expired: finished', /state\.values\.expired: /],
+    [
+      'route-without-id',
+      (t) => t.replace('path: "/v1/reports/{id}/cancel"', 'path: /v1/reports/cancel'),
+      'path: /v1/reports/cancel',
+      /cancel\.route\.path: the cancel route has no \{id\}/,
+    ],
+  ];
+
+  it('profile check accepts the YAML example', () => {
+    const r = run(['profile', 'check', 'examples/profiles/reports.yaml']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("examples/profiles/reports.yaml: ok — profile 'reports' served at /profiles/reports");
+  });
+
+  it.each(mistakes)('profile check and serve refuse %s at its line:col (exit 2)', (name, edit, needle, message) => {
+    const f = brokenYaml(name, edit);
+    for (const args of [
+      ['profile', 'check', f],
+      ['serve', '--port', '0', '--db', ':memory:', '--profile', f],
+    ]) {
+      const r = run(args);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain(`${f}:${colOf(f, needle)} `);
+      expect(r.stderr).toMatch(message);
+      expect(r.stdout).not.toContain('listening');
+    }
   });
 });
 
 describe('jobproof serve --profile', () => {
-  it("prints each profile's base URL and serves it, with the schema at /_profiles/schema.json", async () => {
+  it("prints each profile's base URL and serves it (JSON built-in and YAML file), with the schema at /_profiles/schema.json", async () => {
     const proc = spawn(
       process.execPath,
-      [CLI, 'serve', '--port', '0', '--db', ':memory:', '--profile', 'replicate', '--profile', 'examples/profiles/reports.json'],
+      [CLI, 'serve', '--port', '0', '--db', ':memory:', '--profile', 'replicate', '--profile', 'examples/profiles/reports.yaml'],
       { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let banner = '';

@@ -58,6 +58,7 @@ export function createProfilesModule(core: ProviderCore, profiles: readonly Prof
   return {
     name: 'profiles',
     webhookShapers: Object.fromEntries(profiles.filter((p) => p.webhooks).map((p) => [profileKind(p), profileShaper(core, p)])),
+    unsignedWebhookKinds: profiles.filter((p) => p.webhooks?.signing === 'none').map(profileKind),
     mounts: profiles.map((p) => ({ prefix: p.prefix, mount: profileMount(p) })),
     routes: (app: Hono<Env>) => {
       app.get('/_profiles/schema.json', () => {

@@ -36,6 +36,8 @@ export interface DispatcherDeps {
   isClosed: () => boolean;
   /** Resolves once the event's job change is committed (a file store's group commit): a delivery never outruns it. */
   beforeSend?: () => Promise<void>;
+  /** A job's kind, so a delivery of a kind shaped unsigned (`shapeKind(…, {signed: false})`) goes out without signature. */
+  kindOf?: (jobId: string) => string | undefined;
 }
 
 export type EventShaper = (
@@ -65,6 +67,7 @@ const FINAL_EVENTS: ReadonlySet<string> = new Set(['job.succeeded', 'job.failed'
 export class WebhookDispatcher {
   private readonly inflight = new Set<Promise<void>>();
   private readonly shapers = new Map<string, EventShaper>();
+  private readonly unsigned = new Set<string>();
 
   constructor(private readonly d: DispatcherDeps) {}
 
@@ -72,8 +75,17 @@ export class WebhookDispatcher {
    * A dialect's own events for jobs of its kinds: the shaper turns a job event into the dialect's event (its type and
    * body), or null when the dialect sends none for it.
    */
-  shapeKind(kind: string, shaper: EventShaper): void {
+  shapeKind(kind: string, shaper: EventShaper, opts: { signed?: boolean } = {}): void {
     this.shapers.set(kind, shaper);
+    if (opts.signed === false) this.unsigned.add(kind);
+    else this.unsigned.delete(kind);
+  }
+
+  /** Standard Webhooks headers, or only the content type for an API that signs nothing. */
+  private headersFor(w: WebhookRow): Record<string, string> {
+    const kind = this.unsigned.size ? this.d.kindOf?.(w.job_id) : undefined;
+    if (kind !== undefined && this.unsigned.has(kind)) return { 'content-type': 'application/json' };
+    return { ...signDelivery(this.d.secretFor(w.tenant), w.event_id, w.payload) };
   }
 
   /** Queue one event for a job's state change (inside the caller's transaction). */
@@ -240,7 +252,7 @@ export class WebhookDispatcher {
     try {
       const res = await this.d.fetch(w.url, {
         method: 'POST',
-        headers: forgedHeaders(forged, w) ?? { ...signDelivery(this.d.secretFor(w.tenant), w.event_id, w.payload) },
+        headers: forgedHeaders(forged, w) ?? this.headersFor(w),
         body: w.payload,
         signal: controller.signal,
       });
