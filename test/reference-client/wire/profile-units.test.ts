@@ -82,6 +82,7 @@ describe('requests as each profile shapes them', () => {
       auth: { header: 'x-goog-api-key', scheme: undefined },
       idempotencyKeys: false,
       webhookPerJob: false,
+      webhookJobId: null,
     });
     expect(profileTraits(profileOf('azure-lro')).idempotencyKeys).toBe(true);
   });
