@@ -8,6 +8,7 @@ import { type HttpSection, SOAK_JOURNAL_MAX, type SoakResult } from './http-benc
 import type { ProviderScaleSection } from './provider-scale.js';
 import { columnsMarkdown, searchMarkdown, searchTargets } from './report-search.js';
 import type { SearchPowerSection } from './search-power.js';
+import { type FloorsSection, floorsMarkdown } from './catalog-floors.js';
 
 export interface Meta {
   date: string;
@@ -32,6 +33,7 @@ export interface Results {
   client?: ClientScaleSection;
   provider?: ProviderScaleSection;
   search?: SearchPowerSection;
+  floors?: FloorsSection;
   /** The same in-process, catalog and search-power measurements on Node 24 (`--node24`). */
   node24?: ColumnResults;
   targets: TargetRow[];
@@ -389,6 +391,7 @@ function markdown(r: Results): string {
     L.push('', `Load average during this section: ${c.loadavg.before.join(' / ')} → ${c.loadavg.after.join(' / ')}.`, '');
     L.push(...columnsMarkdown(r));
   }
+  L.push(...floorsMarkdown(r.floors));
   const cl = r.client;
   if (cl) {
     L.push('## 3. Reference client at scale', '');

@@ -3,6 +3,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
+import { catalogFloors } from './catalog-floors.js';
 import { clientScale } from './client-scale.js';
 import { loadAverage, log, machine, ROOT, TMP } from './common.js';
 import { conformanceSpeed } from './conformance-speed.js';
@@ -14,7 +15,7 @@ import { evaluate, writeReport, type ColumnResults, type Results } from './repor
 import { searchPower } from './search-power.js';
 import { catalog } from '../../src/scenarios/index.js';
 
-const SECTIONS = ['http', 'conformance', 'search', 'client', 'provider'] as const;
+const SECTIONS = ['http', 'conformance', 'floors', 'search', 'client', 'provider'] as const;
 /** Sections measured again under Node 24 (--node24): the in-process schedules, the catalog and the search power. */
 const COLUMN_SECTIONS = ['conformance', 'search'];
 
@@ -189,12 +190,23 @@ async function main(): Promise<void> {
     );
   }
   savePartial();
+  if (only.includes('floors') && !partial.floors) {
+    partial.floors = await catalogFloors(
+      quick
+        ? catalog
+            .slice(0, 3)
+            .map((s) => s.name)
+            .join(',')
+        : 'all',
+    );
+  }
+  savePartial();
   if (only.includes('search') && !partial.search) {
     partial.search = await searchPower(
       quick
         ? { runs: 30, seed: 42, seeds: [1, 2, 3], cap: 20 }
         : // Ten fixed seeds per mutant; a hunt gives up after `cap` schedules (the worst is then reported as "> cap").
-          { runs: 300, seed: 42, seeds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], cap: 200 },
+          { runs: 300, seed: 42, seeds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], cap: 100 },
     );
   }
   savePartial();
