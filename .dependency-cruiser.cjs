@@ -59,9 +59,17 @@ module.exports = {
     {
       name: 'no-dev-deps-in-src',
       severity: 'error',
-      comment: 'Published code must not import devDependencies (msw is an optional peer, loaded only by jobproof/msw).',
+      comment:
+        'Published code must not import devDependencies (msw and pg are optional peers: msw loaded only by jobproof/msw, pg see below).',
       from: { path: '^src/' },
-      to: { dependencyTypes: ['npm-dev'], pathNot: 'node_modules/msw/' },
+      to: { dependencyTypes: ['npm-dev'], pathNot: 'node_modules/(msw|pg)/' },
+    },
+    {
+      name: 'pg-loaded-lazily',
+      severity: 'error',
+      comment: 'pg is an optional peer: src imports its types only; the driver is loaded at run time by requirePg (store/pg-pool.ts).',
+      from: { path: '^src/' },
+      to: { path: 'node_modules/pg/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'not-to-unresolvable',

@@ -3,7 +3,7 @@ import type { OperationRow } from '../../src/reference-client/types.js';
 
 /** An open operation already created and being polled, due at `nextPollAt`: what the store benchmarks fill a store with. */
 export function observingRow(i: number, nextPollAt: number, now: number): OperationRow {
-  return newOperationRow(
+  const fresh = newOperationRow(
     {
       operation_id: `op-${i}`,
       kind: 'report',
@@ -17,7 +17,6 @@ export function observingRow(i: number, nextPollAt: number, now: number): Operat
       result_deadline_at: now + 600_000_000,
     },
     {
-      state: 'observing',
       remote_state: 'running',
       remote_job_id: `job-${i}`,
       next_poll_at: nextPollAt,
@@ -27,4 +26,6 @@ export function observingRow(i: number, nextPollAt: number, now: number): Operat
       last_create_at: now - 60_000,
     },
   );
+  // Written by raw INSERTs (a store reaches observing only by moves).
+  return { ...fresh, state: 'observing' };
 }

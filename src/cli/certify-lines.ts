@@ -1,25 +1,6 @@
 import { failureLines } from '../conformance/report/build.js';
-import type { CertificationReport, TimeScale } from '../conformance/report/schema.js';
+import type { CertificationReport } from '../conformance/report/schema.js';
 import type { ScenarioRun } from '../conformance/runner/run-scenario.js';
-
-/** `[ 3/23] name` — the fixed-width head of a progress line. */
-export function head(i: number, total: number, name: string): string {
-  return `[${String(i).padStart(String(total).length)}/${total}] ${name.padEnd(24)}`;
-}
-
-/** One scenario's line as it ends: verdict, its own run time and its wall time (a lane may have waited to start it). */
-export function progressLine(r: ScenarioRun, i: number, total: number): string {
-  const v = r.outcome.verdict;
-  const mark = v === 'pass' ? 'pass' : v === 'fail' ? 'FAIL' : v.replace('_', ' ');
-  const times = `${(r.runMs / 1000).toFixed(1)} s run, ${(r.wallMs / 1000).toFixed(1)} s wall`;
-  return `${head(i, total, r.scenario)} ${mark}  ${times}${v !== 'pass' && r.outcome.reason ? `  — ${r.outcome.reason}` : ''}`;
-}
-
-export function timeScaleLine(t: TimeScale): string {
-  if (t.source === 'virtual') return `time scale ${t.factor}× (in-process, virtual clock)`;
-  if (t.source === 'flag') return `time scale ${t.factor}× (--time-scale)`;
-  return `time scale ${t.factor}× — client start ${t.client_start_ms} ms, provider round trip ${t.provider_round_trip_ms} ms (calibrated under the current load; --time-scale overrides)`;
-}
 
 /** The invariant table, then each failed scenario's evidence and the client's first diagnostics. */
 export function printVerdicts(report: CertificationReport, results: readonly ScenarioRun[], out: (line: string) => void): void {

@@ -5,7 +5,7 @@ import { resolveTokensConfig, TokensConfigSchema, type BehaviorConfigInput, type
 import { tenantsWithoutSecret } from '../fake-provider/store/principals-persistence.js';
 import { getScenario, listScenarios } from '../scenarios/index.js';
 import { CliError, readJsonFile } from '../lib/read-json-file.js';
-import { StoreVersionError } from '../fake-provider/store/migrations.js';
+import { SchemaTooNewError } from '../lib/sqlite-migrations.js';
 import type { Profile } from '../contract/profiles.js';
 import { loadProfilesOrExit } from './profile-command.js';
 
@@ -109,12 +109,12 @@ export function registerServe(program: Command): void {
           backgroundCheckpoint: true,
           dashboard: flags.dashboard && {
             hosts: [flags.host],
-            scenarios: { names: listScenarios().map((s) => s.name), lookup: lookupScenario },
+            scenarios: { names: listScenarios().map((s) => s.name) },
           },
         });
       } catch (err) {
         if (err instanceof z.ZodError) throw new CliError(`invalid behaviour or fault plan: ${z.prettifyError(err)}`);
-        if (err instanceof StoreVersionError) throw new CliError(err.message);
+        if (err instanceof SchemaTooNewError) throw new CliError(err.message);
         if (err instanceof ProfileConflictError) throw new CliError(err.message);
         throw err;
       }

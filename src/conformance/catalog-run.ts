@@ -2,6 +2,7 @@ import type { InProcessClientFactory } from '../contract/client-protocol.js';
 import type { Scenario } from '../scenarios/index.js';
 import type { ClientDialect } from './dialect/batch-input.js';
 import { longestFirst } from './expected-time.js';
+import { runInLanes, type ScenarioDriver } from './pipeline/lanes.js';
 import { runScenarioInProcess, runScenarioProcess, type ScenarioRun } from './runner/run-scenario.js';
 
 /** Who is under test: a command (process runner) or a TypeScript factory (in-process runner). */
@@ -49,20 +50,16 @@ export async function runCatalog(
   scenarios: readonly Scenario[],
   opts: CatalogRunOptions = {},
 ): Promise<ScenarioRun[]> {
-  const results: ScenarioRun[] = new Array(scenarios.length);
-  let next = 0;
-  let done = 0;
   const lanes = Math.max(1, Math.min(opts.parallel ?? 1, scenarios.length));
-  const order = lanes > 1 ? longestFirst(scenarios) : scenarios.map((_, i) => i);
-  await Promise.all(
-    Array.from({ length: lanes }, async () => {
-      while (next < scenarios.length) {
-        const i = order[next++]!;
-        opts.onStart?.(scenarios[i]!, i, scenarios.length);
-        results[i] = await runOne(client, scenarios[i]!, opts.seed);
-        opts.onResult?.(results[i]!, ++done, scenarios.length);
-      }
-    }),
-  );
-  return results;
+  return runInLanes(scenarios, jobDriver(client, opts.seed), {
+    lanes,
+    order: lanes > 1 ? longestFirst(scenarios) : undefined,
+    onStart: (s, i) => opts.onStart?.(s, i, scenarios.length),
+    onResult: (r, done) => opts.onResult?.(r, done, scenarios.length),
+  });
+}
+
+/** The jobs suite's driver: one catalog scenario through the process or in-process runner. */
+export function jobDriver(client: ClientUnderTest, seed?: number): ScenarioDriver<Scenario, ScenarioRun> {
+  return { kind: client.kind, run: (s) => runOne(client, s, seed) };
 }

@@ -12,9 +12,23 @@ export {
   type PropertyLanesOptions,
   type DrawnScheduleSpec,
 } from './property-lanes.js';
-export { certifyInProcess, expectCertified, type CertifyInProcessOptions, type InProcessCertification } from './testing.js';
+export { certifyInProcess, expectCertified, inProcessPlan, type CertifyInProcessOptions, type InProcessCertification } from './testing.js';
+export {
+  certify,
+  certified,
+  forWebhooks,
+  notApplicableIn,
+  scenarioCase,
+  skippedCase,
+  taskCase,
+  type CertificationPlan,
+  type CertificationResult,
+  type PlanClient,
+  type Suite,
+  type ScenarioDriver,
+} from './pipeline/index.js';
 export { certificationDoc, toJson, writeReports } from './report/write-reports.js';
-export { buildReport, scenarioCase, schedulesCase, skippedCase, taskCase, failureLines } from './report/build.js';
+export { buildReport, schedulesCase, failureLines } from './report/build.js';
 export {
   CertificationReportSchema,
   ReportCaseSchema,
@@ -24,7 +38,7 @@ export {
   type ReportCase,
   type TimeScale,
 } from './report/schema.js';
-export { CASE_VERDICTS, CaseVerdictSchema, certificationPassed, type CaseVerdict, type CaseOutcome } from './outcome.js';
+export { CASE_VERDICTS, CaseVerdictSchema, type CaseVerdict, type CaseOutcome } from './outcome.js';
 export { calibrate, timeScaleFor, type Calibration } from './calibrate.js';
 export { checkTasks, runTaskScenario, TASK_SCENARIOS, TASK_INVARIANTS, TASK_INVARIANT_IDS } from './tasks/index.js';
 export type { TaskVerdict, TaskScenario, TaskScenarioRun, TaskClientFactory, TaskClientEnv } from './tasks/index.js';

@@ -11,7 +11,7 @@ import type { Verdict } from './checker/verdict.js';
  *   fault never met (the reason names the fault); not held against the client, not counted as tested either.
  * - skipped: not run, for a reason given up front (e.g. the client does not listen for webhooks).
  * - not_applicable: meaningless for this client or dialect (an invariant a wire dialect cannot express).
- * Pass rule: no case failed and at least one passed.
+ * Pass rule: no case failed and at least one passed (`pipeline/certified.ts`, the one function that decides).
  */
 export const CASE_VERDICTS = ['pass', 'fail', 'not_exercised', 'skipped', 'not_applicable'] as const;
 export const CaseVerdictSchema = z.enum(CASE_VERDICTS);
@@ -21,10 +21,6 @@ export interface CaseOutcome {
   verdict: CaseVerdict;
   /** Why, for every verdict but pass. */
   reason: string | null;
-}
-
-export function certificationPassed(verdicts: readonly CaseVerdict[]): boolean {
-  return !verdicts.includes('fail') && verdicts.includes('pass');
 }
 
 /** Fault rules of the scenario (request and webhook) that never fired in the run's journal. */

@@ -32,7 +32,11 @@ export function isFinalState(s: OperationState): s is FinalState {
 }
 
 const W = <T extends OperationState[]>(...s: T) => s;
-/** from → the states it may move to. Final states have no way out. `null` is the state before `submit`. */
+/**
+ * The protocol's state machine: from → the states any client may move to (the judge's I15 holds every client to it).
+ * Final states have no way out; `null` is the state before `submit`. The reference client moves by its own, narrower
+ * table with evidence (reference-client/state-machine.ts, tested to be a subset); this one is not its guard.
+ */
 export const ALLOWED_TRANSITIONS: Record<OperationState | 'null', readonly OperationState[]> = {
   null: W('create_pending'),
   create_pending: W('accepted', 'result_collecting', 'create_unknown', 'failed', 'cancelled', 'needs_attention', 'observing'),

@@ -109,3 +109,41 @@ export function invariantInfo(id: InvariantId): InvariantInfo {
   // INVARIANTS lists every id, so the lookup cannot miss.
   return INVARIANTS.find((i) => i.id === id)!;
 }
+
+/**
+ * The task invariants of tasks-api.md ("What the judge checks"), as data beside the job invariants: the task
+ * scenarios name them and the task judge returns them in the same vocabulary (held, broken, not_applicable).
+ */
+export const TASK_INVARIANT_IDS = ['T1', 'T2', 'T3', 'T4', 'T5'] as const;
+export const TaskInvariantIdSchema = z.enum(TASK_INVARIANT_IDS);
+export type TaskInvariantId = z.infer<typeof TaskInvariantIdSchema>;
+
+export interface TaskInvariantInfo {
+  id: TaskInvariantId;
+  name: string;
+  description: string;
+}
+
+export const TASK_INVARIANTS: readonly TaskInvariantInfo[] = [
+  {
+    id: 'T1',
+    name: 'apply-once',
+    description: "each object changed at most once per approved proposal; the reported application is the provider's",
+  },
+  {
+    id: 'T2',
+    name: 'no-apply-without-approval',
+    description: 'no apply sent while the task had no approval the client could know of',
+  },
+  { id: 'T3', name: 'redraft-followed', description: 'after a redraft no apply under the old approval; a new approval first' },
+  {
+    id: 'T4',
+    name: 'no-foreign-or-revoked-approval',
+    description: 'never apply under an approval by another tenant, the initiator, a revoked one or one of a stale proposal',
+  },
+  {
+    id: 'T5',
+    name: 'apply-key-discipline',
+    description: 'one apply key per task, kept across retries, never the create key',
+  },
+];

@@ -9,6 +9,7 @@ import type { IdempotencyRepo } from './store/idempotency-repo.js';
 import type { JobsRepo } from './store/jobs-repo.js';
 import type { JournalRepo } from './store/journal-repo.js';
 import type { GroupCommit } from './store/group-commit.js';
+import type { InFlight } from './http/in-flight.js';
 import type { SettingsRepo } from './store/settings-repo.js';
 import type { WebhookDispatcher } from './webhooks/dispatcher.js';
 
@@ -34,10 +35,10 @@ export interface ProviderCore {
     pollAdviceSeconds: number;
     control: boolean;
   };
-  /** Forget everything (control API): provider state and every module's (composed by createProvider). */
-  reset(): void;
   /** True once close() ran: a request still in flight then (held by a delay) dies with the process. */
   isClosed(): boolean;
+  /** Requests executing and not yet journalled: close() journals those that executed something (http/request-entry.ts). */
+  inFlight: InFlight;
   /** Requests a `delay` fault holds before they execute (the seam counts them; a judge waits for them). */
   held: { count: number };
 }

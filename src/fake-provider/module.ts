@@ -1,7 +1,9 @@
 import type { Hono } from 'hono';
+import type { ProviderControl } from './control.js';
 import type { Env } from './http/context.js';
 import type { Mount } from './http/mount.js';
 import { problem } from './http/problem.js';
+import type { EventShaper } from './webhooks/dispatcher.js';
 
 /** A prefix served in another wire API, and how large a body its routes take (default: the native 1 MiB). */
 export interface PrefixMount {
@@ -11,8 +13,9 @@ export interface PrefixMount {
 }
 
 /**
- * One API of the provider (jobs, tasks): its routes behind the fault seam, its control additions, and its part of
- * the provider's life cycle. createProvider wires each module explicitly; nothing attaches itself to the core.
+ * One API of the provider (jobs, tasks, dialects): its routes behind the fault seam, its control additions, the
+ * webhook events it shapes, and its part of the provider's life cycle. createProvider registers each module through
+ * this interface alone; nothing attaches itself to the core.
  */
 export interface ProviderModule {
   name: string;
@@ -24,11 +27,16 @@ export interface ProviderModule {
   mounts?: PrefixMount[];
   /** Mount the module's routes (each behind `seam(core, route)`) and their 405 answers. */
   routes(app: Hono<Env>): void;
-  /** Additions to `/_control` (already guarded by the control token). */
-  control?(app: Hono<Env>): void;
+  /**
+   * Additions to `/_control` (already guarded by the control token); changes the dashboard makes too go through
+   * `control`, the provider-wide service, so both act alike.
+   */
+  control?(app: Hono<Env>, control: ProviderControl): void;
+  /** The module's own webhook events for jobs of these kinds (a dialect's), or null where it sends none. */
+  webhookShapers?: Record<string, EventShaper>;
   /** Catch up on everything that fell due (called before every request). */
   tick(): void;
-  /** Forget the module's state (`POST /_control/reset`), inside the provider's reset. */
+  /** Forget the module's state (`POST /_control/reset`) through its repos, inside the provider's reset transaction. */
   reset(): void;
   close(): void;
 }

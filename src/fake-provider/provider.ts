@@ -6,8 +6,10 @@ import { JobEngine } from './engine/job-engine.js';
 import { jobView } from './engine/job-view.js';
 import { FaultEngine } from './faults/fault-engine.js';
 import { buildApp } from './http/app.js';
+import { InFlight } from './http/in-flight.js';
+import { journalPath, journalRequest } from './http/request-entry.js';
 import { mountDashboard, type DashboardOptions } from './dashboard/index.js';
-import { scenarioControl } from './http/routes/scenario-control.js';
+import { ProviderControl, type Checked, type ScenarioLookup } from './control.js';
 import type { Env } from './http/context.js';
 import { parseBehaviorConfig, type Behavior, type BehaviorConfig, type BehaviorConfigInput } from '../contract/behavior.js';
 import type { Job } from '../contract/jobs.js';
@@ -29,7 +31,6 @@ import { createTasksModule, type TaskService } from './tasks/index.js';
 import { createDialectsModule } from './dialects/index.js';
 import { createProfilesModule } from './profiles/index.js';
 import type { Profile } from '../contract/profiles.js';
-import { setOpenaiWebhookUrl } from './dialects/openai/webhook-events.js';
 import { inProcessFetch } from './transports/in-process-fetch.js';
 import { defaultWebhookOptions, WebhookDispatcher, type WebhookOptions } from './webhooks/dispatcher.js';
 import { WebhookRepo } from './webhooks/webhook-repo.js';
@@ -54,7 +55,7 @@ export interface ProviderOptions {
   /** Keep only the newest N journal entries (long soaks, `serve --journal-max`); the judge needs them all. */
   journalMax?: number | null;
   /** Lets `PUT /_control/scenario {"name"}` switch to a named scenario's provider-side behaviour and faults. */
-  scenarioLookup?: (name: string) => { behavior: BehaviorConfigInput; faults: FaultPlanInput } | undefined;
+  scenarioLookup?: ScenarioLookup;
   /** Serve the live dashboard at `/_dashboard` (default off here; `jobproof serve` turns it on). */
   dashboard?: boolean | DashboardOptions;
   /**
@@ -110,6 +111,11 @@ export interface Provider {
 
 const BEHAVIOR = 'behavior_config';
 
+/** The library's control methods throw what the control API answers 400 with. */
+function unwrap(r: Checked<unknown>): void {
+  if (!r.ok) throw r.error;
+}
+
 export function createProvider(opts: ProviderOptions = {}): Provider {
   const db = openDatabase(opts.db ?? ':memory:');
   const checkpointer = opts.backgroundCheckpoint && opts.db && opts.db !== ':memory:' ? startBackgroundCheckpoint(db, opts.db) : null;
@@ -130,7 +136,6 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
   if (opts.faults) faults.install(opts.faults);
 
   let closed = false;
-  let webhooks!: WebhookDispatcher;
   // Virtual clocks (in-process runs) keep exact timers: their schedules are replayed to the millisecond.
   const engine = new JobEngine({
     db,
@@ -139,35 +144,35 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     webhookRepo,
     clock,
     ids,
-    webhooks: () => webhooks,
     group,
     timerQuantumMs: clock === realClock ? 5 : 0,
+    webhooks: (reschedule) =>
+      new WebhookDispatcher({
+        repo: webhookRepo,
+        journal,
+        faults,
+        clock,
+        ids,
+        // Never another tenant's key: a delivery for a tenant without a secret fails (journalled with the reason).
+        secretFor: (tenant) => {
+          const secret = tokens.webhook_secrets[tenant];
+          if (!secret) throw new Error(`no webhook secret for tenant '${tenant}'`);
+          return secret;
+        },
+        fetch: opts.webhookFetch ?? ((...a) => globalThis.fetch(...a)),
+        options: { ...defaultWebhookOptions, ...opts.webhooks },
+        reschedule,
+        isClosed: () => closed,
+        // A receiver must not see an event a crash could take back; a ':memory:' store survives no crash anyway.
+        beforeSend: (opts.db ?? ':memory:') === ':memory:' ? undefined : () => group.committed(),
+      }),
   });
-  webhooks = new WebhookDispatcher({
-    repo: webhookRepo,
-    journal,
-    faults,
-    clock,
-    ids,
-    // Never another tenant's key: a delivery for a tenant without a secret fails (journalled with the reason).
-    secretFor: (tenant) => {
-      const secret = tokens.webhook_secrets[tenant];
-      if (!secret) throw new Error(`no webhook secret for tenant '${tenant}'`);
-      return secret;
-    },
-    fetch: opts.webhookFetch ?? ((...a) => globalThis.fetch(...a)),
-    options: { ...defaultWebhookOptions, ...opts.webhooks },
-    reschedule: () => engine.reschedule(),
-    isClosed: () => closed,
-    // A receiver must not see an event a crash could take back; a ':memory:' store survives no crash anyway.
-    beforeSend: (opts.db ?? ':memory:') === ':memory:' ? undefined : () => group.committed(),
-  });
+  const webhooks = engine.webhooks;
 
   // The token table as configured: a reset forgets principals changed through the control API.
-  const initialTokens: Record<string, Principal> = { ...tokens.tokens };
+  const configuredTokens: Record<string, Principal> = { ...tokens.tokens };
   // The table of the last run (changed through the control API) comes back from the database, like tasks and objects.
   persistPrincipals(tokens, settings, opts.tokens?.tokens !== undefined);
-  let modules: ProviderModule[] = [];
   const core: ProviderCore = {
     db,
     clock,
@@ -195,30 +200,26 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     },
     isClosed: () => closed,
     held: { count: 0 },
-    reset: () => {
-      journal.flush();
-      db.transaction(() => {
-        for (const t of ['idempotency', 'journal']) db.prepare(`DELETE FROM ${t}`).run();
-        for (const m of modules) m.reset();
-      })();
-      faults.clear();
-      tokens.tokens = { ...initialTokens };
-    },
+    inFlight: new InFlight(),
   };
 
-  // The provider's APIs, each a module with the same layout (routes, control additions, tick, reset, close).
-  const jobsModule = createJobsModule(core);
+  // The provider's APIs, each a module registered through the same interface (module.ts): routes, control
+  // additions, webhook shapes, tick, reset, close. OpenAI Batch and Anthropic Message Batches run on the jobs engine.
   const tasks = createTasksModule(core);
-  // OpenAI Batch and Anthropic Message Batches on the jobs engine (dialects.md).
-  const dialects = createDialectsModule(core);
-  modules = [jobsModule, tasks, dialects, createProfilesModule(core, opts.profiles ?? [])];
-  if (opts.openaiWebhooks) for (const [tenant, url] of Object.entries(opts.openaiWebhooks)) setOpenaiWebhookUrl(core, tenant, url);
-  const scenario = opts.scenarioLookup ? scenarioControl(core, opts.scenarioLookup) : undefined;
+  const modules: ProviderModule[] = [
+    createJobsModule(core),
+    tasks,
+    createDialectsModule(core, { openaiWebhooks: opts.openaiWebhooks }),
+    createProfilesModule(core, opts.profiles ?? []),
+  ];
+  for (const m of modules) for (const [kind, shaper] of Object.entries(m.webhookShapers ?? {})) webhooks.shapeKind(kind, shaper);
+  const control = new ProviderControl({ core, resets: modules.map((m) => () => m.reset()), configuredTokens, lookup: opts.scenarioLookup });
+  const dashboard = opts.dashboard;
   const app = buildApp(
     core,
     modules,
-    (a) => scenario?.(a),
-    opts.dashboard ? (a) => mountDashboard(a, core, opts.dashboard === true ? {} : opts.dashboard || {}) : undefined,
+    control,
+    dashboard ? (a) => mountDashboard(a, core, control, dashboard === true ? {} : dashboard) : undefined,
   );
   // Jobs and tasks that fell due while the provider was down move on now.
   for (const m of modules) m.tick();
@@ -236,11 +237,11 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
       flush: () => journal.flush(),
     },
     control: {
-      setBehavior: (c) => core.behaviors.set(parseBehaviorConfig(c)),
-      behavior: () => behaviors,
-      setFaults: (p) => faults.install(p),
-      clearFaults: () => faults.clear(),
-      reset: () => core.reset(),
+      setBehavior: (c) => unwrap(control.setBehavior(c)),
+      behavior: () => control.behavior(),
+      setFaults: (p) => unwrap(control.installFaults(p)),
+      clearFaults: () => control.clearFaults(),
+      reset: () => control.reset(),
     },
     jobs: () => {
       const now = clock.now();
@@ -254,13 +255,15 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
       if (closed) return;
       closed = true;
       for (const m of modules) m.close();
+      // The turn commits below with whatever requests still executing changed: their entries go with it.
+      core.inFlight.cutOff((c, status, retryAfter) => journalRequest(core, c, journalPath(c), status, retryAfter));
       group.close();
       journal.close();
       if (checkpointer) {
         checkpointer.stop();
         // The thread's connection may outlive this one, which then is not the last to close and would leave the WAL
         // as it is: empty it into the store file first, so the file alone holds everything, as after any close.
-        db.pragma('wal_checkpoint(TRUNCATE)');
+        checkpointer.drain(db);
       }
       db.close();
     },

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { ChangedRequestError, EXIT, UnknownOperationError } from '../contract/client-states.js';
 import { realClock } from '../lib/clock.js';
 import type { ReferenceClient, ReferenceClientOptions } from './client.js';
-import { isPostgresUrl } from './store/pg-pool.js';
+import { clientDb, env, isUsageError, Refusal, useDbFlag } from './cli-env.js';
 import { registerTaskCommands, TASK_VERBS } from './tasks/cli.js';
 import { DIALECTS, type Dialect } from './wire/adapter.js';
 
@@ -15,30 +15,13 @@ import { DIALECTS, type Dialect } from './wire/adapter.js';
  * The process face of client-protocol.md: `client submit|cancel|work|show|audit verify`. Configuration comes from
  * the JOBPROOF_* environment only; the token is read from the environment and never printed or logged.
  */
-class Refusal extends Error {
-  constructor(
-    message: string,
-    readonly exitCode: number = EXIT.refused,
-  ) {
-    super(message);
-  }
-}
-
-function env(name: string, required = false): string | undefined {
-  const v = process.env[name];
-  if (required && (v === undefined || v === '')) throw new Refusal(`${name} must be set`);
-  return v === '' ? undefined : v;
-}
-
 /** The client's options from the environment (client-protocol.md), refused with exit 2 when they make no sense. */
 function readOptions(): ReferenceClientOptions {
   // client-protocol.md: JOBPROOF_DIALECT picks the wire API (docs/spec/dialects.md); the durable machinery is the same.
   const dialect = env('JOBPROOF_DIALECT') ?? 'native';
   if (!(DIALECTS as readonly string[]).includes(dialect))
     throw new Refusal(`JOBPROOF_DIALECT must be one of ${DIALECTS.join(', ')}; got ${dialect}`);
-  const db = env('JOBPROOF_CLIENT_DB');
-  if (db && !isPostgresUrl(db))
-    throw new Refusal('JOBPROOF_CLIENT_DB (--db) must be a postgres:// or postgresql:// URL; leave it unset for SQLite in JOBPROOF_STATE');
+  const db = clientDb();
   const leaseMs = Number(env('JOBPROOF_LEASE_MS') ?? 10_000);
   if (!Number.isInteger(leaseMs) || leaseMs <= 0) throw new Refusal('JOBPROOF_LEASE_MS must be a positive integer');
   const port = env('JOBPROOF_WEBHOOK_PORT');
@@ -52,6 +35,7 @@ function readOptions(): ReferenceClientOptions {
     leaseMs,
     dialect: dialect as Dialect,
     state: env('JOBPROOF_STATE', true)!,
+    db,
     webhook: port && secret ? { url: `http://127.0.0.1:${port}/`, secret } : undefined,
   };
 }
@@ -66,7 +50,7 @@ async function openClient(): Promise<ReferenceClient> {
 async function showFromStore(operationId: string): Promise<void> {
   const opts = readOptions();
   const [{ openOperationStore }, { showOperation }] = await Promise.all([import('./store/open-store.js'), import('./show.js')]);
-  const store = openOperationStore(opts.state, process.env.JOBPROOF_CLIENT_DB, { leaseMs: opts.leaseMs });
+  const store = openOperationStore(opts.state, opts.db, { leaseMs: opts.leaseMs });
   try {
     process.stdout.write(`${JSON.stringify(await showOperation(store, operationId, opts.dialect ?? 'native'))}\n`);
   } finally {
@@ -96,7 +80,7 @@ function act<A extends unknown[]>(fn: (...args: A) => Promise<number | void>): (
       const e = err as Error & { issues?: { path: unknown[]; message: string }[] };
       const code = err instanceof Refusal ? err.exitCode : err instanceof ChangedRequestError ? EXIT.changedRequest : EXIT.refused;
       const detail = e.issues ? (await import('./schema-refusal.js')).schemaRefusal(e) : e.message;
-      if (!(err instanceof Refusal || err instanceof ChangedRequestError || err instanceof UnknownOperationError || e.issues)) {
+      if (!(isUsageError(err) || err instanceof ChangedRequestError || err instanceof UnknownOperationError || e.issues)) {
         process.stderr.write(`jobproof client: unexpected error: ${e.stack ?? e}\n`);
         process.exitCode = 1;
         return;
@@ -145,7 +129,7 @@ const work = act(async () => {
   setImmediate(() => process.exit(process.exitCode ?? 0)).unref();
 });
 const auditVerify = act(async () => {
-  const verdict = await (await import('./index.js')).verifyAudit(env('JOBPROOF_STATE', true)!);
+  const verdict = await (await import('./index.js')).verifyAudit(env('JOBPROOF_STATE', true)!, clientDb());
   process.stdout.write(`${JSON.stringify(verdict)}\n`);
   return verdict.ok ? EXIT.ok : EXIT.refused;
 });
@@ -181,10 +165,7 @@ export function registerClientCommands(program: Command): Command {
     .command('client')
     .description('the jobproof reference client (client-protocol.md); configured by JOBPROOF_* environment variables')
     .option('--db <url>', 'store operations in PostgreSQL (postgres://…) instead of SQLite in JOBPROOF_STATE; same as JOBPROOF_CLIENT_DB')
-    .hook('preSubcommand', (cmd) => {
-      const db = cmd.opts<{ db?: string }>().db;
-      if (db) process.env.JOBPROOF_CLIENT_DB = db;
-    })
+    .hook('preSubcommand', (cmd) => useDbFlag(cmd.opts<{ db?: string }>().db))
     .addHelpText(
       'after',
       `

@@ -10,7 +10,6 @@ import {
   type OperationRecord,
   type SubmitInput,
 } from '../contract/client-protocol.js';
-import { isoTime } from '../lib/clock.js';
 import { requestFingerprint } from './create.js';
 import { MAX_REQUEST_MS } from './deadlines.js';
 import { newOperationRow } from './new-operation-row.js';
@@ -21,8 +20,12 @@ import { WebhookReceiver } from './webhook-receiver.js';
 import { Worker } from './worker.js';
 import { wireFor, type Dialect } from './wire/index.js';
 
-/** The in-process options, plus the wire API to speak (client-protocol.md `JOBPROOF_DIALECT`; native by default). */
-export type ReferenceClientOptions = InProcessClientOptions & { dialect?: Dialect };
+/**
+ * The in-process options, plus the wire API to speak (client-protocol.md `JOBPROOF_DIALECT`; native by default) and
+ * where to keep operations (`db`: a postgres:// URL; unset: SQLite in `state`). The CLI fills both from its
+ * environment; the library reads none.
+ */
+export type ReferenceClientOptions = InProcessClientOptions & { dialect?: Dialect; db?: string };
 
 export class ReferenceClient implements InProcessClient {
   readonly store: OperationStore;
@@ -33,7 +36,7 @@ export class ReferenceClient implements InProcessClient {
     private readonly opts: ReferenceClientOptions,
     store?: OperationStore,
   ) {
-    this.store = store ?? openOperationStore(opts.state, process.env.JOBPROOF_CLIENT_DB, { leaseMs: opts.leaseMs });
+    this.store = store ?? openOperationStore(opts.state, opts.db, { leaseMs: opts.leaseMs });
     this.receiver = opts.webhook
       ? new WebhookReceiver(opts.webhook.secret, {
           onEvent: (jobId, eventId, type) => this.onWebhook(jobId, eventId, type),
@@ -58,28 +61,15 @@ export class ReferenceClient implements InProcessClient {
       result_deadline_at: now + op.result_deadline_ms,
     });
     const actor = this.opts.workerId;
-    const outcome = await this.store.insertOperation(
-      row,
+    const outcome = await this.store.insertOperation(row, actor, [
       {
-        at: isoTime(now),
+        at: now,
         actor,
-        from: null,
-        to: 'create_pending',
-        cause: 'submit',
-        evidence: { kind: 'submit' },
-        remote_state: null,
-        lease_token: null,
+        kind: 'intent',
+        operation_id: op.operation_id,
+        detail: { action: 'submit', request_fingerprint: fp, idempotency_key: row.idempotency_key, trace_id: row.trace_id },
       },
-      [
-        {
-          at: now,
-          actor,
-          kind: 'intent',
-          operation_id: op.operation_id,
-          detail: { action: 'submit', request_fingerprint: fp, idempotency_key: row.idempotency_key, trace_id: row.trace_id },
-        },
-      ],
-    );
+    ]);
     if (outcome === 'exists') {
       const cur = (await this.store.get(op.operation_id))!;
       const same =

@@ -145,10 +145,9 @@ async function handleCreateAnswer(s: OpStep, c: WireCreate, knownJobId: string |
   const o = c.call;
   if (c.kind === 'ambiguous') {
     const notBefore = o.kind === 'answer' && o.retryAfterMs !== null ? now + o.retryAfterMs + RETRY_AFTER_MARGIN_MS : r.not_before;
-    // After a create that timed out the lookup goes at once (retryDelay): backing off on top of a create held to its
-    // 514 ms deadline put the lookup at the 1,000 ms result deadline, where the worker was killed (I3, seed 19). A
-    // Retry-After never carries the next step past the give-up time (retryAt): a 2 s hold on a replay kept an
-    // operation open 1.4 s past its deadline's grace, and it then collected a job that ended late (I12, seed 23).
+    // After a create that timed out the lookup goes at once (retryDelay): the timeout already waited as long as any
+    // backoff, and backing off on top can push the lookup to the result deadline (I3). A Retry-After never carries
+    // the next step past the give-up time (retryAt), or a long hold keeps the operation open past its grace (I12).
     await s.commit({
       moves: [{ to: 'create_unknown', evidence: 'create_ambiguous', cause: `create outcome unknown (${describe(o)})`, call: o }],
       patch: {

@@ -9,8 +9,8 @@ import type { OperationRow } from './types.js';
 export const DEADLINE_GRACE_MS = 800;
 /**
  * The first retry interval for those last reads; each later one waits as long as the deadline is already past, so
- * they fall at +100, +200, +400 ms. A fixed 100 ms made eight reads in the grace, and with the reads before the
- * deadline that broke the polling budget (I8, in-process seed 13: 11 polls in 2.2 s against a budget of 10).
+ * they fall at +100, +200, +400 ms. A fixed 100 ms would make eight reads in the grace, which with the reads before
+ * the deadline can exceed the polling budget (I8).
  */
 export const DEADLINE_RETRY_MS = 100;
 
@@ -61,9 +61,9 @@ export const MIN_REQUEST_MS = 250;
  * stalled worker's one request under way is allowed. Bounded instead by what the answer is still good for — a
  * create by the create deadline, a read by the governing deadline's give-up time — so a held answer cannot make us
  * miss a deadline, while a merely slow one is still waited for. A read (or cancel, or fetch) gets at most half of the
- * time left: one hung request must leave room for another. A status read sent just after accept and held until the
- * give-up time was the only read of its operation, and the job that succeeded 1 ms later was never seen (I3,
- * `certify --in-process --runs 2000 --seed 12`). A create keeps the whole window: abandoning one makes it ambiguous.
+ * time left: one hung request must leave room for another, or a read held until the give-up time would be the only
+ * read of its operation and a job that succeeds just after it was sent would never be seen (I3). A create keeps the
+ * whole window: abandoning one makes it ambiguous.
  */
 export function requestTimeout(r: OperationRow, route: Route, now: number): number {
   const createBy = Math.min(r.create_deadline_at, r.result_deadline_at);

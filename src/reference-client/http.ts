@@ -138,8 +138,7 @@ export function summarize(o: CallOutcome): { status: number | null; request_id: 
 /**
  * How long to wait before trying again after a request that taught us nothing: the retry backoff, never under the
  * provider's Retry-After — except after a timeout, which has already waited as long as any backoff would. Backing
- * off on top of a hung read left a job that ended mid-read unread until past its deadline (I3, in-process seed 11);
- * the timeouts themselves shrink towards the deadline (deadlines.ts), so this does not make reads pile up.
+ * off on top of a hung read can leave a job that ended mid-read unread until past its deadline (I3); the timeouts themselves shrink towards the deadline (deadlines.ts), so this does not make reads pile up.
  */
 export function retryDelay(o: CallOutcome, attempt: number, seed: string): number {
   if (o.kind === 'no_answer' && o.reason === 'timeout') return 0;

@@ -10,7 +10,7 @@ export { SqliteOperationStore } from './store/sqlite-store.js';
 export type { OperationStore, Lease } from './store/operation-store.js';
 export { PgOperationStore } from './store/pg-store.js';
 export { openOperationStore } from './store/open-store.js';
-export { SchemaTooNewError } from './store/migrations.js';
+export { SchemaTooNewError } from '../lib/sqlite-migrations.js';
 export { createTaskClient, type TaskClient, type TaskClientOptions } from './tasks/index.js';
 export { TRANSITIONS, EVIDENCE_CLASS, EVIDENCE_KINDS, canTransition, transition } from './state-machine.js';
 

@@ -14,15 +14,17 @@ export type OperationIdentity = Pick<
   | 'result_deadline_at'
 >;
 
+/** A record before it is stored: its state is not the caller's to give, the store writes the submit line's. */
+export type NewOperationRow = Omit<OperationRow, 'state'>;
+
 /**
  * A freshly submitted operation: nothing sent, nothing learnt, no lease. One place builds it, so a column added to
  * the record gets its starting value once (the client, its tests and the store benchmarks all start from here;
- * `over` moves a row further along for a test or a benchmark).
+ * `over` sets fields for a test or a benchmark; a state other than the first is only ever reached by moves).
  */
-export function newOperationRow(id: OperationIdentity, over: Partial<OperationRow> = {}): OperationRow {
+export function newOperationRow(id: OperationIdentity, over: Partial<NewOperationRow> = {}): NewOperationRow {
   return {
     ...id,
-    state: 'create_pending',
     remote_state: null,
     cancel: null,
     remote_job_id: null,

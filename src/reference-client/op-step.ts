@@ -70,7 +70,10 @@ export class OpStep {
     return outcome;
   }
 
-  /** Write a change under the lease. Moves are checked one by one against the transition table. */
+  /**
+   * Write a change under the lease. Moves are checked one by one against the transition table here, so a refused
+   * move fails before anything is written, and again by the store against the state it holds.
+   */
   async commit(change: { patch?: OperationPatch; moves?: Move[]; requireNoCancel?: boolean; audit?: AuditInput[] }): Promise<void> {
     const moves = change.moves ?? [];
     let from: OperationState = this.rec.state;
@@ -99,7 +102,6 @@ export class OpStep {
       };
     });
     const patch: OperationPatch = { ...change.patch };
-    if (moves.length) patch.state = from;
     const audit: AuditInput[] = [
       ...this.calls,
       ...(change.audit ?? []),
@@ -120,7 +122,7 @@ export class OpStep {
       throw new LeaseLostError(this.rec.operation_id);
     }
     this.calls = [];
-    this.rec = { ...this.rec, ...patch };
+    this.rec = { ...this.rec, ...patch, state: from };
   }
 
   /** Schedule the next turn no earlier than the Retry-After hold. */

@@ -83,8 +83,8 @@ export async function reconcileStep(s: OpStep): Promise<void> {
         jobState: found.state,
       });
       // A lookup that shows the job already ended is as good as a status read of it (as a create answer is,
-      // create.ts): end on it now. Reading it again first lost a job done at 0 ms when every status read hung (I3,
-      // in-process seed 6). A job done only after the result deadline gets one fetch (collect.ts).
+      // create.ts): end on it now; reading it again first would lose it whenever every status read hangs (I3). A job
+      // done only after the result deadline gets one fetch (collect.ts).
       const t = terminalMove(found, 'status_answer', l.call, `the lookup shows the job ${found.state}`);
       if (t) moves.push(t.move);
       await s.commit({ moves, patch: { ...facts, ...t?.patch, ...(t ? collectStart(r, t.move.to, found) : {}) } });

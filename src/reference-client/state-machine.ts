@@ -1,4 +1,5 @@
 import type { OperationState } from '../contract/client-protocol.js';
+import type { StoredHistoryEntry } from './types.js';
 
 /**
  * The reference client's transition table: which evidence may move an operation from one state to another.
@@ -132,4 +133,30 @@ export function transition(
 ): { from: OperationState | null; to: OperationState; evidence: EvidenceKind } {
   if (!canTransition(from, to, evidence)) throw new RefusedTransitionError(from, to, evidence);
   return { from, to, evidence };
+}
+
+/** A history line before it is stored: the store fills `from` with the state it holds, inside its transaction. */
+export type HistoryLine = Omit<StoredHistoryEntry, 'from'>;
+
+/** The state every operation starts in. */
+export const SUBMITTED_STATE = 'create_pending' satisfies OperationState;
+
+/** The only line that may begin a history: `null` → create_pending on `submit`. The stores write it on insert. */
+export function submitLine(at: string, actor: string): HistoryLine {
+  const { to, evidence } = transition(null, SUBMITTED_STATE, 'submit');
+  return { at, actor, to, cause: 'submit', evidence: { kind: evidence }, remote_state: null, lease_token: null };
+}
+
+/**
+ * Walk `lines` from `from`, checking each against the table by the evidence it carries; returns the state they end
+ * in (`from` when there are none). The one check every store runs before it writes a state: a record's state is
+ * only ever the end of a walk the table allowed.
+ */
+export function walk(from: OperationState | null, lines: readonly Pick<HistoryLine, 'to' | 'evidence'>[]): OperationState | null {
+  let at = from;
+  for (const l of lines) {
+    if (!canTransition(at, l.to, l.evidence.kind as EvidenceKind)) throw new RefusedTransitionError(at, l.to, l.evidence.kind);
+    at = l.to;
+  }
+  return at;
 }

@@ -71,23 +71,28 @@ export const OperationRowSchema = z.object({
 });
 export type OperationRow = z.infer<typeof OperationRowSchema>;
 
-/** Fields a worker may change under its lease (identity, request and lease fields are not among them). */
-export type OperationPatch = Partial<
-  Omit<
-    OperationRow,
-    | 'operation_id'
-    | 'kind'
-    | 'input'
-    | 'request_fingerprint'
-    | 'idempotency_key'
-    | 'trace_id'
-    | 'submitted_at'
-    | 'lease_owner'
-    | 'lease_expires_at'
-    | 'fencing_token'
-    | 'cancel'
-  >
->;
+/**
+ * Columns no patch writes: identity and request (fixed at submit), the lease (claimDue, renew, release), the cancel
+ * intent (recordCancelIntent) and `state`, which moves only by history lines the transition table allows
+ * (state-machine.ts `walk`, run by the store inside its commit). The stores refuse these keys at run time too.
+ */
+export const UNPATCHABLE = [
+  'state',
+  'operation_id',
+  'kind',
+  'input',
+  'request_fingerprint',
+  'idempotency_key',
+  'trace_id',
+  'submitted_at',
+  'lease_owner',
+  'lease_expires_at',
+  'fencing_token',
+  'cancel',
+] as const satisfies readonly (keyof OperationRow)[];
+
+/** Fields a worker may change under its lease. */
+export type OperationPatch = Partial<Omit<OperationRow, (typeof UNPATCHABLE)[number]>>;
 
 /** The request/response summary a history entry carries: enough to find the call in the provider's journal. */
 export const EvidenceSummarySchema = z.object({

@@ -111,7 +111,7 @@ export class Worker {
           }
           if (claimed > 0 || this.woken) continue;
           // The operations we are stepping wake us when their turn ends; their stale due times must not (a due but busy
-          // one made the loop sleep a whole idle poll, and another's deadline was missed by 200 ms, I12 seed 25).
+          // one would make the loop sleep a whole idle poll and miss another operation's deadline, I12).
           wakeAt = await store.nextWakeAt(workerId, now, new Set(this.running.keys()));
         } catch (err) {
           // Lock contention (a paused worker may hold the write lock) is a reason to wait, not to stop.

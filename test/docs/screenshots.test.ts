@@ -37,12 +37,8 @@ describe.runIf(process.env.JOBPROOF_SCREENSHOTS === '1')('screenshots for docs/i
           { id: 'dup-webhook', on: 'webhook', nth: 1, fault: { type: 'duplicate', copies: 1 } },
         ],
       },
-      dashboard: {
-        scenarios: {
-          names: listScenarios().map((s) => s.name),
-          lookup: (n) => ({ behavior: getScenario(n).behavior, faults: getScenario(n).faults }),
-        },
-      },
+      scenarioLookup: (n) => ({ behavior: getScenario(n).behavior, faults: getScenario(n).faults }),
+      dashboard: { scenarios: { names: listScenarios().map((s) => s.name) } },
     });
     const server = await serve(provider, { port: 0 });
     const browser = await launchBrowser();

@@ -2,18 +2,16 @@
  * The provider survives a restart on the same SQLite file: in-process (close() and reopen), and as a real child
  * process killed with SIGKILL mid-job.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProvider, serve } from '../../src/fake-provider/index.js';
 import { VirtualClock } from '../../src/lib/clock.js';
 import { makeCall, newKey, waitFor } from '../helpers/provider-server.js';
+import { ensureBuilt, startCli, type CliProvider } from './cli-provider.js';
 
-const REPO = join(import.meta.dirname, '..', '..');
-const CLI = join(REPO, 'dist', 'cli', 'main.js');
 const sha256 = (s: string, enc: 'hex' | 'base64') => createHash('sha256').update(s).digest(enc);
 
 let dir: string;
@@ -109,56 +107,44 @@ describe('restart in-process on the same file', () => {
   });
 });
 
-/** Build dist/ when it is missing or older than the sources the CLI runs. */
-function ensureBuilt(): void {
-  const newest = (d: string): number =>
-    readdirSync(d, { withFileTypes: true }).reduce(
-      (m, e) => Math.max(m, e.isDirectory() ? newest(join(d, e.name)) : statSync(join(d, e.name)).mtimeMs),
-      0,
-    );
-  const sources = ['cli', 'fake-provider', 'lib', 'scenarios'].map((s) => newest(join(REPO, 'src', s)));
-  if (existsSync(CLI) && statSync(CLI).mtimeMs >= Math.max(...sources)) return;
-  // tsc emits even when some unrelated file has type errors; what matters is that the CLI is there afterwards.
-  spawnSync(process.execPath, [join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(REPO, 'tsconfig.json')], {
-    cwd: REPO,
-    stdio: 'ignore',
-  });
-  if (!existsSync(CLI)) throw new Error('npm run build did not produce dist/cli/main.js');
-}
+describe('close() while a request is executing', () => {
+  it('a create whose job is made when close() comes is journalled with it, as a lost answer; its key replays the job', async () => {
+    const db = join(dir, 'mid-create.db');
+    const clock = new VirtualClock();
+    const p1 = createProvider({ db, clock });
+    const body = JSON.stringify({ kind: 'report', input: {}, client_ref: 'op_mid' });
+    const headers = { authorization: 'Bearer dev-token', 'idempotency-key': 'mid-create', 'content-type': 'application/json' };
+    const answer = p1.fetch('/v1/jobs', { method: 'POST', headers, body }).catch((e: unknown) => e);
+    // The job exists inside the turn's open transaction; its request entry is still a few microtasks away.
+    while (p1.jobs().length === 0) await Promise.resolve();
+    p1.close();
+    expect(await answer).toBeInstanceOf(TypeError);
 
-interface Child {
-  proc: ChildProcess;
-  url: string;
-  exited: Promise<number | null>;
-}
-
-async function startCli(db: string): Promise<Child> {
-  const proc = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--db', db], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
-  let out = '';
-  let err = '';
-  proc.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`CLI did not start: ${out}${err}`)), 15_000);
-    proc.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    proc.once('exit', (code) => reject(new Error(`CLI exited (${code}): ${out}${err}`)));
+    const p2 = createProvider({ db, clock });
+    try {
+      const jobId = p2.jobs()[0]!.job_id;
+      const create = p2.journal.all().find((e) => e.type === 'request' && e.route === 'create');
+      expect(create).toMatchObject({
+        effect: 'created',
+        job_id: jobId,
+        client_ref: 'op_mid',
+        delivery: 'lost',
+        idempotency_key: 'mid-create',
+      });
+      const replay = await p2.fetch('/v1/jobs', { method: 'POST', headers, body });
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(((await replay.json()) as { job_id: string }).job_id).toBe(jobId);
+    } finally {
+      p2.close();
+    }
   });
-  return { proc, url, exited };
-}
+});
 
 describe('restart of a real `jobproof serve` process killed with SIGKILL', () => {
-  const children: Child[] = [];
+  const children: CliProvider[] = [];
   beforeAll(() => ensureBuilt(), 120_000);
   afterAll(async () => {
-    for (const c of children) if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
-    await Promise.all(children.map((c) => c.exited));
+    await Promise.all(children.map((c) => c.kill()));
   });
 
   it('the job finishes after the restart, results are served, journal and keys survive, in-flight keys are freed', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { settle, type VirtualClock } from '../../src/lib/clock.js';
 import type { OperationRow } from '../../src/reference-client/types.js';
 import { newOperationRow } from '../../src/reference-client/new-operation-row.js';
+import { SUBMITTED_STATE } from '../../src/reference-client/state-machine.js';
 
 export function tempDir(prefix = 'jp-rc-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -30,8 +31,10 @@ export async function drive<T>(clock: VirtualClock, done: Promise<T>, maxVirtual
   return done;
 }
 
+/** A record as the pure functions see it (`state` defaults to the first); a store ignores the state it is given. */
 export function row(id: string, now: number, over: Partial<OperationRow> = {}): OperationRow {
-  return newOperationRow(
+  const { state = SUBMITTED_STATE, ...rest } = over;
+  const fresh = newOperationRow(
     {
       operation_id: id,
       kind: 'report',
@@ -43,6 +46,7 @@ export function row(id: string, now: number, over: Partial<OperationRow> = {}): 
       create_deadline_at: now + 60_000,
       result_deadline_at: now + 600_000,
     },
-    over,
+    rest,
   );
+  return { ...fresh, state };
 }

@@ -7,12 +7,11 @@ import type { HarnessEvent } from './evidence.js';
  *
  * The moment by which some worker has been running `runMs` in total since `t` — the time a client was actually given
  * to act. Counting from the first running moment alone is not enough: a worker that ran 190 ms after a job's end and
- * was then paused past the result deadline had 190 ms, not the grace, to see the job (a false I3 FAIL, in-process
- * seed 7). Infinity when the workers never run that long.
+ * was then paused past the result deadline had 190 ms, not the grace, to see the job. Infinity when the workers never run that long.
  *
  * `owners`: the workers that worked the operation. One of them killed or paused still holds its lease until the
  * harness's `lease_expired` for it (or until it runs again), and no other worker may act meanwhile: that time does not
- * count either (an owner killed 1 ms before the deadline, lease 1,002 ms, was a false I12 FAIL, seed 17).
+ * count either: an owner killed just before the deadline with a lease longer than the grace leaves no one to act.
  *
  * `needsProvider`: acting needs an answer (collecting a result, finding a job), so the time the provider is down does
  * not count either. Giving up at a deadline needs no provider, so I12 leaves it out.

@@ -1,7 +1,7 @@
 import type { Provider } from '../../fake-provider/index.js';
 import { IN_PROCESS_BASE } from '../../fake-provider/index.js';
-import type { HarnessEvent } from './evidence.js';
-import type { TaskScenario, TaskStepAction } from './scenarios.js';
+import type { HarnessEvent, ProviderTask } from './evidence.js';
+import type { TaskScenario, TaskStepAction } from '../../scenarios/index.js';
 
 const CONTROL = { authorization: 'Bearer control-token', 'content-type': 'application/json' };
 
@@ -34,6 +34,30 @@ export class TaskHarness {
     const json = await res.json();
     if (!res.ok) throw new Error(`control ${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
     return json;
+  }
+
+  /** Every task as the provider shows it (`GET /_control/tasks`: the public view with its tenant). */
+  async tasks(): Promise<ProviderTask[]> {
+    return (await this.control('GET', '/tasks')).data as ProviderTask[];
+  }
+
+  private async task(id: string): Promise<ProviderTask | undefined> {
+    return (await this.tasks()).find((t) => t.task_id === id);
+  }
+
+  /**
+   * An object's version as its tenant reads it (`GET /v1/objects/{ref}` with a token of that tenant); 0 when no token
+   * of the tenant is left or the object is unknown. Journalled as `object_read`, which no task invariant reads.
+   */
+  async objectVersion(tenant: string, ref: string): Promise<number> {
+    const tokens = (await this.control('GET', '/principals')).tokens as Record<string, { tenant: string }>;
+    const token = Object.entries(tokens).find(([, p]) => p.tenant === tenant)?.[0];
+    if (!token) return 0;
+    const res = await this.provider.fetch(`${IN_PROCESS_BASE}/v1/objects/${encodeURIComponent(ref)}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    if (!res.ok) return 0;
+    return ((await res.json()) as { version: number }).version;
   }
 
   private note(e: Omit<HarnessEvent, 'after_seq' | 'at'>): void {
@@ -77,9 +101,8 @@ export class TaskHarness {
       return;
     }
     const id = await this.taskOf(a.op);
-    // Drafting is due by the provider's clock; its timer may run late on a busy machine. Catch up first, as a request does.
-    this.provider.tasks.tick();
-    const t = id ? this.provider.tasks.tasks.get(id) : undefined;
+    // Through the control view: like every request it catches up on drafting that fell due (a timer may run late).
+    const t = id ? await this.task(id) : undefined;
     const pv = a.proposal === 'current' ? t?.result?.proposal.proposal_version : a.proposal;
     if (!id || pv === undefined) {
       this.problems.push(`step ${a.decision} on ${a.op}: no task or no proposal yet`);
@@ -99,7 +122,7 @@ export class TaskHarness {
     if (expected === 'any' || status === expected) return;
     // In real time a client may legitimately apply before a later review step (it polled at the right moment):
     // the step then meets a final task. That run did not exercise the scenario's point; it is not the client's fault.
-    const after = this.provider.tasks.tasks.get(id);
+    const after = await this.task(id);
     if (
       status === 409 &&
       body?.code === 'invalid_state' &&

@@ -16,6 +16,6 @@ export {
   type TaskScenario,
   type TaskScenarioInput,
   type TaskStepAction,
-} from './scenarios.js';
+} from '../../scenarios/index.js';
 export { runTaskScenario, type TaskClientEnv, type TaskClientFactory, type TaskScenarioRun } from './runner.js';
 export { runTaskScenarioProcess, scaleTaskScenario, type TaskProcessOptions } from './process-runner.js';

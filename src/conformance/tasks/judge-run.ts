@@ -2,9 +2,9 @@ import type { RequestEntry } from '../../contract/journal.js';
 import type { Provider } from '../../fake-provider/index.js';
 import type { TaskRecord } from '../../contract/task-client-protocol.js';
 import { checkTasks, type TaskVerdict } from './check.js';
-import type { ProviderTask, TaskEvidence } from './evidence.js';
+import type { TaskEvidence } from './evidence.js';
 import type { TaskHarness } from './harness.js';
-import type { TaskScenario } from './scenarios.js';
+import type { TaskScenario } from '../../scenarios/index.js';
 
 export interface TaskScenarioRun {
   scenario: string;
@@ -33,14 +33,14 @@ export async function judgeTaskRun(
   records: TaskRecord[],
   run: { finished: boolean; elapsed_ms: number; problems?: string[]; diagnostics?: string[] },
 ): Promise<TaskScenarioRun> {
-  const tasks = (await harness.control('GET', '/tasks')).data as ProviderTask[];
-  const objects = sc.objects.map((o) => ({
-    tenant: o.tenant,
-    object_ref: o.ref,
-    version: provider.tasks.objects.get(o.tenant, o.ref)?.version ?? 0,
-  }));
+  // The judge reads the provider through its public views only: the journal, then the control view of the tasks and
+  // each object as its tenant reads it (that read is journalled after the journal was taken).
+  const journal = provider.journal.all().filter((e): e is RequestEntry => e.type === 'request');
+  const tasks = await harness.tasks();
+  const objects: TaskEvidence['provider']['objects'] = [];
+  for (const o of sc.objects) objects.push({ tenant: o.tenant, object_ref: o.ref, version: await harness.objectVersion(o.tenant, o.ref) });
   const evidence: TaskEvidence = {
-    journal: provider.journal.all().filter((e): e is RequestEntry => e.type === 'request'),
+    journal,
     client: { tenant: TASK_CLIENT.tenant, subject: TASK_CLIENT.subject, ops: records },
     provider: { tasks, objects },
     harness: harness.events,

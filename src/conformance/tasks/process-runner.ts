@@ -8,7 +8,7 @@ import { isFinalTaskOpState, TaskRecordSchema, type TaskRecord } from '../../con
 import { callClient, spawnClient } from '../runner/process/spawn-client.js';
 import { TaskHarness } from './harness.js';
 import { judgeTaskRun, TASK_CLIENT, type TaskScenarioRun } from './judge-run.js';
-import { TaskScenarioSchema, type TaskScenario, type TaskScenarioInput } from './scenarios.js';
+import { TaskScenarioSchema, type TaskScenario, type TaskScenarioInput } from '../../scenarios/index.js';
 
 export interface TaskProcessOptions {
   /** Stretch (or shrink) every scenario time: steps, fault delays, drafting, the time limit. Default 1. */
@@ -43,7 +43,7 @@ const gist = (s: string) => {
 /**
  * The steps handed to `run` in the order they come due, each at its moment (a stable sort: two steps at one moment keep
  * their order; `run` handles its own errors). One timer at a time: a timer per step let two steps of one moment fire in either order on a busy
- * machine (armed a millisecond apart, they share an expiry), and a revoke then came before its approval — a false FAIL.
+ * machine (armed a millisecond apart, they share an expiry), and a revoke could then come before its approval.
  */
 export async function playSteps<A>(
   steps: readonly { at_ms: number; action: A }[],

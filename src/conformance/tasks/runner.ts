@@ -12,7 +12,7 @@ import {
 import { createProvider, IN_PROCESS_BASE } from '../../fake-provider/index.js';
 import { TaskHarness } from './harness.js';
 import { judgeTaskRun, TASK_CLIENT, type TaskScenarioRun } from './judge-run.js';
-import { TaskScenarioSchema, type TaskScenario, type TaskScenarioInput } from './scenarios.js';
+import { TaskScenarioSchema, type TaskScenario, type TaskScenarioInput } from '../../scenarios/index.js';
 
 export type TaskClientEnv = InProcessTaskClientOptions;
 export type TaskClientFactory = InProcessTaskClientFactory;

@@ -1,9 +1,10 @@
 import { Hono, type Context } from 'hono';
 import { stream as honoStream, streamSSE } from 'hono/streaming';
+import type { ProviderControl } from '../control.js';
 import type { ProviderCore } from '../core.js';
 import type { JournalEntry } from '../../contract/journal.js';
 import { ExchangeLog } from './capture.js';
-import { applyForm, type FormName, type ScenarioLookup } from './control-forms.js';
+import { applyForm, type FormName } from './control-forms.js';
 import { matches, parseFilter } from './filter.js';
 import { controlTokenOk, Csrf, hostAllowed } from './guards.js';
 import { journalPage } from './paging.js';
@@ -18,8 +19,8 @@ import { JobsPage } from './views/jobs-page.js';
 export interface DashboardOptions {
   /** Host names served besides loopback names (the address `serve --host` binds, a name the operator uses). */
   hosts?: string[];
-  /** Catalog scenarios the Faults page can switch to. */
-  scenarios?: { names: string[]; lookup: ScenarioLookup };
+  /** Catalog scenarios the Faults page offers (it switches through the provider's `scenarioLookup`). */
+  scenarios?: { names: string[] };
   /** How often the live stream looks for new journal entries. */
   pollMs?: number;
 }
@@ -39,7 +40,11 @@ const JOBS_WINDOW = 20_000;
  * `/_dashboard`: the running provider, live. Its own sub-app, mounted ahead of the journal middleware (app.ts), so
  * its traffic is never journalled and never meets a fault.
  */
-export function dashboardApp(core: ProviderCore, opts: DashboardOptions = {}): { app: Hono; exchanges: ExchangeLog } {
+export function dashboardApp(
+  core: ProviderCore,
+  control: ProviderControl,
+  opts: DashboardOptions = {},
+): { app: Hono; exchanges: ExchangeLog } {
   const app = new Hono();
   const exchanges = new ExchangeLog();
   const csrf = new Csrf();
@@ -153,8 +158,8 @@ export function dashboardApp(core: ProviderCore, opts: DashboardOptions = {}): {
   ) =>
     c.html(
       <FaultsPage
-        plan={core.faults.describe()}
-        behavior={core.behaviors.get()}
+        plan={control.faults()}
+        behavior={control.behavior()}
         scenarios={opts.scenarios?.names ?? []}
         csrf={csrf.token}
         lastSeq={core.journal.lastSeq()}
@@ -173,7 +178,7 @@ export function dashboardApp(core: ProviderCore, opts: DashboardOptions = {}): {
       csrf.check(c, fields) ??
       (controlTokenOk(fields.control_token, core.tokens.control_token) ? null : 'wrong control token (the one `serve` printed at start)');
     if (refused) return faultsPage(c, { ok: false, text: refused, form }, undefined, 403);
-    const out = applyForm(core, opts.scenarios?.lookup, form, fields);
+    const out = applyForm(control, form, fields);
     if (form === 'reset' && out.ok) exchanges.clear();
     return faultsPage(c, { ok: out.ok, text: out.text, form }, out.draft === undefined ? undefined : { [form]: out.draft }, out.status);
   });

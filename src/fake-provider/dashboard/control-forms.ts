@@ -1,10 +1,7 @@
-import { z } from 'zod';
-import type { ProviderCore } from '../core.js';
+import type { z } from 'zod';
+import type { ProviderControl } from '../control.js';
 import { zodErrors } from '../http/body.js';
-import { parseBehaviorConfig, type BehaviorConfigInput } from '../../contract/behavior.js';
-import { FaultPlanSchema, type FaultPlanInput } from '../../contract/faults.js';
 
-export type ScenarioLookup = (name: string) => { behavior: BehaviorConfigInput; faults: FaultPlanInput } | undefined;
 export type FormName = 'scenario' | 'plan' | 'behavior' | 'reset';
 export interface FormOutcome {
   ok: boolean;
@@ -27,48 +24,32 @@ const explain = (what: string, err: z.ZodError) =>
     .map((e) => `  ${e.path}: ${e.message}`)
     .join('\n')}`;
 
-/** The changes the Faults page can make, with the same validation as the control API (control-routes.ts). */
-export function applyForm(
-  core: ProviderCore,
-  lookup: ScenarioLookup | undefined,
-  form: FormName,
-  fields: Record<string, unknown>,
-): FormOutcome {
+/** The changes the Faults page can make: the control API's own (control.ts), its validation, its words for a refusal. */
+export function applyForm(control: ProviderControl, form: FormName, fields: Record<string, unknown>): FormOutcome {
   const json = typeof fields.json === 'string' ? fields.json : '';
   switch (form) {
     case 'scenario': {
       const name = typeof fields.name === 'string' ? fields.name : '';
-      const s = lookup?.(name);
-      if (!s) return { ok: false, status: 404, text: `no scenario named '${name}'` };
-      core.behaviors.set(parseBehaviorConfig(s.behavior));
-      core.faults.install(s.faults);
-      return {
-        ok: true,
-        status: 200,
-        text: `switched to scenario '${name}': ${core.faults.describe().rules.length} fault rule(s) installed`,
-      };
+      const switched = control.switchScenario(name);
+      if (!switched) return { ok: false, status: 404, text: `no scenario named '${name}'` };
+      return { ok: true, status: 200, text: `switched to scenario '${name}': ${switched.faults.rules.length} fault rule(s) installed` };
     }
     case 'plan': {
       const parsed = parseJson(json);
       if (!parsed.ok) return { ok: false, status: 400, text: parsed.text, draft: json };
-      const plan = FaultPlanSchema.safeParse(parsed.value);
-      if (!plan.success) return { ok: false, status: 400, text: explain('fault plan', plan.error), draft: json };
-      core.faults.install(plan.data);
-      return { ok: true, status: 200, text: `fault plan installed: ${plan.data.rules.length} rule(s)` };
+      const installed = control.installFaults(parsed.value);
+      if (!installed.ok) return { ok: false, status: 400, text: explain('fault plan', installed.error), draft: json };
+      return { ok: true, status: 200, text: `fault plan installed: ${installed.value.rules.length} rule(s)` };
     }
     case 'behavior': {
       const parsed = parseJson(json);
       if (!parsed.ok) return { ok: false, status: 400, text: parsed.text, draft: json };
-      try {
-        core.behaviors.set(parseBehaviorConfig(parsed.value));
-      } catch (err) {
-        if (err instanceof z.ZodError) return { ok: false, status: 400, text: explain('behaviour', err), draft: json };
-        throw err;
-      }
+      const set = control.setBehavior(parsed.value);
+      if (!set.ok) return { ok: false, status: 400, text: explain('behaviour', set.error), draft: json };
       return { ok: true, status: 200, text: 'behaviour saved; it applies to jobs created from now on' };
     }
     case 'reset':
-      core.reset();
+      control.reset();
       return { ok: true, status: 200, text: 'provider reset: no jobs, keys, journal entries or faults' };
   }
 }

@@ -9,7 +9,7 @@ import { registerAnthropic } from './anthropic/routes.js';
 import { dialectControl } from './control.js';
 import { openaiError } from './openai/errors.js';
 import { registerOpenAI } from './openai/routes.js';
-import { openaiWebhookShaper, restoreOpenaiWebhookSecrets } from './openai/webhook-events.js';
+import { openaiWebhookShaper, restoreOpenaiWebhookSecrets, setOpenaiWebhookUrl } from './openai/webhook-events.js';
 import { DIALECT_MAX_BODY_BYTES } from './shared.js';
 import { DialectRepo } from './store.js';
 
@@ -35,20 +35,28 @@ function journalIdempotencyKey(app: Hono<Env>, prefix: string): void {
   });
 }
 
+export interface DialectsOptions {
+  /** OpenAI: where each tenant's batch events go (`{tenant: url}`); replaces the stored ones when given. */
+  openaiWebhooks?: Record<string, string>;
+}
+
 /**
  * OpenAI Batch at `/openai/v1`, Anthropic Message Batches at `/anthropic/v1` (dialects.md), as one provider module on
  * the same engine, journal, tenants and fault seam as the native API. A batch is a job of the engine; files and the
  * batch's dialect-side fields live in the dialects' own tables.
  */
-export function createDialectsModule(core: ProviderCore): ProviderModule {
+export function createDialectsModule(core: ProviderCore, opts: DialectsOptions = {}): ProviderModule {
   const repo = new DialectRepo(core.db);
   const deps = { core, repo };
-  core.webhooks.shapeKind('openai.batch', openaiWebhookShaper);
   restoreOpenaiWebhookSecrets(core);
-  // Anthropic has no batch webhooks, so its dialect sends none.
-  core.webhooks.shapeKind('anthropic.message_batch', () => null);
+  if (opts.openaiWebhooks) for (const [tenant, url] of Object.entries(opts.openaiWebhooks)) setOpenaiWebhookUrl(core, tenant, url);
   return {
     name: 'dialects',
+    webhookShapers: {
+      'openai.batch': openaiWebhookShaper,
+      // Anthropic has no batch webhooks, so its dialect sends none.
+      'anthropic.message_batch': () => null,
+    },
     mounts: [
       { prefix: '/openai', mount: OPENAI_MOUNT, maxBodyBytes: DIALECT_MAX_BODY_BYTES },
       { prefix: '/anthropic', mount: ANTHROPIC_MOUNT, maxBodyBytes: DIALECT_MAX_BODY_BYTES },

@@ -20,7 +20,11 @@ export interface JobEngineDeps {
   webhookRepo: WebhookRepo;
   clock: Clock;
   ids: IdSource;
-  webhooks: () => WebhookDispatcher;
+  /**
+   * The dispatcher of the jobs' webhook events, built by the engine it works with: it asks the engine to look again
+   * (`reschedule`) whenever a delivery's due time may have moved, and the engine drives it on each tick.
+   */
+  webhooks: (reschedule: () => void) => WebhookDispatcher;
   /** The turn's transaction, joined before due work is written (store/group-commit.ts). */
   group?: GroupCommit;
   /**
@@ -48,7 +52,11 @@ export class JobEngine {
   /** A step of this tick queued a webhook event: the dispatcher must look. */
   private enqueued = false;
 
-  constructor(private readonly d: JobEngineDeps) {}
+  readonly webhooks: WebhookDispatcher;
+
+  constructor(private readonly d: JobEngineDeps) {
+    this.webhooks = d.webhooks(() => this.reschedule());
+  }
 
   /**
    * `meta.id`: a dialect names its batches itself (`batch_…`, `msgbatch_…`); `meta.key` is null where no key is kept.
@@ -134,7 +142,7 @@ export class JobEngine {
         ? 'cancel requested (provider ignores cancels)'
         : 'cancel requested after the commit point';
     this.d.journal.appendTransition({ at: now, job_id: job.job_id, tenant: job.tenant, from: job.state, to: 'cancelling', cause });
-    this.d.webhooks().enqueue(next, 'job.cancelling', jobView(next, now), now);
+    this.webhooks.enqueue(next, 'job.cancelling', jobView(next, now), now);
     this.reschedule();
     return { kind: 'accepted', job: next };
   }
@@ -160,7 +168,7 @@ export class JobEngine {
     }
     // Only when a delivery can be due: the dispatcher's due query on every tick cost as much as a step's UPDATE.
     const wd = this.webhookDue;
-    if (this.enqueued || wd === undefined || (wd !== null && wd <= now)) this.d.webhooks().run(now);
+    if (this.enqueued || wd === undefined || (wd !== null && wd <= now)) this.webhooks.run(now);
     this.enqueued = false;
     this.reschedule();
   }
@@ -201,7 +209,7 @@ export class JobEngine {
     }
     // Without a webhook the event goes nowhere (the dispatcher drops it): skip building its job view.
     if (next.webhook_url) {
-      this.d.webhooks().enqueue(next, step.event, jobView(next, step.at), step.at);
+      this.webhooks.enqueue(next, step.event, jobView(next, step.at), step.at);
       this.enqueued = true;
     }
     return next;
@@ -235,6 +243,13 @@ export class JobEngine {
 
   markResultsFetched(job: JobRow): void {
     this.d.jobs.update(job.job_id, { results_fetched: job.results_fetched + 1 });
+  }
+
+  /** Forget every job and webhook delivery (the provider's reset). */
+  reset(): void {
+    this.d.jobs.reset();
+    this.d.webhookRepo.reset();
+    this.reschedule();
   }
 
   close(): void {

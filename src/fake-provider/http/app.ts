@@ -1,13 +1,15 @@
 import { Hono } from 'hono';
 import { openApiDocument } from '../../contract/openapi/document.js';
+import type { ProviderControl } from '../control.js';
 import type { ProviderCore } from '../core.js';
 import type { PrefixMount, ProviderModule } from '../module.js';
 import { MAX_BODY_BYTES } from './body.js';
 import { bodyGuard } from './body-guard.js';
 import { isLean, retryAfterOf, setAnswerHeader } from './answer.js';
-import { LOSS_HEADER, newDraft, type Ctx, type Env } from './context.js';
+import { LOSS_HEADER, newDraft, type Env } from './context.js';
 import { NATIVE_MOUNT, type Mount } from './mount.js';
 import { problem } from './problem.js';
+import { headerId, journalPath, journalRequest } from './request-entry.js';
 import { controlRoutes } from './routes/control-routes.js';
 import { ProviderClosedError } from './seam/index.js';
 
@@ -17,57 +19,6 @@ function openApiText(): string {
   return openApi;
 }
 
-/** X-Trace-ID / X-Worker-ID as sent (trimmed): every request that carries one has it journalled and echoed. */
-function headerId(c: Ctx, name: string): string | null {
-  return c.req.header(name)?.trim() || null;
-}
-
-/** `X-Lease-Token` (client-protocol.md "Lease tokens"): a fencing token is a whole number; anything else is none. */
-function leaseToken(c: Ctx): number | null {
-  const v = headerId(c, 'x-lease-token');
-  return v !== null && /^\d{1,15}$/.test(v) ? Number(v) : null;
-}
-
-/** Write the request's journal entry once its answer is known (`retryAfter`: the answer's Retry-After header). */
-function journalRequest(core: ProviderCore, c: Ctx, path: string, status: number, retryAfter: string | null): void {
-  const d = c.get('draft');
-  const lease = leaseToken(c);
-  core.journal.appendRequest({
-    at: core.clock.now(),
-    received_at: c.get('receivedAt'),
-    request_id: c.get('requestId'),
-    method: c.req.method,
-    path,
-    route: d.route,
-    tenant: d.principal?.tenant ?? null,
-    subject: d.principal?.subject ?? null,
-    idempotency_key: d.idempotency_key,
-    trace_id: c.get('traceId'),
-    worker_id: c.get('workerId'),
-    fingerprint: d.fingerprint,
-    effect: d.effect,
-    job_id: d.job_id,
-    status,
-    code: d.code,
-    delivery: d.delivery,
-    fault: d.fault,
-    job_state: d.job_state,
-    retry_after: retryAfter !== null && retryAfter !== '' && !Number.isNaN(Number(retryAfter)) ? Number(retryAfter) : null,
-    client_ref: d.client_ref,
-    // Only when sent: the journal's compact layout stores optional fields in `extra`, and most requests carry none.
-    ...(lease !== null ? { lease_token: lease } : {}),
-    ...(d.listed ? { listed: d.listed } : {}),
-    ...(d.task_id !== null ? { task_id: d.task_id, task_state: d.task_state } : {}),
-    // Native entries stay as they were; a dialect's requests say which wire API they came in.
-    ...(d.dialect !== 'native' ? { dialect: d.dialect } : {}),
-    ...(d.custom_ids ? { custom_ids: d.custom_ids } : {}),
-    ...(d.file_id ? { file_id: d.file_id } : {}),
-    ...(d.served_sha256 ? { served_sha256: d.served_sha256 } : {}),
-    // A held answer the client hung up on was lost the way a hang is: it learned so only at its own timeout.
-    ...(d.delivery === 'lost' ? { lost_by: d.loss ?? 'hang' } : {}),
-  });
-}
-
 /** The ids every answer carries; a trace id with non-ASCII bytes cannot be echoed (the writer re-encodes it). */
 function stampFor(m: Mount, requestId: string, trace: string | null): Record<string, string> {
   const stamp: Record<string, string> = { 'x-request-id': requestId };
@@ -75,11 +26,6 @@ function stampFor(m: Mount, requestId: string, trace: string | null): Record<str
   // Echoed byte for byte, when it can be.
   if (trace && /^[\x20-\x7e\t]+$/.test(trace)) stamp['x-trace-id'] = trace;
   return stamp;
-}
-
-/** The request's path as the journal records it: undecoded (Hono's `c.req.path` decodes percent-escapes). */
-function journalPath(c: Ctx): string {
-  return c.req.url.includes('%') ? new URL(c.req.url).pathname : c.req.path;
 }
 
 /** The prefix mount serving `path`: the longest matching prefix a module declared, else none (native). */
@@ -98,7 +44,7 @@ function prefixFor(mounts: PrefixMount[], path: string): PrefixMount | undefined
 export function buildApp(
   core: ProviderCore,
   modules: ProviderModule[],
-  extendControl?: Parameters<typeof controlRoutes>[1],
+  control: ProviderControl,
   mountBeforeJournal?: (app: Hono<Env>) => void,
 ): Hono<Env> {
   const app = new Hono<Env>();
@@ -127,12 +73,19 @@ export function buildApp(
     // Every journalled request writes (its entry), so it joins the turn's transaction from the start: its reads then
     // share the turn's snapshot instead of each taking the WAL read lock of its own (~10 µs a statement on a file).
     core.group.join();
-    // Catch up on everything that fell due since the last timer, so an answer never shows a stale job.
-    for (const mod of modules) mod.tick();
-    await next();
+    // Until its entry is written: a close() in between journals it with the changes it made (request-entry.ts).
+    core.inFlight.add(c);
+    try {
+      // Catch up on everything that fell due since the last timer, so an answer never shows a stale job.
+      for (const mod of modules) mod.tick();
+      await next();
+    } finally {
+      // The entry (below) follows in the same microtask: no close() can come in between.
+      core.inFlight.delete(c);
+    }
     const res = c.res;
     if (core.isClosed()) {
-      // Nothing can be recorded any more; the connection dies with the provider.
+      // Nothing can be recorded any more (close() journalled it if it had executed); the connection dies with the provider.
       setAnswerHeader(res, LOSS_HEADER, 'reset');
       return;
     }
@@ -154,9 +107,8 @@ export function buildApp(
   if (core.options.control) {
     app.route(
       '/_control',
-      controlRoutes(core, (a) => {
-        extendControl?.(a);
-        for (const m of modules) m.control?.(a);
+      controlRoutes(core, control, (a) => {
+        for (const m of modules) m.control?.(a, control);
       }),
     );
   }

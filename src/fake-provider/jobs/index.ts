@@ -13,10 +13,7 @@ export function createJobsModule(core: ProviderCore): ProviderModule {
     routes: (app) => registerJobRoutes(app, core),
     control: jobControl(core),
     tick: () => core.engine.tick(),
-    reset: () => {
-      for (const t of ['jobs', 'webhook_events']) core.db.prepare(`DELETE FROM ${t}`).run();
-      core.engine.reschedule();
-    },
+    reset: () => core.engine.reset(),
     close: () => core.engine.close(),
   };
 }

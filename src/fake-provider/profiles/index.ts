@@ -54,10 +54,10 @@ export function createProfilesModule(core: ProviderCore, profiles: readonly Prof
     const clash = profiles.find((o) => o !== p && (o.prefix === p.prefix || o.prefix.startsWith(`${p.prefix}/`)));
     if (clash) throw new ProfileConflictError(`profiles '${p.name}' and '${clash.name}' overlap at ${p.prefix}`);
     names.add(p.name);
-    if (p.webhooks) core.webhooks.shapeKind(profileKind(p), profileShaper(core, p));
   }
   return {
     name: 'profiles',
+    webhookShapers: Object.fromEntries(profiles.filter((p) => p.webhooks).map((p) => [profileKind(p), profileShaper(core, p)])),
     mounts: profiles.map((p) => ({ prefix: p.prefix, mount: profileMount(p) })),
     routes: (app: Hono<Env>) => {
       app.get('/_profiles/schema.json', () => {

@@ -28,7 +28,15 @@ setInterval(() => {
 
 export interface BackgroundCheckpoint {
   stop(): void;
+  /**
+   * Empty the WAL into the store file (a TRUNCATE checkpoint on `db`), waiting out a checkpoint the thread may still
+   * be running: only one checkpoint runs at a time, and SQLite answers a second one busy at once rather than waiting.
+   */
+  drain(db: Db): void;
 }
+
+/** How long close() waits for the thread's last PASSIVE checkpoint to let go (it copies at most a few MB). */
+const DRAIN_WAIT_MS = 5_000;
 
 /**
  * WAL checkpoints on a thread of their own (docs/decisions/023-background-checkpoint.md). A checkpoint on the
@@ -46,6 +54,15 @@ export function startBackgroundCheckpoint(db: Db, path: string): BackgroundCheck
   return {
     stop: () => {
       void worker.terminate();
+    },
+    drain: (conn) => {
+      const pause = new Int32Array(new SharedArrayBuffer(4));
+      const until = Date.now() + DRAIN_WAIT_MS;
+      for (;;) {
+        const [row] = conn.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+        if (row?.busy === 0 || Date.now() >= until) return;
+        Atomics.wait(pause, 0, 0, 5);
+      }
     },
   };
 }

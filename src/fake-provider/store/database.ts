@@ -3,7 +3,8 @@ import { existsSync, linkSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { migratedImage } from '../../lib/sqlite-image.js';
-import { migrate } from './migrations.js';
+import { refuseNewerSqlite } from '../../lib/sqlite-migrations.js';
+import { migrate, MIGRATIONS } from './migrations.js';
 
 export type Db = Database.Database;
 
@@ -15,6 +16,7 @@ export function openDatabase(path: string): Db {
   }
   // A new ':memory:' store starts from a copy of a migrated empty one: in-process runs open thousands of providers.
   const db = path === ':memory:' ? new Database(emptyImage()) : new Database(path);
+  refuseNewerSqlite(db, path, MIGRATIONS);
   db.pragma('journal_mode = WAL');
   // NORMAL is durable across process crashes under WAL; only an OS crash can lose the last transactions.
   db.pragma('synchronous = NORMAL');

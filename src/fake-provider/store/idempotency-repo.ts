@@ -34,6 +34,7 @@ export class IdempotencyRepo {
   private readonly reserveStmt;
   private readonly completeStmt;
   private readonly storeStmt;
+  private readonly resetStmt;
 
   constructor(db: Db) {
     this.getStmt = db.prepare<[string, string, string, string], Raw>(
@@ -46,6 +47,7 @@ export class IdempotencyRepo {
     this.completeStmt = db.prepare(
       `UPDATE idempotency SET state = 'done', status = ?, headers = ?, body = ?, job_id = ?, expires_at = ? WHERE tenant = ? AND subject = ? AND scope = ? AND key = ?`,
     );
+    this.resetStmt = db.prepare('DELETE FROM idempotency');
     this.storeStmt = db.prepare(
       `INSERT INTO idempotency (tenant, subject, scope, key, fingerprint, state, status, headers, body, job_id, created_at, expires_at)
         VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?, ?, ?)`,
@@ -90,5 +92,10 @@ export class IdempotencyRepo {
    */
   store(s: KeyScope, fingerprint: string, answer: StoredAnswer, jobId: string | null, now: number, ttlMs: number): void {
     this.storeStmt.run(...this.args(s), fingerprint, answer.status, JSON.stringify(answer.headers), answer.body, jobId, now, now + ttlMs);
+  }
+
+  /** Forget every key (the provider's reset). */
+  reset(): void {
+    this.resetStmt.run();
   }
 }

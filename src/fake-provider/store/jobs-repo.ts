@@ -43,6 +43,7 @@ export class JobsRepo {
   private readonly stepStmt;
   private readonly nextDueStmt;
   private readonly allStmt;
+  private readonly resetStmt;
   private readonly stmt;
 
   constructor(db: Db) {
@@ -69,6 +70,7 @@ export class JobsRepo {
     );
     this.nextDueStmt = db.prepare<[], { at: number | null }>('SELECT MIN(next_step_at) AS at FROM jobs WHERE next_step_at IS NOT NULL');
     this.allStmt = db.prepare<[], RawRow>('SELECT * FROM jobs ORDER BY seq');
+    this.resetStmt = db.prepare('DELETE FROM jobs');
   }
 
   get(jobId: string): JobRow | undefined {
@@ -161,5 +163,10 @@ export class JobsRepo {
 
   all(): JobRow[] {
     return this.allStmt.all().map(fromRaw);
+  }
+
+  /** Forget every job (the provider's reset). */
+  reset(): void {
+    this.resetStmt.run();
   }
 }

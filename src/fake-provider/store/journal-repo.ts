@@ -29,6 +29,7 @@ export class JournalRepo {
   private readonly sinceStmt;
   private readonly lastStmt;
   private readonly trimStmt;
+  private readonly resetStmt;
   private readonly maxEntries: number | null;
   private lastAssigned: number;
   private queue: unknown[][] = [];
@@ -49,6 +50,7 @@ export class JournalRepo {
     );
     this.lastStmt = db.prepare<[], { seq: number | null }>('SELECT MAX(seq) AS seq FROM journal');
     this.trimStmt = db.prepare<[number]>('DELETE FROM journal WHERE seq <= ?');
+    this.resetStmt = db.prepare('DELETE FROM journal');
     // AUTOINCREMENT's high-water mark survives a reset (DELETE FROM journal): numbers are never reused.
     const mark = db
       .prepare<[], { seq: number | null }>(
@@ -131,6 +133,13 @@ export class JournalRepo {
   lastSeq(): number {
     this.flush();
     return this.lastStmt.get()?.seq ?? 0;
+  }
+
+  /** Forget every entry (the provider's reset); numbering carries on from AUTOINCREMENT's high-water mark. */
+  reset(): void {
+    // Queued entries are written first, so the high-water mark counts every number handed out.
+    this.flush();
+    this.resetStmt.run();
   }
 
   /** Refuse further entries (the provider is closing: the group commit wrote the queue, the database closes next). */

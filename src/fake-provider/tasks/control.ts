@@ -73,9 +73,11 @@ export function taskControl(core: ProviderCore, svc: TaskService): (app: Hono<En
     });
 
     app.get('/tasks', () => {
-      const rows = core.db.prepare<[], { task_id: string }>('SELECT task_id FROM tasks ORDER BY seq').all();
       return json({
-        data: rows.map((r) => svc.tasks.get(r.task_id)!).map((t) => ({ ...svc.view(t), tenant: t.tenant, behavior: t.behavior })),
+        data: svc.tasks
+          .allIds()
+          .map((id) => svc.tasks.get(id)!)
+          .map((t) => ({ ...svc.view(t), tenant: t.tenant, behavior: t.behavior })),
       });
     });
   };

@@ -14,7 +14,10 @@ export class ObjectsRepo {
   private readonly getStmt;
   private readonly upsertStmt;
 
+  private readonly resetStmt;
+
   constructor(db: Db) {
+    this.resetStmt = db.prepare('DELETE FROM task_objects');
     this.getStmt = db.prepare<[string, string], Raw>('SELECT * FROM task_objects WHERE tenant = ? AND object_ref = ?');
     this.upsertStmt = db.prepare(
       `INSERT INTO task_objects (tenant, object_ref, version, data, updated_at) VALUES (?, ?, 1, ?, ?)
@@ -31,5 +34,10 @@ export class ObjectsRepo {
   write(tenant: string, ref: string, data: Record<string, unknown>, now: number): ObjectRow {
     this.upsertStmt.run(tenant, ref, JSON.stringify(data), now);
     return this.get(tenant, ref)!;
+  }
+
+  /** Forget every row (the provider's reset). */
+  reset(): void {
+    this.resetStmt.run();
   }
 }

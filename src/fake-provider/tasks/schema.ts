@@ -26,5 +26,3 @@ CREATE TABLE IF NOT EXISTS task_audit (
 );
 CREATE INDEX IF NOT EXISTS task_audit_task ON task_audit(task_id, seq);
 `;
-
-export const TASK_TABLES = ['task_objects', 'tasks', 'task_audit'] as const;

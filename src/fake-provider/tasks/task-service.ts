@@ -20,7 +20,6 @@ import { isoTime } from '../../lib/clock.js';
 import type { ObjectRow, TaskRow } from './model.js';
 import { ObjectsRepo } from './objects-repo.js';
 import { redraftOpen } from './redraft.js';
-import { TASK_TABLES } from './schema.js';
 import type { TaskContext } from './task-context.js';
 import { TaskLog } from './task-log.js';
 import { nextDraftStep, reviewOutcome, type Refusal } from './task-machine.js';
@@ -229,7 +228,9 @@ export class TaskService {
 
   reset(): void {
     this.d.db.transaction(() => {
-      for (const table of TASK_TABLES) this.d.db.prepare(`DELETE FROM ${table}`).run();
+      this.audit.reset();
+      this.tasks.reset();
+      this.objects.reset();
     })();
     this.drafting.reset();
   }

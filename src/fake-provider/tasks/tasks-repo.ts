@@ -11,14 +11,19 @@ export class TasksRepo {
   private readonly dueStmt;
   private readonly nextDueStmt;
   private readonly byObjectStmt;
+  private readonly idsStmt;
+
+  private readonly resetStmt;
 
   constructor(db: Db) {
+    this.resetStmt = db.prepare('DELETE FROM tasks');
     this.getStmt = db.prepare<[string], { doc: string }>('SELECT doc FROM tasks WHERE task_id = ?');
     this.insertStmt = db.prepare('INSERT INTO tasks (task_id, tenant, object_ref, state, next_step_at, doc) VALUES (?, ?, ?, ?, ?, ?)');
     this.updateStmt = db.prepare('UPDATE tasks SET state = ?, next_step_at = ?, doc = ? WHERE task_id = ?');
     this.dueStmt = db.prepare<[number], { task_id: string }>(
       'SELECT task_id FROM tasks WHERE next_step_at IS NOT NULL AND next_step_at <= ? ORDER BY next_step_at, seq',
     );
+    this.idsStmt = db.prepare<[], { task_id: string }>('SELECT task_id FROM tasks ORDER BY seq');
     this.nextDueStmt = db.prepare<[], { at: number | null }>('SELECT MIN(next_step_at) AS at FROM tasks WHERE next_step_at IS NOT NULL');
     this.byObjectStmt = db.prepare<[string, string], { task_id: string }>(
       `SELECT task_id FROM tasks WHERE tenant = ? AND object_ref = ? AND state IN ('awaiting_review', 'approved') ORDER BY seq`,
@@ -56,5 +61,15 @@ export class TasksRepo {
   /** Tasks of an object whose proposal must follow the object's version (awaiting review or approved). */
   openOnObject(tenant: string, ref: string): string[] {
     return this.byObjectStmt.all(tenant, ref).map((r) => r.task_id);
+  }
+
+  /** Every task id, oldest first (the control API's list). */
+  allIds(): string[] {
+    return this.idsStmt.all().map((r) => r.task_id);
+  }
+
+  /** Forget every row (the provider's reset). */
+  reset(): void {
+    this.resetStmt.run();
   }
 }

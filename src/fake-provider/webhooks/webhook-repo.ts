@@ -64,4 +64,9 @@ export class WebhookRepo {
       eventId,
     );
   }
+
+  /** Forget every delivery, pending or past (the provider's reset). */
+  reset(): void {
+    this.stmt('DELETE FROM webhook_events').run();
+  }
 }

@@ -1,3 +1,5 @@
+import type { NewOperationRow } from '../new-operation-row.js';
+import type { HistoryLine } from '../state-machine.js';
 import type { AuditInput, AuditRow, CancelIntent, OperationPatch, OperationRow, StoredHistoryEntry } from '../types.js';
 
 /**
@@ -13,8 +15,10 @@ export interface Lease {
 }
 
 export interface FencedChange {
+  /** Anything but the state: that moves only by `history`. */
   patch: OperationPatch;
-  history: Omit<StoredHistoryEntry, 'from'>[];
+  /** The moves, in order; the record's new state is where they end (none: it stays). */
+  history: HistoryLine[];
   audit: AuditInput[];
   /** Refuse the write when a cancel intent was recorded meanwhile (so no create is sent after a cancel). */
   requireNoCancel?: boolean;
@@ -24,8 +28,11 @@ export type InsertOutcome = 'inserted' | 'exists';
 export type CommitOutcome = 'ok' | 'lease_lost' | 'cancel_recorded';
 
 export interface OperationStore {
-  /** Record a new operation with its first history entry; `exists` (and no change) when the id is taken. */
-  insertOperation(row: OperationRow, first: StoredHistoryEntry, audit: AuditInput[]): Promise<InsertOutcome>;
+  /**
+   * Record a new operation in the state machine's first state, with its submit line by `actor` (state-machine.ts
+   * `submitLine`); `exists` (and no change) when the id is taken.
+   */
+  insertOperation(row: NewOperationRow, actor: string, audit: AuditInput[]): Promise<InsertOutcome>;
   get(operationId: string): Promise<OperationRow | undefined>;
   findByRemoteJobId(jobId: string): Promise<OperationRow | undefined>;
   history(operationId: string): Promise<StoredHistoryEntry[]>;
@@ -49,8 +56,9 @@ export interface OperationStore {
   renew(lease: Lease, now: number, leaseMs: number): Promise<boolean>;
   release(lease: Lease): Promise<void>;
   /**
-   * Apply a change under a lease: CAS on (operation id, owner, fencing token). History entries get their `from` from
-   * the stored state inside the same transaction. Writes nothing unless the outcome is `ok`.
+   * Apply a change under a lease: CAS on (operation id, owner, fencing token). History lines get their `from` from
+   * the stored state inside the same transaction, and each must be a move the transition table allows on its
+   * evidence (state-machine.ts `walk`; else RefusedTransitionError). Writes nothing unless the outcome is `ok`.
    */
   commit(lease: Lease, change: FencedChange): Promise<CommitOutcome>;
   /** A scheduling hint anyone may give (webhooks): poll no later than `at`, never before the Retry-After hold. */

@@ -1,28 +1,27 @@
 import type pg from 'pg';
-import { isAllowedTransition } from '../../contract/client-states.js';
+import { walk, type HistoryLine } from '../state-machine.js';
 import type { StoredHistoryEntry } from '../types.js';
-
-type Entry = Omit<StoredHistoryEntry, 'from'> & { from?: StoredHistoryEntry['from'] };
 
 /**
  * Append history lines after the stored ones, each carrying the fencing token it was written under (the database's
- * history fence compares it with the row's). `known` is the line count when the caller already knows it (0 on insert).
+ * history fence compares it with the row's). `from` is the stored state (null only for the submit line); `known` is
+ * the line count when the caller already knows it (0 on insert).
  */
 export async function appendHistoryPg(
   c: pg.PoolClient,
   operationId: string,
-  entries: Entry[],
+  entries: HistoryLine[],
   from: StoredHistoryEntry['from'],
   known: number | null,
   token: number,
 ): Promise<void> {
   if (!entries.length) return;
+  // Whichever method writes lines, they pass the transition table here.
+  walk(from, entries);
   const n =
     known ?? (await c.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM history WHERE operation_id = $1', [operationId])).rows[0]!.n;
-  let prev = n === 0 ? null : from;
+  let prev = from;
   for (const [i, e] of entries.entries()) {
-    // Defence in depth: the state machine already refused anything else, but the store must never persist it.
-    if (!isAllowedTransition(prev, e.to)) throw new Error(`refusing to store transition ${prev} -> ${e.to}`);
     await c.query(
       'INSERT INTO history (operation_id, seq, at, actor, from_state, to_state, cause, evidence, remote_state, fencing_token) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)',
       [operationId, n + i + 1, e.at, e.actor, prev, e.to, e.cause, JSON.stringify(e.evidence), e.remote_state, token],

@@ -1,14 +1,14 @@
 import type pg from 'pg';
-import { pendingMigrations, type Migration } from './migrations.js';
+import { pendingMigrations, type SqlMigration } from '../../lib/sqlite-migrations.js';
 import { inTx, quoteIdent } from './pg-pool.js';
 
 /**
  * Bring one schema to the latest version: the same ordered list and the same refusal of a newer store as SQLite
- * (migrations.ts), with the version in a one-row table (`schema_version` for operations, `task_schema_version` for tasks). An advisory lock per schema makes three workers starting
+ * (src/lib/sqlite-migrations.ts), with the version in a one-row table (`schema_version` for operations, `task_schema_version` for tasks). An advisory lock per schema makes three workers starting
  * at once apply each step once; all pending steps and the new version commit together (PostgreSQL DDL is
  * transactional), so a crash mid-migration leaves the previous version intact.
  */
-export async function migratePg(pool: pg.Pool, schema: string, list: readonly Migration[], table = 'schema_version'): Promise<void> {
+export async function migratePg(pool: pg.Pool, schema: string, list: readonly SqlMigration[], table = 'schema_version'): Promise<void> {
   await inTx(pool, async (c) => {
     await c.query('SELECT pg_advisory_xact_lock(hashtext($1))', [schema]);
     await c.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);

@@ -3,10 +3,35 @@ import { createRequire } from 'node:module';
 import { basename, resolve } from 'node:path';
 import type pg from 'pg';
 
-// node-postgres is loaded by the first pool, not with this module: every `jobproof client …` start reaches this file
-// (the store is chosen at run time), and only a client configured for PostgreSQL needs the driver (~70 ms of start-up).
+/** The PostgreSQL store was asked for and node-postgres is not installed: a usage error, with what to do. */
+export class PgDriverMissingError extends Error {
+  readonly code = 'pg_driver_missing';
+  constructor() {
+    super(
+      'the PostgreSQL store (a postgres:// db, JOBPROOF_CLIENT_DB or --db) needs node-postgres, an optional peer dependency of jobproof: run `npm install pg` (8.x) beside jobproof, or leave the db unset for SQLite',
+    );
+  }
+}
+
+/**
+ * Load node-postgres through `load` (Node's require), turning "pg is not installed" into PgDriverMissingError; any
+ * other failure (a broken install, a module missing inside pg) is left as it is.
+ */
+export function requirePg(load: (id: string) => unknown): typeof pg {
+  try {
+    return load('pg') as typeof pg;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'MODULE_NOT_FOUND' && /Cannot find module 'pg'/.test(e.message)) throw new PgDriverMissingError();
+    throw err;
+  }
+}
+
+// node-postgres is an optional peer, loaded by the first pool, not with this module: every `jobproof client …` start
+// reaches this file (the store is chosen at run time), and only a client configured for PostgreSQL needs the driver
+// (~70 ms of start-up).
 let pgModule: typeof pg | undefined;
-const loadPg = (): typeof pg => (pgModule ??= createRequire(import.meta.url)('pg') as typeof pg);
+const loadPg = (): typeof pg => (pgModule ??= requirePg(createRequire(import.meta.url)));
 
 /** `postgres://…` or `postgresql://…`: the store lives in PostgreSQL; anything else means SQLite in the state dir. */
 export function isPostgresUrl(db: string | undefined): db is string {

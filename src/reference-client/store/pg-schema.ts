@@ -1,4 +1,4 @@
-import type { Migration } from './migrations.js';
+import type { SqlMigration } from '../../lib/sqlite-migrations.js';
 
 /**
  * The operation store on PostgreSQL, in the schema of one JOBPROOF_STATE (search_path is set per connection). The
@@ -133,7 +133,7 @@ END $$;
 CREATE TRIGGER history_fence BEFORE INSERT ON history FOR EACH ROW EXECUTE FUNCTION history_fence();
 `;
 
-/** Ordered, append-only, same numbering rule as SQLite's (migrations.ts). */
-export const PG_OPERATION_MIGRATIONS: readonly Migration[] = [
+/** Ordered, append-only, same numbering rule as SQLite's (src/lib/sqlite-migrations.ts). */
+export const PG_OPERATION_MIGRATIONS: readonly SqlMigration[] = [
   { version: 1, name: 'baseline: operations, history, audit, fence', sql: BASELINE },
 ];

@@ -1,12 +1,15 @@
 import type pg from 'pg';
-import { isFinalState } from '../../contract/client-states.js';
+import { isoTime } from '../../lib/clock.js';
 import { chain, GENESIS_HASH } from '../audit.js';
+import type { NewOperationRow } from '../new-operation-row.js';
+import { submitLine } from '../state-machine.js';
 import type { AuditInput, AuditRow, CancelIntent, OperationRow, StoredHistoryEntry } from '../types.js';
 import type { CommitOutcome, FencedChange, InsertOutcome, Lease, OperationStore } from './operation-store.js';
 import { migratePg } from './pg-migrate.js';
 import { inTx, openPool } from './pg-pool.js';
 import { PG_OPERATION_MIGRATIONS } from './pg-schema.js';
 import { appendHistoryPg, historyFromRow } from './pg-history.js';
+import { planCommit } from './patch.js';
 import { COLUMNS, fromDb, toDb } from './sqlite-schema.js';
 
 type Q = pg.Pool | pg.PoolClient;
@@ -52,10 +55,11 @@ export class PgOperationStore implements OperationStore {
     return inTx(await this.db(), fn);
   }
 
-  async insertOperation(row: OperationRow, first: StoredHistoryEntry, audit: AuditInput[]): Promise<InsertOutcome> {
+  async insertOperation(row: NewOperationRow, actor: string, audit: AuditInput[]): Promise<InsertOutcome> {
     return this.tx(async (c) => {
-      const values: unknown[] = COLUMNS.map((k) => pgValue(toDb(k, row[k])));
-      values.push(isFinalState(row.state) ? 0 : 1);
+      const first = submitLine(isoTime(row.submitted_at), actor);
+      const values: unknown[] = COLUMNS.map((k) => pgValue(toDb(k, k === 'state' ? first.to : row[k])));
+      values.push(1);
       const params = values.map((_, i) => `$${i + 1}`).join(', ');
       const r = await c.query(
         `INSERT INTO operations (${COLUMNS.join(', ')}, is_open) VALUES (${params}) ON CONFLICT (operation_id) DO NOTHING`,
@@ -172,20 +176,14 @@ export class PgOperationStore implements OperationStore {
       const cur = r.rows[0];
       if (!cur || cur.lease_owner !== lease.owner || cur.fencing_token !== lease.token || cur.is_open !== 1) return 'lease_lost';
       if (change.requireNoCancel && cur.cancel !== null) return 'cancel_recorded';
-      const last = change.history[change.history.length - 1];
-      const target = change.patch.state ?? cur.state;
-      if (last && last.to !== target) throw new Error(`history ends in ${last.to} but the record moves to ${target}`);
+      const plan = planCommit(cur.state, change);
       const sets: string[] = [];
       const values: unknown[] = [lease.operation_id];
-      // A final record leaves the schedule and the lease whatever the patch said (one assignment per column).
-      const final = isFinalState(target);
-      for (const [k, v] of Object.entries(change.patch)) {
-        if (final && (k === 'next_poll_at' || k === 'lease_owner' || k === 'lease_expires_at')) continue;
-        if (!(COLUMNS as string[]).includes(k)) throw new Error(`unknown column ${k}`);
-        values.push(pgValue(toDb(k as keyof OperationRow, v)));
+      for (const [k, v] of plan.sets) {
+        values.push(pgValue(toDb(k, v)));
         sets.push(`${k} = $${values.length}`);
       }
-      if (isFinalState(target)) sets.push('is_open = 0', 'next_poll_at = NULL', 'lease_owner = NULL', 'lease_expires_at = NULL');
+      if (plan.final) sets.push('is_open = 0');
       // History first: its fence reads the row's lease, which a final commit clears.
       await appendHistoryPg(c, lease.operation_id, change.history, cur.state, null, lease.token);
       if (sets.length) await c.query(`UPDATE operations SET ${sets.join(', ')} WHERE operation_id = $1`, values);

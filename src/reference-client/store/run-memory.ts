@@ -1,3 +1,4 @@
+import type { NewOperationRow } from '../new-operation-row.js';
 import type { AuditInput, AuditRow, CancelIntent, OperationRow, StoredHistoryEntry } from '../types.js';
 import type { CommitOutcome, FencedChange, InsertOutcome, Lease, OperationStore } from './operation-store.js';
 import { SqliteOperationStore } from './sqlite-store.js';
@@ -39,8 +40,8 @@ class RunMemoryStore implements OperationStore {
     this.s = shared.store;
   }
 
-  insertOperation(row: OperationRow, first: StoredHistoryEntry, audit: AuditInput[]): Promise<InsertOutcome> {
-    return this.s.insertOperation(row, first, audit);
+  insertOperation(row: NewOperationRow, actor: string, audit: AuditInput[]): Promise<InsertOutcome> {
+    return this.s.insertOperation(row, actor, audit);
   }
   get(operationId: string): Promise<OperationRow | undefined> {
     return this.s.get(operationId);

@@ -1,5 +1,5 @@
 import type { OperationRow } from '../types.js';
-import type { Migration } from './migrations.js';
+import type { Migration } from '../../lib/sqlite-migrations.js';
 
 /**
  * One row per operation, columns named as the record's fields. Append-only tables are enforced by triggers, so a

@@ -1,12 +1,16 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAllowedTransition, isFinalState } from '../../contract/client-states.js';
+import { isoTime } from '../../lib/clock.js';
 import { chain, GENESIS_HASH } from '../audit.js';
+import type { NewOperationRow } from '../new-operation-row.js';
+import { submitLine, walk, type HistoryLine } from '../state-machine.js';
 import type { AuditInput, AuditRow, CancelIntent, OperationRow, StoredHistoryEntry } from '../types.js';
 import type { CommitOutcome, FencedChange, InsertOutcome, Lease, OperationStore } from './operation-store.js';
+import { planCommit } from './patch.js';
 import { COLUMNS, fromDb, SQLITE_OPERATION_MIGRATIONS, toDb } from './sqlite-schema.js';
-import { migratedSqliteImage, migrateSqlite, refuseNewerSqlite } from './sqlite-migrate.js';
+import { migrateSqlite, refuseNewerSqlite } from '../../lib/sqlite-migrations.js';
+import { migratedSqliteImage } from './sqlite-migrate.js';
 
 type Db = Database.Database;
 
@@ -72,15 +76,16 @@ export class SqliteOperationStore implements OperationStore {
     }
   }
 
-  async insertOperation(row: OperationRow, first: StoredHistoryEntry, audit: AuditInput[]): Promise<InsertOutcome> {
+  async insertOperation(row: NewOperationRow, actor: string, audit: AuditInput[]): Promise<InsertOutcome> {
     return this.tx(() => {
       if (this.q('SELECT 1 FROM operations WHERE operation_id = ?').get(row.operation_id)) return 'exists';
+      const first = submitLine(isoTime(row.submitted_at), actor);
       const cols = COLUMNS.join(', ');
       const params = COLUMNS.map((c) => `@${c}`).join(', ');
-      const values: Record<string, unknown> = { is_open: isFinalState(row.state) ? 0 : 1 };
-      for (const c of COLUMNS) values[c] = toDb(c, row[c]);
+      const values: Record<string, unknown> = { is_open: 1 };
+      for (const c of COLUMNS) values[c] = toDb(c, c === 'state' ? first.to : row[c]);
       this.q(`INSERT INTO operations (${cols}, is_open) VALUES (${params}, @is_open)`).run(values);
-      this.appendHistory(row.operation_id, [first]);
+      this.appendHistory(row.operation_id, [first], null);
       this.appendAuditTx(audit);
       return 'inserted';
     });
@@ -195,18 +200,14 @@ export class SqliteOperationStore implements OperationStore {
         | undefined;
       if (!cur || cur.lease_owner !== lease.owner || cur.fencing_token !== lease.token || cur.is_open !== 1) return 'lease_lost';
       if (change.requireNoCancel && cur.cancel !== null) return 'cancel_recorded';
-      const last = change.history[change.history.length - 1];
-      const target = change.patch.state ?? cur.state;
-      if (last && last.to !== target) throw new Error(`history ends in ${last.to} but the record moves to ${target}`);
+      const plan = planCommit(cur.state, change);
       const sets: string[] = [];
       const values: Record<string, unknown> = { id: lease.operation_id };
-      for (const [k, v] of Object.entries(change.patch)) {
+      for (const [k, v] of plan.sets) {
         sets.push(`${k} = @${k}`);
-        values[k] = toDb(k as keyof OperationRow, v);
+        values[k] = toDb(k, v);
       }
-      if (isFinalState(target)) {
-        sets.push('is_open = 0', 'next_poll_at = NULL', 'lease_owner = NULL', 'lease_expires_at = NULL');
-      }
+      if (plan.final) sets.push('is_open = 0');
       if (sets.length) this.q(`UPDATE operations SET ${sets.join(', ')} WHERE operation_id = @id`).run(values);
       this.appendHistory(lease.operation_id, change.history, cur.state);
       this.appendAuditTx(change.audit);
@@ -266,20 +267,17 @@ export class SqliteOperationStore implements OperationStore {
     if (this.db.open) this.db.close();
   }
 
-  private appendHistory(
-    operationId: string,
-    entries: (Omit<StoredHistoryEntry, 'from'> & { from?: StoredHistoryEntry['from'] })[],
-    from: StoredHistoryEntry['from'] = null,
-  ): void {
-    if (!entries.length) return;
+  /** Append lines after the stored ones; `from` is the stored state (null only for the submit line). */
+  private appendHistory(operationId: string, lines: HistoryLine[], from: StoredHistoryEntry['from']): void {
+    if (!lines.length) return;
+    // Whichever method writes lines, they pass the transition table here.
+    walk(from, lines);
     const { n } = this.q('SELECT COUNT(*) AS n FROM history WHERE operation_id = ?').get(operationId) as { n: number };
     const insert = this.q(
       'INSERT INTO history (operation_id, seq, at, actor, from_state, to_state, cause, evidence, remote_state, lease_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
-    let prev = n === 0 ? null : from;
-    entries.forEach((e, i) => {
-      // Defence in depth: the state machine already refused anything else, but the store must never persist it.
-      if (!isAllowedTransition(prev, e.to)) throw new Error(`refusing to store transition ${prev} -> ${e.to}`);
+    let prev = from;
+    lines.forEach((e, i) => {
       insert.run(
         operationId,
         n + i + 1,

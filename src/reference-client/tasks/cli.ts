@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { EXIT, UnknownOperationError } from '../../contract/client-states.js';
 import { realClock } from '../../lib/clock.js';
+import { clientDb, env, isUsageError, Refusal } from '../cli-env.js';
 import type { TaskClient } from './index.js';
 
 // The task client (its stores, worker and policy) is loaded only when a task verb runs: every `jobproof client …`
@@ -9,19 +10,29 @@ const taskClientModule = () => import('./index.js');
 
 /**
  * `client task submit|work|show`: the task verbs of client-protocol.md for the reference task client. Same
- * environment as the job verbs (JOBPROOF_PROVIDER_URL, JOBPROOF_TOKEN, JOBPROOF_STATE, JOBPROOF_WORKER_ID).
+ * environment as the job verbs (JOBPROOF_PROVIDER_URL, JOBPROOF_TOKEN, JOBPROOF_STATE, JOBPROOF_WORKER_ID,
+ * JOBPROOF_LEASE_MS, JOBPROOF_CLIENT_DB or `client --db`).
  */
+/** JOBPROOF_LEASE_MS, as for the job verbs (default 10000). */
+function leaseMs(): number {
+  const ms = Number(env('JOBPROOF_LEASE_MS') ?? 10_000);
+  if (!Number.isInteger(ms) || ms <= 0) throw new Refusal('JOBPROOF_LEASE_MS must be a positive integer');
+  return ms;
+}
+
 async function open(): Promise<TaskClient> {
-  const state = process.env.JOBPROOF_STATE;
-  if (!state) throw new UnknownOperationError('JOBPROOF_STATE must be set');
+  const state = env('JOBPROOF_STATE', true)!;
+  const db = clientDb();
   const { createTaskClient } = await taskClientModule();
   return createTaskClient({
     state,
+    db,
     clock: realClock,
     fetch: (...a) => globalThis.fetch(...a),
-    providerUrl: process.env.JOBPROOF_PROVIDER_URL || 'http://127.0.0.1:4010',
-    token: process.env.JOBPROOF_TOKEN ?? '',
-    workerId: process.env.JOBPROOF_WORKER_ID || `task-worker-${process.pid}`,
+    providerUrl: env('JOBPROOF_PROVIDER_URL') ?? 'http://127.0.0.1:4010',
+    token: env('JOBPROOF_TOKEN') ?? '',
+    workerId: env('JOBPROOF_WORKER_ID') ?? `task-worker-${process.pid}`,
+    leaseMs: leaseMs(),
   });
 }
 
@@ -46,7 +57,7 @@ function act<A extends unknown[]>(fn: (c: TaskClient, ...args: A) => Promise<voi
       const e = err as Error & { issues?: { path: unknown[]; message: string }[] };
       const detail = e.issues ? e.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ') : e.message;
       const { ChangedTaskRequestError } = await taskClientModule();
-      const known = err instanceof ChangedTaskRequestError || err instanceof UnknownOperationError || e.issues;
+      const known = err instanceof ChangedTaskRequestError || err instanceof UnknownOperationError || isUsageError(err) || e.issues;
       process.stderr.write(`jobproof client task: ${known ? detail : `unexpected error: ${e.stack ?? e}`}\n`);
       process.exitCode = err instanceof ChangedTaskRequestError ? EXIT.changedRequest : known ? EXIT.refused : 1;
     } finally {

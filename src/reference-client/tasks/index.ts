@@ -22,7 +22,7 @@ export { toTaskRecord } from './record.js';
 export interface TaskClientOptions extends Omit<TaskWorkerOptions, 'store'> {
   /** State directory; the task store is `${state}/tasks.db`, or its PostgreSQL schema when `db` is a postgres:// URL. */
   state: string;
-  /** Default: JOBPROOF_CLIENT_DB; SQLite when unset. */
+  /** A postgres:// URL; unset: SQLite in `state` (the CLI passes --db or JOBPROOF_CLIENT_DB). */
   db?: string;
   clock: Clock;
   policy?: TaskPolicy;
@@ -41,7 +41,7 @@ export interface TaskClient extends InProcessTaskClient {
 export class ChangedTaskRequestError extends Error {}
 
 export function createTaskClient(opts: TaskClientOptions): TaskClient {
-  const store = openTaskStore(opts.state, opts.db ?? process.env.JOBPROOF_CLIENT_DB);
+  const store = openTaskStore(opts.state, opts.db);
   const worker = new TaskWorker({ ...opts, store });
   const actor = opts.workerId ?? 'task-worker';
   return {

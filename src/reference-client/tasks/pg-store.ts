@@ -1,9 +1,9 @@
 import type pg from 'pg';
-import type { Migration } from '../store/migrations.js';
+import type { SqlMigration } from '../../lib/sqlite-migrations.js';
 import { migratePg } from '../store/pg-migrate.js';
 import { inTx, openPool } from '../store/pg-pool.js';
-import { nextTaskRow, type HistoryInput, type TaskStore } from './store.js';
-import type { TaskHistoryEntry, TaskOpRow, TaskOpState } from './types.js';
+import { firstTaskRow, TaskStoreBase, type Mutation, type TaskStore } from './store-base.js';
+import type { HistoryInput, NewTaskOpRow, TaskHistoryEntry, TaskOpRow, TaskOpState } from './types.js';
 
 /**
  * The task store on PostgreSQL: same layout as SQLite (the record as one JSONB column), history append-only by
@@ -36,9 +36,9 @@ CREATE TRIGGER task_history_append_only BEFORE UPDATE OR DELETE ON task_history 
 CREATE TRIGGER task_history_no_truncate BEFORE TRUNCATE ON task_history FOR EACH STATEMENT EXECUTE FUNCTION task_refuse_append_only();
 `;
 
-export const PG_TASK_MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'baseline: task_ops, task_history', sql: BASELINE }];
+export const PG_TASK_MIGRATIONS: readonly SqlMigration[] = [{ version: 1, name: 'baseline: task_ops, task_history', sql: BASELINE }];
 
-export class PgTaskStore implements TaskStore {
+export class PgTaskStore extends TaskStoreBase implements TaskStore {
   readonly pool: pg.Pool;
   private ready: Promise<void> | null = null;
 
@@ -46,6 +46,7 @@ export class PgTaskStore implements TaskStore {
     url: string,
     readonly schema: string,
   ) {
+    super();
     this.pool = openPool(url, schema, 2);
   }
 
@@ -66,7 +67,8 @@ export class PgTaskStore implements TaskStore {
     );
   }
 
-  async insert(row: TaskOpRow, first: HistoryInput): Promise<'inserted' | 'exists'> {
+  async insert(fresh: NewTaskOpRow, evidence: Record<string, unknown>): Promise<'inserted' | 'exists'> {
+    const { row, first } = firstTaskRow(fresh, evidence);
     return inTx(await this.db(), async (c) => {
       const r = await c.query('INSERT INTO task_ops (task_op_id, state, row) VALUES ($1, $2, $3) ON CONFLICT (task_op_id) DO NOTHING', [
         row.task_op_id,
@@ -109,13 +111,14 @@ export class PgTaskStore implements TaskStore {
     }));
   }
 
-  async change(id: string, patch: Partial<TaskOpRow>, history?: HistoryInput): Promise<TaskOpRow> {
+  protected async mutate<T>(id: string, fn: (cur: TaskOpRow | undefined) => Mutation<T>): Promise<T> {
     return inTx(await this.db(), async (c) => {
       const cur = (await c.query<{ row: TaskOpRow }>('SELECT row FROM task_ops WHERE task_op_id = $1 FOR UPDATE', [id])).rows[0]?.row;
-      const next = nextTaskRow(id, cur, patch, history);
-      await c.query('UPDATE task_ops SET state = $1, row = $2 WHERE task_op_id = $3', [next.state, JSON.stringify(next), id]);
-      if (history) await PgTaskStore.appendHistory(c, id, cur!.state, history);
-      return next;
+      const m = fn(cur);
+      if (m.next)
+        await c.query('UPDATE task_ops SET state = $1, row = $2 WHERE task_op_id = $3', [m.next.state, JSON.stringify(m.next), id]);
+      if (m.line) await PgTaskStore.appendHistory(c, id, cur!.state, m.line);
+      return m.out;
     });
   }
 

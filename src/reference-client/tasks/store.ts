@@ -1,9 +1,11 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Migration } from '../store/migrations.js';
-import { migrateSqlite, refuseNewerSqlite } from '../store/sqlite-migrate.js';
-import { isFinalTaskOp, type TaskHistoryEntry, type TaskOpRow, type TaskOpState } from './types.js';
+import { migrateSqlite, refuseNewerSqlite, type Migration } from '../../lib/sqlite-migrations.js';
+import { firstTaskRow, TaskStoreBase, type Mutation, type TaskStore } from './store-base.js';
+import type { HistoryInput, NewTaskOpRow, TaskHistoryEntry, TaskOpRow, TaskOpState } from './types.js';
+
+export type { HistoryInput } from './types.js';
 
 /** The schema release 0.1.0 created without a version number; `IF NOT EXISTS` lets version 1 adopt such a file. */
 const BASELINE = `
@@ -29,41 +31,17 @@ CREATE TRIGGER IF NOT EXISTS task_history_no_delete BEFORE DELETE ON task_histor
 
 export const SQLITE_TASK_MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'baseline (release 0.1.0)', sql: BASELINE }];
 
-export type HistoryInput = { at: string; to: TaskOpState; cause: string; evidence?: Record<string, unknown> };
-
-/** The task workflow's durable interface; SQLite (one machine) and PostgreSQL (a fleet) implement it. */
-export interface TaskStore {
-  /** Record a new operation with its first history entry; `exists` (and no change) when the id is taken. */
-  insert(row: TaskOpRow, first: HistoryInput): Promise<'inserted' | 'exists'>;
-  get(id: string): Promise<TaskOpRow | undefined>;
-  list(): Promise<TaskOpRow[]>;
-  history(id: string): Promise<TaskHistoryEntry[]>;
-  /**
-   * One change in one transaction: patch the row and, when given, append a history entry whose `from` is the stored
-   * state. A final operation is never changed again; the apply key, once written, never replaced.
-   */
-  change(id: string, patch: Partial<TaskOpRow>, history?: HistoryInput): Promise<TaskOpRow>;
-  close(): Promise<void>;
-}
-
-/** The row after a patch: the rules both backends apply inside their transaction. */
-export function nextTaskRow(id: string, cur: TaskOpRow | undefined, patch: Partial<TaskOpRow>, history?: HistoryInput): TaskOpRow {
-  if (!cur) throw new Error(`unknown task operation ${id}`);
-  if (isFinalTaskOp(cur.state)) throw new Error(`task operation ${id} is final (${cur.state})`);
-  const next: TaskOpRow = { ...cur, ...patch, task_op_id: id, create_key: cur.create_key };
-  if (cur.apply_key !== null) next.apply_key = cur.apply_key;
-  if (history) next.state = history.to;
-  return next;
-}
+export { nextTaskRow, type TaskStore } from './store-base.js';
 
 /**
  * `${state}/tasks.db`, WAL, each change (row + its history entry) one transaction. The row is kept as one JSON
  * column: the workflow reads and writes whole records, and nothing queries inside them except the create key.
  */
-export class SqliteTaskStore implements TaskStore {
+export class SqliteTaskStore extends TaskStoreBase implements TaskStore {
   private readonly db: Database.Database;
 
   constructor(file: string) {
+    super();
     this.db = new Database(file);
     refuseNewerSqlite(this.db, file, SQLITE_TASK_MIGRATIONS);
     this.db.pragma('journal_mode = WAL');
@@ -89,7 +67,8 @@ export class SqliteTaskStore implements TaskStore {
     return r ? (JSON.parse(r.row) as TaskOpRow) : undefined;
   }
 
-  async insert(row: TaskOpRow, first: HistoryInput): Promise<'inserted' | 'exists'> {
+  async insert(fresh: NewTaskOpRow, evidence: Record<string, unknown>): Promise<'inserted' | 'exists'> {
+    const { row, first } = firstTaskRow(fresh, evidence);
     return this.db.transaction(() => {
       if (this.getSync(row.task_op_id)) return 'exists' as const;
       this.db.prepare('INSERT INTO task_ops (task_op_id, state, row) VALUES (?, ?, ?)').run(row.task_op_id, row.state, JSON.stringify(row));
@@ -127,14 +106,17 @@ export class SqliteTaskStore implements TaskStore {
       }));
   }
 
-  async change(id: string, patch: Partial<TaskOpRow>, history?: HistoryInput): Promise<TaskOpRow> {
-    return this.db.transaction(() => {
-      const cur = this.getSync(id);
-      const next = nextTaskRow(id, cur, patch, history);
-      this.db.prepare('UPDATE task_ops SET state = ?, row = ? WHERE task_op_id = ?').run(next.state, JSON.stringify(next), id);
-      if (history) this.appendHistory(id, cur!.state, history);
-      return next;
-    })();
+  protected async mutate<T>(id: string, fn: (cur: TaskOpRow | undefined) => Mutation<T>): Promise<T> {
+    return this.db
+      .transaction(() => {
+        const cur = this.getSync(id);
+        const m = fn(cur);
+        if (m.next)
+          this.db.prepare('UPDATE task_ops SET state = ?, row = ? WHERE task_op_id = ?').run(m.next.state, JSON.stringify(m.next), id);
+        if (m.line) this.appendHistory(id, cur!.state, m.line);
+        return m.out;
+      })
+      .immediate();
   }
 
   async close(): Promise<void> {

@@ -1,27 +1,26 @@
 import { codeOf } from './http.js';
 import type { RemoteTask } from './policy.js';
-import { attention, backoff, entry, finishFromTask, newKey, readTask, Stopped, type TaskStepEnv } from './task-step-env.js';
+import { attention, entry, finishFromTask, newKey, readTask, retryDelay, Stopped, type TaskTurn } from './task-step-env.js';
 import type { TaskOpRow } from './types.js';
 
 /** Poll the task: report a final state, note a new proposal, and move to applying under a usable approval. */
-export async function observe(w: TaskStepEnv, row: TaskOpRow, signal?: AbortSignal): Promise<number> {
+export async function observe(w: TaskTurn, row: TaskOpRow, signal?: AbortSignal): Promise<number> {
   const a = await readTask(w, row, signal);
   if (signal?.aborted) throw new Stopped();
   if (a.kind === 'no_answer' || a.status >= 500 || a.status === 429) {
     const failures = row.read_failures + 1;
-    if (failures >= w.maxReadFailures) return attention(w, row, 'task unreadable');
-    await w.store.change(row.task_op_id, { read_failures: failures, updated_at: w.now() });
-    return Math.max(backoff(failures - 1), a.kind === 'answer' ? (a.retryAfterMs ?? 0) : 0);
+    if (failures >= w.maxReadFailures) return attention(w, 'task unreadable');
+    await w.change({ read_failures: failures, updated_at: w.now() });
+    return retryDelay(row, failures - 1, a.kind === 'answer' ? a.retryAfterMs : null);
   }
-  if (a.status !== 200) return attention(w, row, `task read refused: ${a.status} ${codeOf(a) ?? ''}`.trim());
+  if (a.status !== 200) return attention(w, `task read refused: ${a.status} ${codeOf(a) ?? ''}`.trim());
   const task = a.json as RemoteTask;
-  if (row.read_failures > 0) await w.store.change(row.task_op_id, { read_failures: 0 });
-  if (await finishFromTask(w, row, task, `task is ${task.state}`)) return 0;
+  if (row.read_failures > 0) await w.change({ read_failures: 0 });
+  if (await finishFromTask(w, task, `task is ${task.state}`)) return 0;
   const pv = task.result?.proposal.proposal_version ?? null;
   if (pv !== null && pv !== row.proposal_version) {
     // A new proposal (first draft or redraft): any approval we relied on is gone; wait for one of this version.
-    await w.store.change(
-      row.task_op_id,
+    await w.change(
       { proposal_version: pv, initiator: task.initiator, approval: null, updated_at: w.now() },
       entry(
         w,
@@ -39,8 +38,7 @@ export async function observe(w: TaskStepEnv, row: TaskOpRow, signal?: AbortSign
     const cur = (await w.store.get(row.task_op_id))!;
     // The apply key is generated once and stored, in the same transaction as the decision, before any apply.
     const applyKey = cur.apply_key ?? newKey('tapply');
-    await w.store.change(
-      row.task_op_id,
+    await w.change(
       { approval, apply_key: applyKey, initiator: task.initiator, updated_at: w.now() },
       entry(
         w,

@@ -73,7 +73,37 @@ export interface TaskOpRow {
   submitted_at: number;
   deadline_at: number;
   updated_at: number;
+  /** The worker stepping it (lease.ts); absent on rows written before leases (read as no lease, token 0). */
+  lease_owner?: string | null;
+  lease_expires_at?: number | null;
+  fencing_token?: number;
 }
+
+/**
+ * Columns no patch writes: what the submitter gave (and its create key), and `state`, which moves only by history
+ * lines the transition table allows (state-machine.ts). The stores refuse these keys at run time too.
+ */
+export const TASK_UNPATCHABLE = [
+  'state',
+  'task_op_id',
+  'type',
+  'object_ref',
+  'object_version',
+  'input',
+  'create_key',
+  'trace_id',
+  'submitted_at',
+  'deadline_at',
+  'lease_owner',
+  'lease_expires_at',
+  'fencing_token',
+] as const satisfies readonly (keyof TaskOpRow)[];
+export type TaskPatch = Partial<Omit<TaskOpRow, (typeof TASK_UNPATCHABLE)[number]>>;
+/** A task record before it is stored: the store gives it the submit line's state. */
+export type NewTaskOpRow = Omit<TaskOpRow, 'state'>;
+
+/** A history line before it is stored: the store fills `from` (and `seq`) inside its transaction. */
+export type HistoryInput = { at: string; to: TaskOpState; cause: string; evidence?: Record<string, unknown> };
 
 export interface TaskHistoryEntry {
   task_op_id: string;

@@ -4,8 +4,17 @@ import type { TaskStore } from './store.js';
 import { apply } from './task-apply-step.js';
 import { create } from './task-create-step.js';
 import { observe } from './task-observe-step.js';
-import { entry, newKey, Stopped, type TaskStepEnv } from './task-step-env.js';
-import { isFinalTaskOp, SubmitTaskInputSchema, type SubmitTaskInput, type TaskOpRow, type TaskOpState, type TaskReport } from './types.js';
+import { TaskLeaseLostError } from './lease.js';
+import { entry, newKey, Stopped, taskTurn, type TaskStepEnv, type TaskTurn } from './task-step-env.js';
+import {
+  isFinalTaskOp,
+  SubmitTaskInputSchema,
+  type NewTaskOpRow,
+  type SubmitTaskInput,
+  type TaskOpRow,
+  type TaskOpState,
+  type TaskReport,
+} from './types.js';
 
 export interface TaskWorkerOptions {
   store: TaskStore;
@@ -21,6 +30,8 @@ export interface TaskWorkerOptions {
   /** Apply sends (all with the one apply key) before the operation needs a person. */
   maxApplyAttempts?: number;
   maxReadFailures?: number;
+  /** How long a worker's lease on an operation lasts without a renewal (each send renews it). */
+  leaseMs?: number;
   policy?: TaskPolicy;
 }
 
@@ -43,6 +54,7 @@ export class TaskWorker {
       maxCreate: o.maxCreateAttempts ?? 8,
       maxApply: o.maxApplyAttempts ?? 8,
       maxReadFailures: o.maxReadFailures ?? 20,
+      leaseMs: o.leaseMs ?? 10_000,
       http: {
         fetch: o.fetch,
         clock: o.clock,
@@ -52,6 +64,10 @@ export class TaskWorker {
         timeoutMs: o.requestTimeoutMs ?? 10_000,
       },
     };
+  }
+
+  private get workerId(): string {
+    return this.env.http.workerId;
   }
 
   private now(): number {
@@ -66,9 +82,8 @@ export class TaskWorker {
   async submitTask(input: SubmitTaskInput): Promise<TaskOpRow> {
     const op = SubmitTaskInputSchema.parse(input);
     const now = this.now();
-    const row: TaskOpRow = {
+    const row: NewTaskOpRow = {
       task_op_id: op.task_op_id,
-      state: 'create_pending',
       type: op.type,
       object_ref: op.object_ref,
       object_version: op.object_version,
@@ -89,10 +104,7 @@ export class TaskWorker {
       deadline_at: now + op.deadline_ms,
       updated_at: now,
     };
-    await this.store.insert(
-      row,
-      this.h('create_pending', 'submit', { create_key: row.create_key, object_ref: op.object_ref, object_version: op.object_version }),
-    );
+    await this.store.insert(row, { create_key: row.create_key, object_ref: op.object_ref, object_version: op.object_version });
     return (await this.store.get(op.task_op_id))!;
   }
 
@@ -109,34 +121,48 @@ export class TaskWorker {
     };
   }
 
-  /** Drive one operation to a final state (or until `signal` aborts: then its state so far). */
+  /**
+   * Drive one operation to a final state (or until `signal` aborts: then its state so far). Each turn leases the
+   * operation, steps it under the lease (taskTurn: fenced writes, the lease renewed before each send) and hands the
+   * lease back before waiting, so a successor of a crashed worker waits at most one lease.
+   */
   async runTask(id: string, signal?: AbortSignal): Promise<TaskReport> {
     try {
       for (;;) {
-        const row = await this.store.get(id);
-        if (!row) throw new Error(`unknown task operation ${id}`);
-        if (isFinalTaskOp(row.state)) return this.report(id);
-        if (signal?.aborted) return this.report(id);
-        if (this.now() > row.deadline_at && row.state !== 'applying') {
-          await this.store.change(
-            id,
-            { reason: 'deadline passed', updated_at: this.now() },
-            this.h('needs_attention', `deadline passed in ${row.state}`),
-          );
+        const seen = await this.store.get(id);
+        if (!seen) throw new Error(`unknown task operation ${id}`);
+        if (isFinalTaskOp(seen.state) || signal?.aborted) return this.report(id);
+        const lease = await this.store.claim(id, this.workerId, this.now(), this.env.leaseMs, null);
+        if (!lease) {
+          // Another worker is stepping it: look again when its lease runs out.
+          await this.sleep(Math.max(1, (seen.lease_expires_at ?? this.now()) - this.now()), signal);
           continue;
         }
-        const wait =
-          row.state === 'create_pending'
-            ? await create(this.env, row, signal)
-            : row.state === 'applying'
-              ? await apply(this.env, row, signal)
-              : await observe(this.env, row, signal);
+        let wait = 0;
+        try {
+          wait = await this.turn(taskTurn(this.env, lease), (await this.store.get(id))!, signal);
+        } catch (err) {
+          if (!(err instanceof TaskLeaseLostError)) throw err;
+        } finally {
+          await this.store.release(lease).catch(() => undefined);
+        }
         if (wait > 0) await this.sleep(wait, signal);
       }
     } catch (err) {
       if (err instanceof Stopped) return this.report(id);
       throw err;
     }
+  }
+
+  private async turn(w: TaskTurn, row: TaskOpRow, signal?: AbortSignal): Promise<number> {
+    if (isFinalTaskOp(row.state)) return 0;
+    if (this.now() > row.deadline_at && row.state !== 'applying') {
+      await w.change({ reason: 'deadline passed', updated_at: this.now() }, this.h('needs_attention', `deadline passed in ${row.state}`));
+      return 0;
+    }
+    if (row.state === 'create_pending') return create(w, row, signal);
+    if (row.state === 'applying') return apply(w, row, signal);
+    return observe(w, row, signal);
   }
 
   private async sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -455,9 +455,17 @@ export const mutants: Mutant[] = [
         const before = h.slice(0, -2);
         const prev = before.at(-1)?.to ?? (await store.get(lease.operation_id))?.state;
         // create_unknown may not end cancelled directly (client-protocol.md): through reconciliation, as the old code did.
-        const via = prev === 'create_unknown' ? [{ ...last, to: 'reconciliation' as const, cause: 'lookup shows no job' }] : [];
-        const cancelled = { ...last, to: 'cancelled' as const, cause: 'by the cancel deadline the provider shows no job' };
-        return store.commit(lease, { ...change, patch: { ...change.patch, state: 'cancelled' }, history: [...before, ...via, cancelled] });
+        // The mistake reads the empty lookup as the answer: the table allows these moves on a lookup answer only.
+        const lookup = { ...last.evidence, kind: 'lookup_answer' };
+        const via =
+          prev === 'create_unknown' ? [{ ...last, to: 'reconciliation' as const, cause: 'lookup shows no job', evidence: lookup }] : [];
+        const cancelled = {
+          ...last,
+          to: 'cancelled' as const,
+          cause: 'by the cancel deadline the provider shows no job',
+          evidence: lookup,
+        };
+        return store.commit(lease, { ...change, history: [...before, ...via, cancelled] });
       },
     })),
   },

@@ -1,4 +1,5 @@
-import { buildReport, scenarioCase } from '../../../src/conformance/report/build.js';
+import { scenarioCase } from '../../../src/conformance/pipeline/cases.js';
+import { buildReport } from '../../../src/conformance/report/build.js';
 import type { HtmlEvidence } from '../../../src/conformance/report/html/report-html.js';
 import type { CertificationReport } from '../../../src/conformance/report/schema.js';
 import { runScenarioInProcess } from '../../../src/conformance/runner/run-scenario.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { certificationPassed, runOutcome } from '../../../src/conformance/outcome.js';
+import { runOutcome, type CaseVerdict } from '../../../src/conformance/outcome.js';
+import { certified } from '../../../src/conformance/pipeline/certified.js';
 import { runScenarioInProcess } from '../../../src/conformance/runner/run-scenario.js';
 import type { InProcessClientFactory } from '../../../src/contract/client-protocol.js';
 import { createReferenceClient } from '../../../src/reference-client/index.js';
@@ -51,9 +52,11 @@ describe('case verdicts: pass / fail / not_exercised, and the one pass rule', ()
   });
 
   it('certified: no case failed and at least one passed', () => {
-    expect(certificationPassed(['pass', 'skipped', 'not_exercised'])).toBe(true);
-    expect(certificationPassed(['pass', 'fail'])).toBe(false);
-    expect(certificationPassed(['skipped', 'not_exercised'])).toBe(false);
-    expect(certificationPassed([])).toBe(false);
+    const of = (...vs: CaseVerdict[]) => vs.map((verdict) => ({ verdict }));
+    expect(certified(of('pass', 'skipped', 'not_exercised'))).toBe(true);
+    expect(certified(of('pass', 'fail'))).toBe(false);
+    expect(certified(of('skipped', 'not_exercised'))).toBe(false);
+    expect(certified(of('not_exercised', 'not_exercised'))).toBe(false);
+    expect(certified([])).toBe(false);
   });
 });

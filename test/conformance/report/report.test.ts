@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildReport, scenarioCase, schedulesCase, skippedCase } from '../../../src/conformance/report/build.js';
+import { scenarioCase, skippedCase } from '../../../src/conformance/pipeline/cases.js';
+import { buildReport, schedulesCase } from '../../../src/conformance/report/build.js';
 import { CertificationReportSchema } from '../../../src/conformance/report/schema.js';
 import { certificationDoc, toJson } from '../../../src/conformance/report/write-reports.js';
 import { toJUnit, toMarkdown } from '../../../src/lib/report-writers.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createProvider, IN_PROCESS_BASE } from '../../../src/fake-provider/index.js';
 import { TaskHarness } from '../../../src/conformance/tasks/harness.js';
 import { TASK_CLIENT } from '../../../src/conformance/tasks/judge-run.js';
-import { taskScenario } from '../../../src/conformance/tasks/scenarios.js';
+import { taskScenario } from '../../../src/scenarios/index.js';
 
 describe('task harness: revoked-approval leaves the client no race to win', () => {
   it('an apply sent between the approval and the revoke is checked after the revoke: 409 approval_required, the revoke 200', {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { referenceCommand } from '../../../src/cli/reference-command.js';
 import { callClient } from '../../../src/conformance/runner/process/spawn-client.js';
-import { taskCase } from '../../../src/conformance/report/build.js';
+import { taskCase } from '../../../src/conformance/pipeline/task-case.js';
 import { runTaskScenarioProcess, taskScenario, TASK_SCENARIOS, type TaskScenarioRun } from '../../../src/conformance/tasks/index.js';
 import { TaskRecordSchema } from '../../../src/contract/task-client-protocol.js';
 

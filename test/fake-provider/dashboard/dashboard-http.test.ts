@@ -7,16 +7,9 @@ let provider: Provider;
 
 function start(): Provider {
   provider = createProvider({
-    dashboard: {
-      hosts: ['jobproof.test'],
-      scenarios: {
-        names: ['lost-create-response'],
-        lookup: (n) =>
-          n === 'lost-create-response'
-            ? { behavior: {}, faults: { rules: [{ on: 'create', nth: 1, fault: 'lose_response' }] } }
-            : undefined,
-      },
-    },
+    scenarioLookup: (n) =>
+      n === 'lost-create-response' ? { behavior: {}, faults: { rules: [{ on: 'create', nth: 1, fault: 'lose_response' }] } } : undefined,
+    dashboard: { hosts: ['jobproof.test'], scenarios: { names: ['lost-create-response'] } },
   });
   return provider;
 }

@@ -13,15 +13,11 @@ describe('/_dashboard in a real browser', () => {
 
   beforeAll(async () => {
     provider = createProvider({
-      dashboard: {
-        scenarios: {
-          names: listScenarios().map((s) => s.name),
-          lookup: (n) => {
-            const s = getScenario(n);
-            return { behavior: s.behavior, faults: s.faults };
-          },
-        },
+      scenarioLookup: (n) => {
+        const s = getScenario(n);
+        return { behavior: s.behavior, faults: s.faults };
       },
+      dashboard: { scenarios: { names: listScenarios().map((s) => s.name) } },
     });
     server = await serve(provider, { port: 0 });
     browser = await launchBrowser();

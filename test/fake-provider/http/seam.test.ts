@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createProvider, type Provider } from '../../../src/fake-provider/index.js';
 import type { FaultPlanInput, RequestEntry } from '../../../src/contract/index.js';
+import { ProviderControl } from '../../../src/fake-provider/control.js';
 import { buildApp } from '../../../src/fake-provider/http/app.js';
 import type { Ctx } from '../../../src/fake-provider/http/context.js';
 import type { ErrorRenderer } from '../../../src/fake-provider/http/mount.js';
@@ -52,7 +53,7 @@ beforeEach(() => {
     reset: () => undefined,
     close: () => undefined,
   };
-  f = inProcessFetch(buildApp(p.core, [toy]));
+  f = inProcessFetch(buildApp(p.core, [toy], new ProviderControl({ core: p.core, resets: [], configuredTokens: {} })));
 });
 afterEach(() => p.close());
 

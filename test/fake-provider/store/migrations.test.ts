@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProvider } from '../../../src/fake-provider/index.js';
-import { migrate, MIGRATIONS, SCHEMA_VERSION, schemaVersion, StoreVersionError } from '../../../src/fake-provider/store/migrations.js';
+import { migrate, MIGRATIONS, SCHEMA_VERSION } from '../../../src/fake-provider/store/migrations.js';
+import { SchemaTooNewError, sqliteSchemaVersion as schemaVersion } from '../../../src/lib/sqlite-migrations.js';
 import { VirtualClock } from '../../../src/lib/clock.js';
 
 const REPO = join(import.meta.dirname, '..', '..', '..');
@@ -96,15 +97,15 @@ describe('provider store migrations', () => {
     db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     db.close();
     const bytes = readFileSync(path);
-    expect(() => createProvider({ db: path })).toThrow(StoreVersionError);
+    expect(() => createProvider({ db: path })).toThrow(SchemaTooNewError);
     expect(() => createProvider({ db: path })).toThrow(
-      /written by a newer jobproof \(store schema version \d+; this version reads up to \d+\)/,
+      /has schema version \d+, but this jobproof release knows versions up to \d+: it was written by a newer release/,
     );
     expect(readFileSync(path).equals(bytes)).toBe(true);
 
     const run = spawnSync(process.execPath, [CLI, 'serve', '--port', '0', '--db', path], { encoding: 'utf8', timeout: 20_000 });
     expect(run.status).toBe(2);
-    expect(run.stderr).toContain('written by a newer jobproof');
+    expect(run.stderr).toContain('written by a newer release');
   });
 
   it('a failing step leaves the file at the last whole step', () => {

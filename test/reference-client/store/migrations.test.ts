@@ -3,7 +3,7 @@ import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyAudit } from '../../../src/reference-client/index.js';
-import { pendingMigrations, SchemaTooNewError } from '../../../src/reference-client/store/migrations.js';
+import { pendingMigrations, SchemaTooNewError } from '../../../src/lib/sqlite-migrations.js';
 import { PgOperationStore } from '../../../src/reference-client/store/pg-store.js';
 import { PG_OPERATION_MIGRATIONS } from '../../../src/reference-client/store/pg-schema.js';
 import { SQLITE_OPERATION_MIGRATIONS } from '../../../src/reference-client/store/sqlite-schema.js';

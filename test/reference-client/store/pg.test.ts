@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PgOperationStore } from '../../../src/reference-client/store/pg-store.js';
 import { dropSchema, pgUrl, uniqueSchema } from '../../helpers/pg.js';
 import { row } from '../helpers.js';
-import { first, storeContract, T0 } from './contract.js';
+import { storeContract, T0 } from './contract.js';
 
 const url = pgUrl();
 const DUE = `SELECT operation_id FROM operations WHERE is_open = 1 AND next_poll_at <= 5 AND (lease_owner IS NULL OR lease_expires_at <= 5 OR lease_owner = 'w') ORDER BY next_poll_at LIMIT 5`;
@@ -44,7 +44,7 @@ describe.skipIf(url === null)('PostgreSQL store: what only the database can guar
   let s: PgOperationStore;
   beforeAll(async () => {
     s = new PgOperationStore(url!, schema);
-    await s.insertOperation(row('op1', T0), first('op1'), []);
+    await s.insertOperation(row('op1', T0), 'w', []);
   });
   afterAll(async () => {
     await s.close();

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { openRunMemoryStore } from '../../../src/reference-client/store/run-memory.js';
 import { row } from '../helpers.js';
-import { first, storeContract, T0 } from './contract.js';
+import { storeContract, T0 } from './contract.js';
 
 const DUE = `SELECT operation_id FROM operations WHERE is_open = 1 AND next_poll_at <= 5 AND (lease_owner IS NULL OR lease_expires_at <= 5 OR lease_owner = 'w') ORDER BY next_poll_at LIMIT 5`;
 let runs = 0;
@@ -20,7 +20,7 @@ storeContract('SQLite in memory, one in-process run', {
       cleanup: async () => undefined,
       bulkInsert: async (n) => {
         db.transaction(() => {
-          for (let i = 0; i < n; i++) void a.insertOperation(row(`op${i}`, T0, { next_poll_at: T0 + i * 1000 }), first(`op${i}`), []);
+          for (let i = 0; i < n; i++) void a.insertOperation(row(`op${i}`, T0, { next_poll_at: T0 + i * 1000 }), 'w', []);
         })();
       },
       duePlan: async () => (db.prepare(`EXPLAIN QUERY PLAN ${DUE}`).all() as { detail: string }[]).map((p) => p.detail).join(' '),
@@ -32,7 +32,7 @@ it('keeps a run store while any of its clients is open, and only then lets it go
   const a = openRunMemoryStore('/nonexistent/shared');
   const b = openRunMemoryStore('/nonexistent/shared');
   const other = openRunMemoryStore('/nonexistent/other-run');
-  await a.insertOperation(row('op1', T0), first('op1'), []);
+  await a.insertOperation(row('op1', T0), 'w', []);
   expect(await other.get('op1')).toBeUndefined();
   // A worker of the run closes (or was killed and closed at the end): the others still see everything.
   await a.close();

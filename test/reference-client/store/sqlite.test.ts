@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { SqliteOperationStore } from '../../../src/reference-client/store/sqlite-store.js';
 import { row, tempDir } from '../helpers.js';
-import { first, storeContract, T0 } from './contract.js';
+import { storeContract, T0 } from './contract.js';
 
 const DUE = `SELECT operation_id FROM operations WHERE is_open = 1 AND next_poll_at <= 5 AND (lease_owner IS NULL OR lease_expires_at <= 5 OR lease_owner = 'w') ORDER BY next_poll_at LIMIT 5`;
 
@@ -18,7 +18,7 @@ storeContract('SQLite', {
       cleanup: async () => t.cleanup(),
       bulkInsert: async (n) => {
         a.raw.transaction(() => {
-          for (let i = 0; i < n; i++) void a.insertOperation(row(`op${i}`, T0, { next_poll_at: T0 + i * 1000 }), first(`op${i}`), []);
+          for (let i = 0; i < n; i++) void a.insertOperation(row(`op${i}`, T0, { next_poll_at: T0 + i * 1000 }), 'w', []);
         })();
       },
       duePlan: async () => (a.raw.prepare(`EXPLAIN QUERY PLAN ${DUE}`).all() as { detail: string }[]).map((p) => p.detail).join(' '),

@@ -17,10 +17,9 @@ function unbacked(ctx: CheckContext, op: OperationView, at: number): { why: stri
   // A job that came to be only after the final state (a create held at the provider past it) was not there to know
   // of; whether the final state may stand with it is the state's own rule below. An ending that claims nothing about a
   // job (unconfirmed, timed out) may also stand when the client had less than the grace to find it: workers killed or
-  // paused, or the provider down (a create answer lost, then the provider down until the give-up: seed 19).
+  // paused, or the provider down until the give-up.
   // The grace runs from when the client could know the create answer was lost: at once after a reset, but only at
-  // its create deadline after a hang or a held answer it hung up on (a create hung to its 1,000 ms deadline, then the
-  // provider was down: seed 19 again).
+  // its create deadline after a hang or a held answer it hung up on.
   const claimsNothing = state === 'cancellation_unconfirmed' || state === 'result_timed_out';
   const createBy = op.submission
     ? ms(op.submission.submitted_at) + Math.min(op.submission.request.create_deadline_ms, op.submission.request.result_deadline_ms)

@@ -95,7 +95,7 @@ export class InProcessDriver implements RunDriver {
       const provider = this.provider;
       if (!provider) throw connectionReset();
       // The provider sees a killed worker hang up, as a real server sees the socket close: an answer it was holding
-      // is then journalled lost, not delivered (a read held past its worker's kill was taken for "told", I5, seed 10).
+      // is then journalled lost, not delivered (else a read held past its worker's kill would count as "told", I5).
       const signal = sockets ? (init?.signal ? AbortSignal.any([init.signal, sockets]) : sockets) : init?.signal;
       const res = await provider.fetch(input, { ...init, signal });
       await clock.gate();

@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { VirtualClock } from '../../../lib/clock.js';
+import type { ProviderControl } from '../../control.js';
 import type { ProviderCore } from '../../core.js';
 import { ClockBodySchema, JournalQuerySchema } from '../../../contract/control.js';
-import { FaultPlanSchema } from '../../../contract/faults.js';
 import { authenticateControl } from '../auth.js';
 import { zodErrors } from '../body.js';
 import type { Ctx, Env } from '../context.js';
@@ -24,11 +24,14 @@ export function invalid(c: Ctx, error: z.ZodError, what: string): Response {
   return problem(c, 400, 'invalid_request', `invalid ${what}: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, { errors });
 }
 
+const ScenarioBody = z.object({ name: z.string().min(1).max(100) }).strict();
+
 /**
  * `/_control/…`: for harnesses and people, never for clients under test. Its own token; its requests are not
- * journalled, because the journal is the ground truth about the system under test.
+ * journalled, because the journal is the ground truth about the system under test. Changes go through the
+ * provider's control service, as the dashboard's do.
  */
-export function controlRoutes(core: ProviderCore, extra?: (app: Hono<Env>) => void): Hono<Env> {
+export function controlRoutes(core: ProviderCore, control: ProviderControl, extra?: (app: Hono<Env>) => void): Hono<Env> {
   const app = new Hono<Env>();
   app.use('*', async (c, next) => {
     const ok = authenticateControl(core, c);
@@ -37,23 +40,36 @@ export function controlRoutes(core: ProviderCore, extra?: (app: Hono<Env>) => vo
   });
 
   app.post('/reset', (_c) => {
-    core.reset();
+    control.reset();
     return json({ reset: true });
   });
 
-  app.get('/faults', () => json(core.faults.describe()));
-  app.delete('/faults', () => {
-    core.faults.clear();
-    return json(core.faults.describe());
-  });
+  app.get('/faults', () => json(control.faults()));
+  app.delete('/faults', () => json(control.clearFaults()));
   app.put('/faults', async (c) => {
     const body = await jsonBody(c);
     if (!body.ok) return body.response;
-    const plan = FaultPlanSchema.safeParse(body.value);
-    if (!plan.success) return invalid(c, plan.error, 'fault plan');
-    core.faults.install(plan.data);
-    return json(core.faults.describe());
+    const installed = control.installFaults(body.value);
+    return installed.ok ? json(installed.value) : invalid(c, installed.error, 'fault plan');
   });
+
+  // `PUT /_control/scenario {"name"}`: a catalog scenario's behaviour and fault plan, at run time.
+  if (control.hasScenarios) {
+    app.put('/scenario', async (c) => {
+      let raw: unknown;
+      try {
+        raw = JSON.parse(await c.req.text());
+      } catch {
+        return problem(c, 400, 'invalid_json', 'the body is not valid JSON');
+      }
+      const body = ScenarioBody.safeParse(raw);
+      if (!body.success)
+        return problem(c, 400, 'invalid_request', 'expected {"name": "<scenario>"}', { errors: [{ path: 'name', message: 'required' }] });
+      const switched = control.switchScenario(body.data.name);
+      if (!switched) return problem(c, 404, 'scenario_not_found', `no scenario named '${body.data.name}'`);
+      return json({ scenario: body.data.name, ...switched });
+    });
+  }
 
   app.get('/journal', (c) => {
     const q = JournalQuerySchema.safeParse(c.req.query());

@@ -1,24 +1,26 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { ClientUnderTest } from '../conformance/catalog-run.js';
-import { prepareDrawn, propertyRunLanes } from '../conformance/property-lanes.js';
-import { propertyRun, type PropertyRunResult } from '../conformance/property-run.js';
-import { failureLines, schedulesCase } from '../conformance/report/build.js';
-import type { ReportCase } from '../conformance/report/schema.js';
-import type { ScenarioRun } from '../conformance/runner/run-scenario.js';
-import type { Shard } from '../conformance/shard.js';
+import type { ClientUnderTest } from '../catalog-run.js';
+import { prepareDrawn, propertyRunLanes, type FactoryModule } from '../property-lanes.js';
+import { propertyRun, type PropertyRunResult } from '../property-run.js';
+import { failureLines, schedulesCase } from '../report/build.js';
+import type { ReportCase } from '../report/schema.js';
+import type { ScenarioRun } from '../runner/run-scenario.js';
+import type { Shard } from '../shard.js';
 
 export interface SchedulesOptions {
   client: ClientUnderTest;
   runs: number;
   seed: number;
   shard?: Shard;
-  /** Worker threads for the in-process reference client (1: this thread). */
+  /** Worker threads for an in-process client (1: this thread); they load it from `module`. */
   lanes: number;
+  module?: FactoryModule;
   /** fast-check replay path: one schedule, always on this thread. */
   path?: string;
   factor: number;
   webhooks: boolean;
+  /** Where to write the minimal failing schedule (none: it is only reported). */
   minimalOut?: string;
   /** `--client` as given, for the replay lines. */
   clientFlag?: string;
@@ -32,13 +34,14 @@ export interface SchedulesOutcome {
   counterexample?: ScenarioRun;
   /** Where the minimal failing schedule was written. */
   minimalOut?: string;
+  property: PropertyRunResult;
 }
 
 /** `certify --runs N`: the seeded random fault schedules, with progress lines, and a failure shrunk, written and replayable. */
 export async function certifySchedules(o: SchedulesOptions, out: (line: string) => void): Promise<SchedulesOutcome> {
   const inProcess = o.client.kind === 'in-process';
   // In-process, the reference client runs on worker threads (a replay of one --path stays on this one).
-  const onLanes = inProcess && o.path === undefined && o.lanes > 1;
+  const onLanes = inProcess && o.module !== undefined && o.path === undefined && o.lanes > 1;
   out(
     `\nrandom schedules: ${o.runs} (seed ${o.seed}, time scale ${o.factor}×, webhooks ${o.webhooks ? 'on' : 'off'}${onLanes ? `, ${o.lanes} lanes` : ''})…`,
   );
@@ -65,17 +68,14 @@ export async function certifySchedules(o: SchedulesOptions, out: (line: string) 
   // A drawn schedule as forWebhooks treats a catalog one (a webhook-only schedule runs on polling), time-scaled.
   const prepare = prepareDrawn({ timeScale: o.factor, webhooks: o.webhooks });
   const p: PropertyRunResult = onLanes
-    ? await propertyRunLanes(
-        { module: new URL('../reference-client/index.js', import.meta.url).href, name: 'createInMemoryReferenceClient' },
-        {
-          runs: o.runs,
-          seed: o.seed,
-          shard: o.shard,
-          lanes: o.lanes,
-          schedule: { timeScale: o.factor, webhooks: o.webhooks },
-          onProgress: progress,
-        },
-      )
+    ? await propertyRunLanes(o.module!, {
+        runs: o.runs,
+        seed: o.seed,
+        shard: o.shard,
+        lanes: o.lanes,
+        schedule: { timeScale: o.factor, webhooks: o.webhooks },
+        onProgress: progress,
+      })
     : await propertyRun(o.client, {
         ...{ runs: o.runs, seed: o.seed, path: o.path, prepare, shard: o.shard, onRun },
         shrinkBudgetMs: o.shrinkBudgetMs,
@@ -86,10 +86,10 @@ export async function certifySchedules(o: SchedulesOptions, out: (line: string) 
       .map(([k, n]) => `${n} ${k.replace('_', ' ')}`)
       .join(', ');
     out(`  ${p.runs} schedules: ${v} (${(p.wallMs / 1000).toFixed(1)} s, ${(p.runs / (p.wallMs / 1000)).toFixed(1)} schedules/s)`);
-    return { case: sc };
+    return { case: sc, property: p };
   }
-  const file = resolve(o.minimalOut ?? 'jobproof-minimal-failure.json');
-  writeFileSync(file, JSON.stringify(p.counterexample.scenario, null, 2) + '\n');
+  const file = o.minimalOut === undefined ? undefined : resolve(o.minimalOut);
+  if (file) writeFileSync(file, JSON.stringify(p.counterexample.scenario, null, 2) + '\n');
   const who = o.clientFlag ? `--client "${o.clientFlag}" ` : inProcess ? '--in-process ' : '';
   out(`  FAILED after ${p.runs} runs, shrunk ${p.numShrinks} times (seed ${p.seed}, path ${p.path})`);
   if (p.shrinkCut)
@@ -97,8 +97,10 @@ export async function certifySchedules(o: SchedulesOptions, out: (line: string) 
       `  shrinking stopped at --shrink-time ${Math.round(o.shrinkBudgetMs! / 1000)} s: the schedule below is the smallest failure found by then, maybe not the minimal one`,
     );
   for (const l of failureLines(p.counterexample.run)) out(`    ${l}`);
-  out(`  minimal schedule written to ${file} (already time-scaled; replay with --time-scale 1)`);
-  out(`  replay: npx jobproof certify ${who}--scenario-file ${file} --time-scale 1${o.webhooks && !inProcess ? ' --webhooks' : ''}`);
+  if (file) {
+    out(`  minimal schedule written to ${file} (already time-scaled; replay with --time-scale 1)`);
+    out(`  replay: npx jobproof certify ${who}--scenario-file ${file} --time-scale 1${o.webhooks && !inProcess ? ' --webhooks' : ''}`);
+  }
   out(`      or: npx jobproof certify ${who}--scenarios none --runs 1 --seed ${p.seed} --path ${p.path}`);
-  return { case: sc, counterexample: p.counterexample.run, minimalOut: file };
+  return { case: sc, counterexample: p.counterexample.run, minimalOut: file, property: p };
 }

@@ -8,10 +8,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { certifySchedules } from '../../src/cli/certify-schedules.js';
-import type { InProcessClientFactory } from '../../src/contract/client-protocol.js';
+import { certifySchedules } from '../../../src/conformance/pipeline/schedules.js';
+import type { InProcessClientFactory } from '../../../src/contract/client-protocol.js';
 
-const { newKeyOnRetry } = (await import(new URL('../conformance/mutants/lane-mutant.mjs', import.meta.url).href)) as {
+const { newKeyOnRetry } = (await import(new URL('../mutants/lane-mutant.mjs', import.meta.url).href)) as {
   newKeyOnRetry: InProcessClientFactory;
 };
 
