@@ -62,7 +62,7 @@ export function columnsMarkdown(r: Omit<Results, 'targets'>): string[] {
     `| catalog through processes, median wall (exit codes) | ${a[2]} | ${b[2]} |`,
     `| search power: schedules per CPU second, one thread | ${fig(sa?.perCpuSecond)} | ${fig(sb?.perCpuSecond)} |`,
     '',
-    'Node 24 runs in a child of the bench with better-sqlite3 built for it, loaded in place of the Node 20 build by a preload (`bench/src/node24.ts`), so the shared `node_modules` is never changed under other runs. The targets are judged on the Node 20 column.',
+    'Node 24 runs in a child of the bench under `scripts/with-node24.sh` (better-sqlite3 built for it into `.node24/` and loaded by a preload, so `node_modules` keeps its Node 20 build). The targets are judged on the Node 20 column.',
     '',
   );
   return L;

