@@ -327,7 +327,8 @@ describe('POST /v1/jobs over HTTP', () => {
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.json.job_id).not.toBe(first.json.job_id);
     expect(replay.headers.get('location')).toBe(`/v1/jobs/${replay.json.job_id}`);
-    expect(journalEntryFor(ps.provider, replay)).toMatchObject({ effect: 'foreign_replay', job_id: first.json.job_id });
+    // The journal records the id the client was told, not the key's own job.
+    expect(journalEntryFor(ps.provider, replay)).toMatchObject({ effect: 'foreign_replay', job_id: replay.json.job_id });
   });
 
   it('records and echoes any X-Trace-ID as sent (trimmed), odd characters included', async () => {
