@@ -1,5 +1,5 @@
 import type { ConformanceSection } from './conformance-speed.js';
-import type { ColumnResults, Results, TargetRow } from './report.js';
+import type { Results, TargetRow } from './report.js';
 import type { MutantCatch, SearchPowerSection } from './search-power.js';
 
 /**

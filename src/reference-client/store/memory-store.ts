@@ -143,7 +143,7 @@ export class MemoryOperationStore implements OperationStore {
 
   async pollSoon(operationId: string, at: number): Promise<void> {
     const r = this.rows.get(operationId);
-    if (!r || r.is_open !== 1) return;
+    if (r?.is_open !== 1) return;
     const cur = r.next_poll_at as number | null;
     if (cur !== null && cur <= at) return;
     // Only ever earlier: a webhook must not push back a step already planned.
