@@ -39,7 +39,7 @@ function conformanceCells(c: ConformanceSection | undefined): string[] {
   const cpu = c.property.map((p) => p.cpuMsPerSchedule).filter(Number.isFinite);
   return [
     `${fig(c.schedulesPerSecond)}/s`,
-    cpu.length ? `${Math.min(...cpu)}–${Math.max(...cpu)} ms` : '—',
+    cpu.length ? `${Math.min(...cpu) === Math.max(...cpu) ? cpu[0] : `${Math.min(...cpu)}–${Math.max(...cpu)}`} ms` : '—',
     `${c.catalogWallS.toFixed(1)} s (${c.catalog.map((x) => x.exitCode).join('/')})`,
   ];
 }

@@ -21,7 +21,7 @@ const COLUMN_SECTIONS = ['conformance', 'search'];
 const USAGE = `Usage: npm run bench -- [flags]   (or node dist-bench/bench/src/run.js [flags])
 
 Measures jobproof against bare Hono, mockttp and WireMock and writes bench/results.json and docs/benchmarks.md
-(a full run takes ~17 min on 2 cores; run it on a quiet machine).
+(a full run takes ~25 min on 2 cores, ~10 more with --node24; run it on a quiet machine).
 
   --quick                 smoke pass: short runs, small sizes; writes bench/tmp/ only
   --only a,b              sections: ${SECTIONS.join(', ')}
