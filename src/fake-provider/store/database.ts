@@ -15,7 +15,14 @@ export function openDatabase(path: string): Db {
     seedNewFile(path);
   }
   // A new ':memory:' store starts from a copy of a migrated empty one: in-process runs open thousands of providers.
-  const db = path === ':memory:' ? new Database(emptyImage()) : new Database(path);
+  // That copy is at the latest version and holds no row, and a memory database has no WAL, no file to sync and no
+  // other connection to wait for: only its page cache is set.
+  if (path === ':memory:') {
+    const db = new Database(emptyImage());
+    db.pragma('cache_size = -16384');
+    return db;
+  }
+  const db = new Database(path);
   refuseNewerSqlite(db, path, MIGRATIONS);
   db.pragma('journal_mode = WAL');
   // NORMAL is durable across process crashes under WAL; only an OS crash can lose the last transactions.

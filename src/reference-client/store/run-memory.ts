@@ -1,10 +1,10 @@
 import type { NewOperationRow } from '../new-operation-row.js';
 import type { AuditInput, AuditRow, CancelIntent, OperationRow, StoredHistoryEntry } from '../types.js';
 import type { CommitOutcome, FencedChange, InsertOutcome, Lease, OperationStore } from './operation-store.js';
-import { SqliteOperationStore } from './sqlite-store.js';
+import { MemoryOperationStore } from './memory-store.js';
 
 interface Shared {
-  store: SqliteOperationStore;
+  store: MemoryOperationStore;
   open: number;
 }
 
@@ -13,15 +13,16 @@ const byState = new Map<string, Shared>();
 
 /**
  * The store of an in-process run that needs no crash safety: every client given the same `state` shares one
- * in-memory SQLite connection, as the worker processes of a real deployment share one file. The harness "kills" an
- * in-process worker by freezing it, never by ending the process, so nothing a file would keep is ever lost here;
- * and since better-sqlite3 runs each method's transaction synchronously, a frozen worker never holds one open.
+ * in-memory store (memory-store.ts: the SQLite store's rows and answers in plain JavaScript), as the worker processes
+ * of a real deployment share one file. The harness "kills" an in-process worker by freezing it, never by ending the
+ * process, so nothing a file would keep is ever lost here; and since each store method runs to completion
+ * synchronously, a frozen worker never leaves one half done.
  * The store lives until the last client of the state closes it (the harness closes every client at the end of a run).
  */
 export function openRunMemoryStore(state: string): OperationStore {
   let shared = byState.get(state);
   if (!shared) {
-    shared = { store: new SqliteOperationStore(':memory:'), open: 0 };
+    shared = { store: new MemoryOperationStore(), open: 0 };
     byState.set(state, shared);
   }
   shared.open++;
@@ -31,7 +32,7 @@ export function openRunMemoryStore(state: string): OperationStore {
 /** One client's handle on the shared store: closing it closes the store only when no other handle is open. */
 class RunMemoryStore implements OperationStore {
   private closed = false;
-  private readonly s: SqliteOperationStore;
+  private readonly s: MemoryOperationStore;
 
   constructor(
     private readonly state: string,
@@ -94,11 +95,6 @@ class RunMemoryStore implements OperationStore {
   }
   auditHead(): Promise<{ seq: number; hash: string } | null> {
     return this.s.auditHead();
-  }
-
-  /** The shared connection, for tests that play the attacker or read query plans (as SqliteOperationStore.raw). */
-  get raw() {
-    return this.s.raw;
   }
 
   async close(): Promise<void> {

@@ -3,27 +3,21 @@ import { openRunMemoryStore } from '../../../src/reference-client/store/run-memo
 import { row } from '../helpers.js';
 import { storeContract, T0 } from './contract.js';
 
-const DUE = `SELECT operation_id FROM operations WHERE is_open = 1 AND next_poll_at <= 5 AND (lease_owner IS NULL OR lease_expires_at <= 5 OR lease_owner = 'w') ORDER BY next_poll_at LIMIT 5`;
 let runs = 0;
 
-storeContract('SQLite in memory, one in-process run', {
-  planUsesIndex: /USING INDEX operations_due/,
+// The run store is plain JavaScript: the contract without its SQL-only checks (triggers, query plan).
+storeContract('in memory, one in-process run', {
   async open() {
     const state = `/nonexistent/run-${++runs}`;
     const a = openRunMemoryStore(state);
     const b = openRunMemoryStore(state); // a second worker of the same run
-    const db = (a as unknown as { raw: import('better-sqlite3').Database }).raw;
     return {
       a,
       b,
-      raw: async (sql) => db.prepare(sql).run(),
       cleanup: async () => undefined,
       bulkInsert: async (n) => {
-        db.transaction(() => {
-          for (let i = 0; i < n; i++) void a.insertOperation(row(`op${i}`, T0, { next_poll_at: T0 + i * 1000 }), 'w', []);
-        })();
+        for (let i = 0; i < n; i++) await a.insertOperation(row(`op${i}`, T0, { next_poll_at: T0 + i * 1000 }), 'w', []);
       },
-      duePlan: async () => (db.prepare(`EXPLAIN QUERY PLAN ${DUE}`).all() as { detail: string }[]).map((p) => p.detail).join(' '),
     };
   },
 });

@@ -77,6 +77,7 @@ export class InProcessDriver implements RunDriver {
       ids: this.ids,
       ...(first ? { behavior: s.behavior, faults: s.faults } : {}),
       webhookFetch: (input, init) => this.deliverWebhook(new Request(input, init)),
+      shortLived: true,
     });
   }
 
