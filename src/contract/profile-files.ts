@@ -4,8 +4,15 @@ import { fileURLToPath } from 'node:url';
 import { formatProblem, parseProfileText, type ProfileProblem } from './profile-check.js';
 import type { Profile } from './profiles.js';
 
-/** The built-in profiles shipped in the package (`profiles/*.json`), three levels above this file in src/ and dist/. */
-export const BUILTIN_PROFILES_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'profiles');
+/**
+ * The built-in profiles shipped in the package (`profiles/*.json`): the nearest `profiles/` above this file — two
+ * levels up in src/ and dist/, three from the client bundle's chunks (dist/cli/client-chunks/).
+ */
+export const BUILTIN_PROFILES_DIR = ((): string => {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let up = 0; up < 4; up++, dir = dirname(dir)) if (existsSync(join(dir, 'profiles', 'native.json'))) return join(dir, 'profiles');
+  return join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'profiles');
+})();
 
 export function builtinProfileNames(): string[] {
   if (!existsSync(BUILTIN_PROFILES_DIR)) return [];

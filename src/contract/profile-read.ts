@@ -19,7 +19,8 @@ function matchInterpolated(template: string, value: string, name: string): strin
 export function variableValue(template: unknown, answer: unknown, name: string): unknown {
   for (const v of variablesOf(template)) {
     if (v.name !== name) continue;
-    const at = v.path === '' ? answer : getPath(answer, v.path);
+    // A `key?` of the template is rendered as `key`: the answer is read without the `?`.
+    const at = v.path === '' ? answer : getPath(answer, v.path.replace(/\?(?=\.|$)/g, ''));
     if (v.whole) return at;
     const t = v.path === '' ? template : getPath(template, v.path.replace(/\.(\d+)/g, '.$1'));
     if (typeof t === 'string' && typeof at === 'string') return matchInterpolated(t, at, name);

@@ -33,6 +33,16 @@ export async function cancelStep(s: OpStep): Promise<void> {
   const r = s.rec;
   await s.commit({ patch: { cancel_sends: r.cancel_sends + 1, cancel_attempt: 'in_flight', next_poll_at: s.now() + s.env.leaseMs } });
   const c = await s.wire.cancel(s, intent.reason);
+  if (c.kind === 'unsupported') {
+    // The API cannot cancel (405/501, or it has no cancel at all): the job runs to its own end, and no read can
+    // ever confirm a cancel, so the operation says so now rather than at its deadline.
+    const why = c.call ? `the API cannot cancel a job (${describe(c.call)})` : 'the API has no cancel';
+    await s.commit({
+      moves: [{ to: 'cancellation_unconfirmed', evidence: 'cancel_answer', cause: why, call: c.call ?? undefined }],
+      patch: { cancel_attempt: 'answered', reason: why },
+    });
+    return;
+  }
   const o = c.call;
   const now = s.now();
   if (c.kind === 'accepted') {

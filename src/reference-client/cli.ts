@@ -6,6 +6,7 @@ import type { ReferenceClient, ReferenceClientOptions } from './client.js';
 import { isPostgresUrl } from './store/pg-pool.js';
 import { registerTaskCommands, TASK_VERBS } from './tasks/cli.js';
 import { DIALECTS, type Dialect } from './wire/adapter.js';
+import type { WireChoice } from './wire/index.js';
 
 // What a verb needs is loaded when it runs: `jobproof client …` is started hundreds of times per certification, and
 // the audit check, the webhook listener and the task client are each needed by one verb or one configuration only;
@@ -30,12 +31,28 @@ function env(name: string, required = false): string | undefined {
   return v === '' ? undefined : v;
 }
 
+/**
+ * client-protocol.md: JOBPROOF_DIALECT picks the wire API — a dialect (docs/spec/dialects.md), or a profile by its
+ * built-in name or its file (profiles.md), read and checked here so that a broken profile is refused before any
+ * request. The durable machinery is the same.
+ */
+async function readApi(): Promise<WireChoice> {
+  const value = env('JOBPROOF_DIALECT') ?? 'native';
+  if ((DIALECTS as readonly string[]).includes(value)) return { dialect: value as Dialect };
+  const { builtinProfileNames, describeLoad, loadProfile } = await import('../contract/profile-files.js');
+  const names = builtinProfileNames();
+  if (!names.includes(value) && !/[/\\]|\.(json|ya?ml)$/i.test(value))
+    throw new Refusal(
+      `JOBPROOF_DIALECT must be one of ${DIALECTS.join(', ')}; got ${value} — or a built-in profile (${names.join(', ')}), or a profile file`,
+    );
+  const l = loadProfile(value);
+  if (!l.ok) throw new Refusal(`JOBPROOF_DIALECT names a profile that does not check:\n${describeLoad(l)}`);
+  return { profile: l.profile };
+}
+
 /** The client's options from the environment (client-protocol.md), refused with exit 2 when they make no sense. */
-function readOptions(): ReferenceClientOptions {
-  // client-protocol.md: JOBPROOF_DIALECT picks the wire API (docs/spec/dialects.md); the durable machinery is the same.
-  const dialect = env('JOBPROOF_DIALECT') ?? 'native';
-  if (!(DIALECTS as readonly string[]).includes(dialect))
-    throw new Refusal(`JOBPROOF_DIALECT must be one of ${DIALECTS.join(', ')}; got ${dialect}`);
+async function readOptions(): Promise<ReferenceClientOptions> {
+  const api = await readApi();
   const db = env('JOBPROOF_CLIENT_DB');
   if (db && !isPostgresUrl(db))
     throw new Refusal('JOBPROOF_CLIENT_DB (--db) must be a postgres:// or postgresql:// URL; leave it unset for SQLite in JOBPROOF_STATE');
@@ -50,25 +67,31 @@ function readOptions(): ReferenceClientOptions {
     token: env('JOBPROOF_TOKEN') ?? '',
     workerId: env('JOBPROOF_WORKER_ID') ?? `worker-${process.pid}`,
     leaseMs,
-    dialect: dialect as Dialect,
+    api,
     state: env('JOBPROOF_STATE', true)!,
     webhook: port && secret ? { url: `http://127.0.0.1:${port}/`, secret } : undefined,
   };
 }
 
 async function openClient(): Promise<ReferenceClient> {
-  const opts = readOptions();
+  const opts = await readOptions();
   const { ReferenceClient } = await import('./client.js');
   return new ReferenceClient(opts);
 }
 
 /** `show` as ReferenceClient.show answers it, from the store the client would open, without loading the client. */
 async function showFromStore(operationId: string): Promise<void> {
-  const opts = readOptions();
-  const [{ openOperationStore }, { showOperation }] = await Promise.all([import('./store/open-store.js'), import('./show.js')]);
+  const opts = await readOptions();
+  const [{ openOperationStore }, { showOperation }, { BUILT_IN_TRAITS, profileTraits }] = await Promise.all([
+    import('./store/open-store.js'),
+    import('./show.js'),
+    import('./wire/traits.js'),
+  ]);
+  const api = opts.api ?? { dialect: 'native' };
+  const traits = 'profile' in api ? profileTraits(api.profile) : BUILT_IN_TRAITS[api.dialect];
   const store = openOperationStore(opts.state, process.env.JOBPROOF_CLIENT_DB, { leaseMs: opts.leaseMs });
   try {
-    process.stdout.write(`${JSON.stringify(await showOperation(store, operationId, opts.dialect ?? 'native'))}\n`);
+    process.stdout.write(`${JSON.stringify(await showOperation(store, operationId, traits))}\n`);
   } finally {
     await store.close();
   }
@@ -181,9 +204,15 @@ export function registerClientCommands(program: Command): Command {
     .command('client')
     .description('the jobproof reference client (client-protocol.md); configured by JOBPROOF_* environment variables')
     .option('--db <url>', 'store operations in PostgreSQL (postgres://…) instead of SQLite in JOBPROOF_STATE; same as JOBPROOF_CLIENT_DB')
-    .hook('preSubcommand', (cmd) => {
-      const db = cmd.opts<{ db?: string }>().db;
+    .option(
+      '--profile <name|file>',
+      'speak the API a profile describes (a built-in name such as google-lro, or a profile file); same as JOBPROOF_DIALECT=<file>',
+    )
+    .hook('preSubcommand', async (cmd) => {
+      const { db, profile } = cmd.opts<{ db?: string; profile?: string }>();
       if (db) process.env.JOBPROOF_CLIENT_DB = db;
+      // A built-in profile by its file, so that `--profile native` is the native profile, not the native dialect.
+      if (profile) process.env.JOBPROOF_DIALECT = (await import('../contract/profile-files.js')).profilePath(profile);
     })
     .addHelpText(
       'after',
@@ -195,7 +224,8 @@ Environment:
                            the schema the state lives in (one schema per state directory)
   JOBPROOF_CLIENT_DB       postgres://user@host:port/db to keep operations and tasks in PostgreSQL (a fleet
                            of workers on many machines); unset: SQLite files in JOBPROOF_STATE
-  JOBPROOF_DIALECT         the wire API: native (default), openai (Batch) or anthropic (Message Batches)
+  JOBPROOF_DIALECT         the wire API: native (default), openai (Batch), anthropic (Message Batches), or a
+                           profile: a built-in profile's name or a profile file (profiles.md; --profile)
   JOBPROOF_WORKER_ID       this worker's identity, sent as X-Worker-ID
   JOBPROOF_LEASE_MS        lease length per operation (default 10000)
   JOBPROOF_WEBHOOK_PORT    listen for webhooks on 127.0.0.1:PORT (work only)

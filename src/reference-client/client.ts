@@ -19,21 +19,24 @@ import type { OperationStore } from './store/operation-store.js';
 import { openOperationStore } from './store/open-store.js';
 import { WebhookReceiver } from './webhook-receiver.js';
 import { Worker } from './worker.js';
-import { wireFor, type Dialect } from './wire/index.js';
+import { wireFor, type WireAdapter, type WireChoice } from './wire/index.js';
 
 /** The in-process options, plus the wire API to speak (client-protocol.md `JOBPROOF_DIALECT`; native by default). */
-export type ReferenceClientOptions = InProcessClientOptions & { dialect?: Dialect };
+export type ReferenceClientOptions = InProcessClientOptions & { api?: WireChoice };
 
 export class ReferenceClient implements InProcessClient {
   readonly store: OperationStore;
   private worker: Worker | null = null;
   private readonly receiver: WebhookReceiver | null;
+  /** The API this client speaks; one adapter serves every operation and worker (wire/adapter.ts). */
+  private readonly wire: WireAdapter;
 
   constructor(
     private readonly opts: ReferenceClientOptions,
     store?: OperationStore,
   ) {
     this.store = store ?? openOperationStore(opts.state, process.env.JOBPROOF_CLIENT_DB, { leaseMs: opts.leaseMs });
+    this.wire = wireFor(opts.api ?? { dialect: 'native' }, opts.providerUrl);
     this.receiver = opts.webhook
       ? new WebhookReceiver(opts.webhook.secret, {
           onEvent: (jobId, eventId, type) => this.onWebhook(jobId, eventId, type),
@@ -113,7 +116,7 @@ export class ReferenceClient implements InProcessClient {
 
   async work({ signal }: { signal: AbortSignal }): Promise<void> {
     const o = this.opts;
-    const wire = wireFor(o.dialect ?? 'native', o.providerUrl);
+    const wire = this.wire;
     this.worker = new Worker({
       store: this.store,
       clock: o.clock,
@@ -139,7 +142,7 @@ export class ReferenceClient implements InProcessClient {
   }
 
   async show(operationId: string): Promise<OperationRecord> {
-    return showOperation(this.store, operationId, this.opts.dialect ?? 'native');
+    return showOperation(this.store, operationId, this.wire);
   }
 
   async handleWebhook(request: Request): Promise<Response> {

@@ -1,4 +1,5 @@
 import type { Clock } from '../lib/clock.js';
+import type { WireAuth } from './wire/traits.js';
 import { nextDelay, parseRetryAfter, RETRY_POLICY } from './backoff.js';
 
 /**
@@ -9,7 +10,8 @@ export type Route = 'create' | 'status' | 'list' | 'cancel' | 'results';
 
 /** One request, whichever API it is for (jobs here, tasks in tasks/http.ts). */
 export interface RequestSpec {
-  method: 'GET' | 'POST';
+  /** GET and POST for the built-in APIs; a profile's routes may take the others. */
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   body?: unknown;
   idempotencyKey?: string;
@@ -53,8 +55,8 @@ export interface HttpOptions {
   token: string;
   workerId: string;
   timeoutMs: number;
-  /** How the token travels: `Authorization: Bearer` (native, OpenAI) or `x-api-key` (Anthropic). */
-  auth?: 'bearer' | 'x-api-key';
+  /** How the token travels (wire/traits.ts): bearer (the default), an API-key header (Anthropic, profiles) or not at all. */
+  auth?: WireAuth;
 }
 
 export async function call(opts: HttpOptions, spec: RequestSpec, signal?: AbortSignal): Promise<CallOutcome> {
@@ -75,7 +77,7 @@ export async function call(opts: HttpOptions, spec: RequestSpec, signal?: AbortS
   try {
     const headers: Record<string, string> = {
       ...spec.headers,
-      ...(opts.auth === 'x-api-key' ? { 'x-api-key': opts.token } : { authorization: `Bearer ${opts.token}` }),
+      ...authHeader(opts),
       'x-trace-id': spec.traceId,
       'x-worker-id': opts.workerId,
       accept: 'application/json, application/x-ndjson, application/problem+json',
@@ -116,6 +118,13 @@ export async function call(opts: HttpOptions, spec: RequestSpec, signal?: AbortS
     opts.clock.clearTimeout(timer);
     signal?.removeEventListener('abort', onOuterAbort);
   }
+}
+
+function authHeader(opts: HttpOptions): Record<string, string> {
+  const a = opts.auth ?? 'bearer';
+  if (a === 'none') return {};
+  if (a === 'bearer') return { authorization: `Bearer ${opts.token}` };
+  return { [a.header.toLowerCase()]: a.scheme ? `${a.scheme} ${opts.token}` : opts.token };
 }
 
 /** An answer that says nothing about whether the request executed: 5xx, or no answer at all. */

@@ -91,7 +91,8 @@ export const TRANSITIONS: Table = {
     result_collecting: ['cancel_answer', 'status_answer'],
     failed: ['cancel_answer', 'status_answer'],
     cancelled: ['cancel_answer', 'status_answer'],
-    cancellation_unconfirmed: ['cancel_deadline'],
+    // cancel_answer: the API answered that it cannot cancel (405/501), so no answer can ever confirm one.
+    cancellation_unconfirmed: ['cancel_deadline', 'cancel_answer'],
     needs_attention: ['contract_violation'],
   },
   cancelling: {

@@ -233,11 +233,11 @@ describe('one interface for every API', () => {
 
   it('every dialect has an adapter that names itself; only native sends keys and per-job webhook URLs', () => {
     for (const d of DIALECTS) {
-      const w = wireFor(d, 'http://127.0.0.1:4010');
+      const w = wireFor({ dialect: d }, 'http://127.0.0.1:4010');
       expect(w.dialect).toBe(d);
       expect(w.idempotencyKeys).toBe(d === 'native');
       expect(w.webhookPerJob).toBe(d === 'native');
-      expect(w.auth).toBe(d === 'anthropic' ? 'x-api-key' : 'bearer');
+      expect(w.auth).toEqual(d === 'anthropic' ? { header: 'x-api-key' } : 'bearer');
     }
   });
 

@@ -10,14 +10,15 @@ import type { WireTraits } from './traits.js';
  * The wire seam: the one place the reference client speaks an API. The durable machinery (record before create,
  * leases, fencing, backoff, Retry-After, confirmed cancel, verification, audit) is the same for every API and never
  * asks which one it speaks; an adapter turns each of its five acts into requests and classifies the answers.
- * Native /v1/jobs, OpenAI Batch and Anthropic Message Batches are adapters (docs/spec/dialects.md); a profile
- * adapter built from a declarative API description is one more (docs/spec/profiles.md).
+ * Native /v1/jobs, OpenAI Batch and Anthropic Message Batches are adapters (docs/spec/dialects.md); any API
+ * profile is served by one more, built from the profile (profile.ts, docs/spec/profiles.md).
  *
  * The contract every adapter keeps:
  * - Requests go out only through `s.send` (it checks the lease, applies the route's deadline, audits the call),
  *   named by the act they serve: `create` (an upload before the create too), `status`, `list`, `cancel`, `results`.
  * - An adapter classifies, it never decides: no state moves, no writes, no retries, no sleeping. Each outcome
- *   carries the `call` it was classified from, unchanged — real status, headers, request id and Retry-After — from
+ *   carries the `call` it was classified from, unchanged — real status, headers, request id and Retry-After (a
+ *   profile holds Retry-After within the bounds its API documents, and says so) — from
  *   which the steps take the HTTP facts every API shares (no answer or 5xx: ambiguous; 429/503 with Retry-After:
  *   hold; 404 to a cancel) and the evidence they record.
  * - Whatever the API says about the job is mapped onto the client's job view (`Job`, provider-api.md), so the state
@@ -66,6 +67,8 @@ export type WireCancel =
   | { kind: 'accepted'; job: Job | null; call: Answer }
   /** Refused because the job had already ended, and the answer shows how. */
   | { kind: 'ended'; job: Job; call: Answer }
+  /** The API cannot cancel a job (405/501, or a profile without a cancel route: then nothing was sent). */
+  | { kind: 'unsupported'; call: CallOutcome | null }
   /** Anything else: the step reads it as HTTP (404, refusal, ambiguity, Retry-After). */
   | { kind: 'other'; call: CallOutcome };
 
