@@ -80,6 +80,12 @@ export const RunEvidenceSchema = z.object({
    * `custom_id`s of their submitted input, and invariants the dialect cannot express are not applicable.
    */
   dialect: DialectSchema.default('native'),
+  /**
+   * profiles.md: the API profile the client spoke (its requests are journalled under its name), and whether it takes
+   * an idempotency key. Operations are linked to jobs by key, client reference or the reference the harness put in
+   * the input; the invariants are the native ones, with a keyless profile's I2 and I10 read as a dialect's.
+   */
+  profile: z.object({ name: z.string(), keyed: z.boolean() }).optional(),
   /** Tenant and subject of the client's token: only the client's own journal entries are judged. */
   principal: z.object({ tenant: z.string(), subject: z.string() }),
   journal: z.array(JournalEntrySchema),
