@@ -21,7 +21,7 @@ const NAMED: Record<string, Need> = {
   'corrupt-result': { anyOf: ['digest'], why: 'a digest mismatch cannot be expressed' },
   'error-row': {
     anyOf: ['error_row'],
-    why: "a results line that is no request of the job would break every real client's parser and the real API never sends one: not expressible",
+    why: 'a results row that is no item of the job cannot be told from a good one, so the scenario has nothing to judge',
   },
   'foreign-job-id': { anyOf: ['idempotency_key'], why: 'there is no replayed create to answer with a foreign job id' },
   'cancel-while-create-held': {

@@ -15,7 +15,7 @@ export type Lacks = Partial<Record<Capability, string>>;
 const BATCH_APIS: Lacks = {
   idempotency_key: 'the API takes no idempotency key',
   digest: 'neither the OpenAI nor the Anthropic API sends a results digest',
-  error_row: 'the results are the batch\'s own lines',
+  error_row: "a results line that is no request of the batch would break every real client's parser and the real APIs never send one",
 };
 
 const DIALECT_LACKS: Record<ClientDialect, Lacks> = {
@@ -35,10 +35,14 @@ export function profileLacks(p: Profile): Lacks {
   if (!p.cancel) lacks.cancel = 'the API has no cancel';
   else if ('unsupported' in p.cancel) lacks.cancel = `the API answers every cancel with ${p.cancel.unsupported.status}`;
   if (!p.webhooks) lacks.webhooks = 'the API sends no webhooks';
-  const announced = JSON.stringify(p.view).includes(whole('result.sha256')) || p.results.digest_header;
-  if (!announced) lacks.digest = 'the API announces no results digest';
-  if (p.results.mode !== 'route' || p.results.format !== 'ndjson')
-    lacks.error_row = 'the API hands results out as JSON items';
+  // The results body a client checks is served by the results route; items inside the view are consistent with the
+  // view's digest by construction, and one row too many shows only against an announced count.
+  const view = JSON.stringify(p.view);
+  const served = p.results.mode === 'route' && p.results.format === 'ndjson';
+  if (!served) lacks.digest = 'the API hands the results out as JSON items, consistent with any digest it shows';
+  else if (!view.includes(whole('result.sha256')) && !p.results.digest_header) lacks.digest = 'the API announces no results digest';
+  if (!served && !view.includes(whole('result.items_total')))
+    lacks.error_row = 'the API hands the results out as JSON items and announces no count they could be held to';
   return lacks;
 }
 

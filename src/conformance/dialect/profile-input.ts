@@ -94,6 +94,10 @@ export interface ProfileTarget {
 }
 
 /** The profile's facts the judge needs (RunEvidence.profile). */
-export function profileFacts(p: Profile): { name: string; keyed: boolean } {
-  return { name: p.name, keyed: p.idempotency.source === 'header' || p.idempotency.source === 'body' };
+export function profileFacts(p: Profile): { name: string; keyed: boolean; inline_results: boolean } {
+  return {
+    name: p.name,
+    keyed: p.idempotency.source === 'header' || p.idempotency.source === 'body',
+    inline_results: p.results.mode === 'inline',
+  };
 }

@@ -48,9 +48,11 @@ function unbacked(ctx: CheckContext, op: OperationView, at: number): { why: stri
   }
   switch (state) {
     case 'succeeded': {
+      // A profile whose final view carries the results hands them out with a read of the succeeded job.
+      const inline = ctx.profile?.inline_results === true;
       const fetch = op.requests.find(
         (r) =>
-          r.effect === 'results_served' &&
+          (r.effect === 'results_served' || (inline && r.route === 'status' && r.job_state === 'succeeded')) &&
           r.status === 200 &&
           delivered(r) &&
           byThen(r) &&
