@@ -3,6 +3,7 @@ import { verifyChain, type AuditVerdict } from './audit.js';
 import { ReferenceClient } from './client.js';
 import { openOperationStore } from './store/open-store.js';
 import { openRunMemoryStore } from './store/run-memory.js';
+import type { WireChoice } from './wire/index.js';
 
 export { ReferenceClient } from './client.js';
 export { toRecord } from './show.js';
@@ -12,6 +13,7 @@ export { PgOperationStore } from './store/pg-store.js';
 export { openOperationStore } from './store/open-store.js';
 export { SchemaTooNewError } from './store/migrations.js';
 export { createTaskClient, type TaskClient, type TaskClientOptions } from './tasks/index.js';
+export type { WireChoice } from './wire/index.js';
 export { TRANSITIONS, EVIDENCE_CLASS, EVIDENCE_KINDS, canTransition, transition } from './state-machine.js';
 
 /** The in-process factory of client-protocol.md. */
@@ -23,6 +25,11 @@ export const createReferenceClient: InProcessClientFactory = (opts: InProcessCli
  */
 export const createInMemoryReferenceClient: InProcessClientFactory = (opts: InProcessClientOptions) =>
   new ReferenceClient(opts, openRunMemoryStore(opts.state));
+
+/** The in-memory client speaking another API: a dialect, or a profile (certify --profile runs it in-process). */
+export function inMemoryReferenceClientFor(api: WireChoice): InProcessClientFactory {
+  return (opts: InProcessClientOptions) => new ReferenceClient({ ...opts, api }, openRunMemoryStore(opts.state));
+}
 
 /** Check the audit chain of a client state directory: any edit, insertion or deletion is reported. */
 export async function verifyAudit(stateDir: string, db?: string): Promise<AuditVerdict> {

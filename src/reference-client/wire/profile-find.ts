@@ -40,7 +40,7 @@ function filterQuery(p: Profile, s: WireStep): { query: string; by: string } | n
 }
 
 /** Whether a listed view is of this operation's create, as far as the view shows what was sent. */
-function echoes(p: Profile, view: unknown, sent: Record<string, unknown>): boolean {
+export function echoes(p: Profile, view: unknown, sent: Record<string, unknown>): boolean {
   return echoedFields(p).every((f) => {
     const shown = variableValue(p.view, view, `request.${f}`);
     return shown === undefined || shown === null || JSON.stringify(shown) === JSON.stringify(getPath(sent, f) ?? null);
