@@ -89,7 +89,9 @@ function profileTarget(flags: CertifyFlags, dialect: ClientDialect): NonNullable
   if (dialect !== 'native') throw new CliError('--profile names the API the client speaks; it does not take --dialect');
   if (flags.inProcess) throw new CliError('--profile runs client processes; it does not take --in-process');
   if (flags.webhooks)
-    throw new CliError('--webhooks is not supported with --profile yet: profile clients are certified on polling (webhook scenarios run without webhooks)');
+    throw new CliError(
+      '--webhooks is not supported with --profile yet: profile clients are certified on polling (webhook scenarios run without webhooks)',
+    );
   if (flags.tasks) throw new CliError('--tasks certifies the native tasks API; run it without --profile');
   if (flags.runs !== undefined && flags.runs !== '0')
     throw new CliError('--runs draws random schedules over the native API; with --profile only the catalog runs');
@@ -260,7 +262,8 @@ Examples:
       const clientArgs = flags.client ? `--client ${JSON.stringify(flags.client)}` : inProcess ? '--in-process' : '';
       writeReports(r.report, reports, {
         runs: r.drawn,
-        clientArgs: `${clientArgs}${plan.webhooks && !inProcess ? ' --webhooks' : ''}${flags.profile ? ` --profile ${JSON.stringify(flags.profile)}` : ''}`.trim(),
+        clientArgs:
+          `${clientArgs}${plan.webhooks && !inProcess ? ' --webhooks' : ''}${flags.profile ? ` --profile ${JSON.stringify(flags.profile)}` : ''}`.trim(),
         minimalOut: r.minimalOut,
       });
       for (const t of reports) out(`report: ${t.kind} → ${t.path}`);

@@ -30,7 +30,8 @@ export function profileLacks(p: Profile): Lacks {
   const i = p.idempotency;
   if (i.source === 'none') lacks.idempotency_key = 'the API takes no idempotency key';
   else if (i.source === 'client_id')
-    lacks.idempotency_key = "the API's only key is the client-chosen job id, which stores no answer to replay and holds no create in flight";
+    lacks.idempotency_key =
+      "the API's only key is the client-chosen job id, which stores no answer to replay and holds no create in flight";
   if (!p.find && p.id.source !== 'body') lacks.lookup = 'the API has no lookup route';
   if (!p.cancel) lacks.cancel = 'the API has no cancel';
   else if ('unsupported' in p.cancel) lacks.cancel = `the API answers every cancel with ${p.cancel.unsupported.status}`;

@@ -62,7 +62,8 @@ export function profileBody(p: Profile, op: Pick<SubmitInput, 'operation_id' | '
   for (const s of shown) {
     if (s.optional || s.path === keyField(p) || getPath(body, s.path) !== undefined) continue;
     const parent = s.path.split('.').slice(0, -1).join('.');
-    if (parent === '' || getPath(body, parent) !== undefined) setPath(body, s.path, s.path.endsWith('model') ? `models/${op.kind}` : op.kind);
+    if (parent === '' || getPath(body, parent) !== undefined)
+      setPath(body, s.path, s.path.endsWith('model') ? `models/${op.kind}` : op.kind);
   }
   const refField = p.create.client_ref && p.create.client_ref !== keyField(p) ? p.create.client_ref : null;
   if (refField) setPath(body, refField, ref);

@@ -12,8 +12,7 @@ import type { Suite, SuiteContext, SuiteResult } from './suite.js';
 
 function jobsClient(plan: CertificationPlan, factor: number): ClientUnderTest {
   const c = plan.client;
-  if (c.kind === 'process')
-    return { kind: 'process', command: c.command, timeScale: factor, dialect: plan.dialect, profile: plan.profile };
+  if (c.kind === 'process') return { kind: 'process', command: c.command, timeScale: factor, dialect: plan.dialect, profile: plan.profile };
   if (!c.jobs) throw new Error('the jobs suite needs an in-process job client factory');
   return { kind: 'in-process', factory: c.jobs };
 }

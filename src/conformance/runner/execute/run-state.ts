@@ -99,7 +99,9 @@ export class RunState {
     if (opts.profile)
       this.tracker.ownerOfJob = (jobId) => {
         const job = d.providerJobs().find((j) => j.job_id === jobId) as { input?: { request?: unknown } } | undefined;
-        return this.operations.concat(s.workload.map((o) => o.operation_id)).find((op) => carriesRef(job?.input?.request, profileRefFor(op)));
+        return this.operations
+          .concat(s.workload.map((o) => o.operation_id))
+          .find((op) => carriesRef(job?.input?.request, profileRefFor(op)));
       };
   }
 
