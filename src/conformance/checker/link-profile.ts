@@ -13,7 +13,7 @@ import { linkOperationsBy, type OperationView } from './link.js';
  * nor reference cannot be told apart, as in the API itself. The client's own trace id links as in the native API.
  */
 export function linkProfileOperations(evidence: RunEvidence, requests: readonly RequestEntry[]): OperationView[] {
-  const requestOf = new Map(evidence.jobs.map((j) => [j.job_id, ((j as { input?: { request?: unknown } }).input ?? {}).request] as const));
+  const requestOf = new Map(evidence.jobs.map((j) => [j.job_id, (j as { input?: { request?: unknown } }).input?.request] as const));
   return linkOperationsBy(evidence, requests, {
     creates: (id, key, trace) => {
       const ref = profileRefFor(id);

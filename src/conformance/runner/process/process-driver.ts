@@ -212,8 +212,12 @@ export class ProcessDriver implements RunDriver {
   }
 
   providerJobs(): ProviderJob[] {
-    if (!this.provider) return [];
-    return this.provider.jobs();
+    const p = this.provider;
+    if (!p) return [];
+    // A profile's job keeps the request body it was made with: where the API has neither key nor client reference,
+    // the reference the harness put in the input is how a create is linked to its operation (link-profile.ts).
+    if (!this.o.profile) return p.jobs();
+    return p.jobs().map((j) => ({ ...j, input: p.core.jobs.get(j.job_id)?.input }));
   }
 
   diagnostics(): string[] {
