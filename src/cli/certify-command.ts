@@ -40,11 +40,13 @@ export interface CertifyDeps {
   inProcess?: () => Promise<{ jobs: InProcessClientFactory; tasks: InProcessTaskClientFactory; label: string }>;
 }
 
-async function referenceInProcess(): Promise<{ jobs: InProcessClientFactory; tasks: InProcessTaskClientFactory; label: string }> {
-  const { createInMemoryReferenceClient } = await import('../reference-client/index.js');
+async function referenceInProcess(
+  profile?: CertificationPlan['profile'],
+): Promise<{ jobs: InProcessClientFactory; tasks: InProcessTaskClientFactory; label: string }> {
+  const { createInMemoryReferenceClient, inMemoryReferenceClientFor } = await import('../reference-client/index.js');
   const { createTaskClient } = await import('../reference-client/tasks/index.js');
   return {
-    jobs: createInMemoryReferenceClient,
+    jobs: profile ? inMemoryReferenceClientFor({ profile: profile.profile }) : createInMemoryReferenceClient,
     tasks: (env) => createTaskClient({ ...env, workerId: 'task-worker-1' }),
     label: 'jobproof reference client (in-process)',
   };
@@ -87,7 +89,6 @@ function reportTargets(flags: CertifyFlags): ReportTarget[] {
 function profileTarget(flags: CertifyFlags, dialect: ClientDialect): NonNullable<CertificationPlan['profile']> {
   const given = flags.profile!;
   if (dialect !== 'native') throw new CliError('--profile names the API the client speaks; it does not take --dialect');
-  if (flags.inProcess) throw new CliError('--profile runs client processes; it does not take --in-process');
   if (flags.webhooks)
     throw new CliError(
       '--webhooks is not supported with --profile yet: profile clients are certified on polling (webhook scenarios run without webhooks)',
@@ -137,7 +138,7 @@ export async function planFromFlags(flags: CertifyFlags, version: string, deps: 
   }
   const scenarios = pickScenarios(flags);
   const inProcess = !!flags.inProcess;
-  const runs = int(flags.runs, '--runs', inProcess ? 200 : 0);
+  const runs = int(flags.runs, '--runs', inProcess && !profile ? 200 : 0);
   if (scenarios.length === 0 && runs === 0 && !flags.tasks && !shard) {
     throw new CliError('nothing to certify: no scenarios, no random schedules (--runs) and no task scenarios (--tasks)');
   }
@@ -148,7 +149,7 @@ export async function planFromFlags(flags: CertifyFlags, version: string, deps: 
   // A lane's start-up costs about as much CPU as 35 schedules: by default, one lane per 100 schedules, up to the cores.
   const shrinkSeconds = int(flags.shrinkTime, '--shrink-time', 300);
   const lanes = Math.max(1, int(flags.lanes, '--lanes', Math.min(availableParallelism(), Math.floor(runs / 100))));
-  const local = inProcess ? await (deps.inProcess ?? referenceInProcess)() : undefined;
+  const local = inProcess ? await (deps.inProcess ?? (() => referenceInProcess(profile)))() : undefined;
   return {
     version,
     label: local ? local.label : (flags.client ?? 'jobproof reference client'),
@@ -163,8 +164,8 @@ export async function planFromFlags(flags: CertifyFlags, version: string, deps: 
             : { module: new URL('../reference-client/index.js', import.meta.url).href, name: 'createInMemoryReferenceClient' },
         }
       : { kind: 'process', command: flags.client ?? referenceCommand() },
-    // The in-process reference client always listens for webhooks.
-    webhooks: !!flags.webhooks || inProcess,
+    // The in-process reference client always listens for webhooks (in the native API: a profile runs on polling).
+    webhooks: !!flags.webhooks || (inProcess && !profile),
     dialect,
     profile,
     seed,

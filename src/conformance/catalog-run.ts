@@ -18,7 +18,7 @@ export type ClientUnderTest =
       /** The API profile the client speaks (JOBPROOF_DIALECT=<profile>) and the provider serves. */
       profile?: ProfileTarget;
     }
-  | { kind: 'in-process'; factory: InProcessClientFactory };
+  | { kind: 'in-process'; factory: InProcessClientFactory; profile?: ProfileTarget };
 
 export interface CatalogRunOptions {
   /** Scenarios run at once (each has its own provider, port and state); process runs default to the core count. */
@@ -40,7 +40,7 @@ export function processLanes(cores: number): number {
 export function runOne(client: ClientUnderTest, s: Scenario, seed?: number): Promise<ScenarioRun> {
   return client.kind === 'process'
     ? runScenarioProcess(s, client.command, { timeScale: client.timeScale, dialect: client.dialect, profile: client.profile })
-    : runScenarioInProcess(s, client.factory, { seed });
+    : runScenarioInProcess(s, client.factory, { seed, profile: client.profile });
 }
 
 /**

@@ -14,7 +14,7 @@ function jobsClient(plan: CertificationPlan, factor: number): ClientUnderTest {
   const c = plan.client;
   if (c.kind === 'process') return { kind: 'process', command: c.command, timeScale: factor, dialect: plan.dialect, profile: plan.profile };
   if (!c.jobs) throw new Error('the jobs suite needs an in-process job client factory');
-  return { kind: 'in-process', factory: c.jobs };
+  return { kind: 'in-process', factory: c.jobs, profile: plan.profile };
 }
 
 /**

@@ -85,5 +85,6 @@ export async function runScenarioInProcess(
   factory: InProcessClientFactory,
   opts: ExecuteOptions & { seed?: number; token?: string } = {},
 ): Promise<ScenarioRun> {
-  return runWith(s, new InProcessDriver({ factory, scenario: s, seed: opts.seed, token: opts.token }), opts);
+  const driver = new InProcessDriver({ factory, scenario: s, seed: opts.seed, token: opts.token, profile: opts.profile?.profile });
+  return runWith(s, driver, opts);
 }
