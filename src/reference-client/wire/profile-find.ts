@@ -21,22 +21,43 @@ const LIST_WINDOW_MS = 60_000;
 
 const ok = (o: CallOutcome) => o.kind === 'answer' && o.status === 200;
 
-/** The filter the lookup route takes for this operation, as `param=value`; null when it takes none that fits. */
-function filterQuery(p: Profile, s: WireStep): { query: string; by: string } | null {
+type Params = { query: [string, string][]; body: Record<string, string | number> };
+
+/** The filter the lookup route takes for this operation, in the query or the body; null when it takes none that fits. */
+function filterOf(p: Profile, s: WireStep): { param: string; in: 'query' | 'body'; value: string; by: string } | null {
   const f = p.find!;
   const value = (by: string): string | null => {
     if (by === 'idempotency_key') return p.idempotency.source === 'none' ? null : (chosenId(p, s.rec) ?? s.rec.idempotency_key);
     if (by === 'client_ref') return clientRefOf(p, s.rec);
     return chosenId(p, s.rec);
   };
-  for (const by of ['idempotency_key', 'client_ref', 'id_prefix']) {
+  for (const by of ['idempotency_key', 'client_ref', 'id_prefix', 'id_contains']) {
     const flt = f.filters.find((x) => x.by === by);
     const v = flt ? value(by) : null;
     if (!flt || v === null) continue;
-    const expr = flt.pattern ? flt.pattern.replace('{value}', v) : v;
-    return { query: `${encodeURIComponent(flt.param)}=${encodeURIComponent(expr)}`, by };
+    return { param: flt.param, in: flt.in, value: flt.pattern ? flt.pattern.replace('{value}', v) : v, by };
   }
   return null;
+}
+
+/** One page's request: filter and page parameters where the profile puts them, or the next page's own URL (its path). */
+function pageSpec(p: Profile, filter: ReturnType<typeof filterOf>, token: string | null, nextUrl: string | null) {
+  const f = p.find!;
+  if (nextUrl) {
+    // Only the path and query: the page is asked of the provider we trust with our token, whatever host it named.
+    const u = new URL(nextUrl, 'http://provider.invalid');
+    return { ...routeSpec(p, f.route, 'list', null), path: `${u.pathname}${u.search}` };
+  }
+  const ps: Params = { query: [], body: {} };
+  const put = (where: 'query' | 'body', k: string, v: string | number) => {
+    if (where === 'query') ps.query.push([k, String(v)]);
+    else ps.body[k] = v;
+  };
+  if (filter) put(filter.in, filter.param, filter.value);
+  put(f.page.in, f.page.size_param, Math.min(f.page.max_size, 100));
+  if (token) put(f.page.in, f.page.token_param, token);
+  const query = ps.query.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+  return routeSpec(p, f.route, 'list', null, { query, ...(Object.keys(ps.body).length ? { body: ps.body } : {}) });
 }
 
 /** Whether a listed view is of this operation's create, as far as the view shows what was sent. */
@@ -50,20 +71,15 @@ export function echoes(p: Profile, view: unknown, sent: Record<string, unknown>)
 /** Every job the lookup shows for this operation, oldest first; null when an answer could not be read. */
 async function lookup(p: Profile, s: WireStep): Promise<{ jobs: Job[] | null; call: CallOutcome; keyed: boolean }> {
   const f = p.find!;
-  const filter = filterQuery(p, s);
+  const filter = filterOf(p, s);
   const sent = createBody(p, s.rec);
   const since = s.rec.submitted_at - LIST_WINDOW_MS;
-  const size = Math.min(f.page.max_size, 100);
   const jobs: Job[] = [];
   let token: string | null = null;
+  let nextUrl: string | null = null;
   let call: CallOutcome | null = null;
   for (let page = 0; page < MAX_PAGES; page++) {
-    const q = [
-      filter?.query,
-      `${encodeURIComponent(f.page.size_param)}=${size}`,
-      token ? `${f.page.token_param}=${encodeURIComponent(token)}` : null,
-    ];
-    call = await s.send(routeSpec(p, f.route, 'list', null, { query: q.filter(Boolean).join('&') }));
+    call = await s.send(pageSpec(p, filter, token, nextUrl));
     if (!ok(call) || call.kind !== 'answer') return { jobs: null, call, keyed: false };
     const items = variableValue(f.body, call.json, 'items');
     if (!Array.isArray(items)) return { jobs: null, call, keyed: false };
@@ -76,8 +92,11 @@ async function lookup(p: Profile, s: WireStep): Promise<{ jobs: Job[] | null; ca
       else if (echoes(p, view, sent) && !(await claimedByOther(s, job.job_id))) jobs.unshift(job);
     }
     const next = variableValue(f.body, call.json, 'next_page_token');
-    if (older || typeof next !== 'string' || next === '') break;
-    token = next;
+    const url = variableValue(f.body, call.json, 'next_page_url');
+    const more = (v: unknown): v is string => typeof v === 'string' && v !== '';
+    if (older || !(more(next) || more(url))) break;
+    token = more(next) ? next : null;
+    nextUrl = more(next) ? null : (url as string);
   }
   return { jobs, call: call!, keyed: filter?.by === 'idempotency_key' };
 }
@@ -113,7 +132,7 @@ export async function findProfileJob(
  * a lookup that filters to this operation; null where it has none (the status route is read again).
  */
 export async function listedJob(p: Profile, s: WireStep): Promise<{ job: Job | null; call: CallOutcome } | null> {
-  if (!p.find || !filterQuery(p, s)) return null;
+  if (!p.find || !filterOf(p, s)) return null;
   const l = await lookup(p, s);
   return { job: l.jobs?.find((j) => j.job_id === s.rec.remote_job_id) ?? null, call: l.call };
 }

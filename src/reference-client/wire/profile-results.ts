@@ -1,5 +1,6 @@
 import { sha256Base64, sha256Hex } from '../../lib/canonical-json.js';
 import { variableValue } from '../../contract/profile-read.js';
+import { whole } from '../../contract/profile-template.js';
 import type { Profile } from '../../contract/profiles.js';
 import type { CallOutcome } from '../http.js';
 import type { ExpectedResult } from '../types.js';
@@ -51,8 +52,7 @@ export function verifyRouteBody(p: Profile, o: Extract<CallOutcome, { kind: 'ans
     if ('error' in parsed) return { ok: false, reason: parsed.error };
     items = parsed.lines;
   } else {
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: a profile template, not a JavaScript one
-    const page = variableValue(r.body ?? { items: '${items}' }, o.json, 'items');
+    const page = variableValue(r.body ?? { items: whole('items') }, o.json, 'items');
     if (!Array.isArray(page)) return { ok: false, reason: 'the results answer holds no items' };
     items = page;
   }

@@ -1,4 +1,5 @@
 import { createTemplate, idOfCreate, variableValue } from '../../contract/profile-read.js';
+import { whole } from '../../contract/profile-template.js';
 import type { Profile } from '../../contract/profiles.js';
 import { isAmbiguous, type Answer, type CallOutcome, type CallSpec } from '../http.js';
 import type { ExpectedResult } from '../types.js';
@@ -16,11 +17,9 @@ import { profileTraits } from './traits.js';
  * native one, unchanged; only the requests and the reading of answers come from the profile.
  */
 
-// biome-ignore lint/suspicious/noTemplateCurlyInString: a profile template, not a JavaScript one
-const VIEW = '${view}';
+const VIEW = whole('view');
 /** A results page where the profile gives no shape of its own (the provider's default). */
-// biome-ignore lint/suspicious/noTemplateCurlyInString: a profile template, not a JavaScript one
-const PAGE = { items: '${items}', next_page_token: '${next_page_token?}' };
+const PAGE = { items: whole('items'), next_page_token: whole('next_page_token?') };
 
 /** The answer, when the API gave one (with this status, when one is given). */
 const answered = (o: CallOutcome, status?: number): Answer | null =>
@@ -163,7 +162,12 @@ async function routeResults(
   if (r.mode !== 'paged') return { call: first, location: spec.path, verification: verifyRouteBody(p, a, expected), gone: false };
   const items: unknown[] = [];
   let o: CallOutcome = first;
-  const page = r.page ?? { size_param: 'pageSize', token_param: 'pageToken' };
+  const page = r.page ?? { in: 'query', token_param: 'pageToken' };
+  // The next page: the same request with the token where the profile puts page parameters.
+  const nextSpec = (token: string): Omit<CallSpec, 'traceId'> =>
+    page.in === 'body'
+      ? { ...spec, body: { ...(spec.body as Record<string, unknown> | undefined), [page.token_param]: token } }
+      : { ...spec, path: `${spec.path}${spec.path.includes('?') ? '&' : '?'}${page.token_param}=${encodeURIComponent(token)}` };
   for (let i = 0; i < 100 && o.kind === 'answer' && o.status === 200; i++) {
     const got = variableValue(r.body ?? PAGE, o.json, 'items');
     if (!Array.isArray(got))
@@ -172,10 +176,7 @@ async function routeResults(
     const next = variableValue(r.body ?? PAGE, o.json, 'next_page_token');
     if (typeof next !== 'string' || next === '')
       return { call: o, location: spec.path, verification: verifyItems(items, ndjsonOf(items), expected), gone: false };
-    o = await send(s, {
-      ...spec,
-      path: `${spec.path}${spec.path.includes('?') ? '&' : '?'}${page.token_param}=${encodeURIComponent(next)}`,
-    });
+    o = await send(s, nextSpec(next));
   }
   return { call: o, location: spec.path, verification: null, gone: gone(o) };
 }

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseProfileText } from '../../../src/contract/profile-check.js';
-import type { Profile } from '../../../src/contract/profiles.js';
+import { whole } from '../../../src/contract/profile-template.js';
+import { type Profile, ProfileSchema } from '../../../src/contract/profiles.js';
 import { waitFor } from '../../helpers/provider-server.js';
 import { REPORTS_FILE, op, startProfileRig, workOut, type ProfileRig } from './profile-rig.js';
 
@@ -34,9 +35,65 @@ const named = variant('reports-named', (r) => {
   delete r.find;
 });
 
+/** An AWS Transcribe-like API (as in the provider's header-operations test): operations chosen by a header on one path. */
+const target = (op: string) => ({ header: 'X-Amz-Target', value: `Transcribe.${op}` });
+const transcribe = ProfileSchema.parse({
+  profile: 1,
+  name: 'transcribe',
+  prefix: '/profiles/transcribe',
+  auth: { type: 'bearer' },
+  id: { source: 'body', field: 'TranscriptionJobName', taken: { status: 400, code: 'conflict' } },
+  state: {
+    values: { QUEUED: 'queued', IN_PROGRESS: 'running', COMPLETED: 'succeeded', FAILED: 'failed' },
+    serve_as: { cancelling: 'IN_PROGRESS', cancelled: 'FAILED', expired: 'FAILED' },
+  },
+  times: 'unix_s',
+  view: {
+    TranscriptionJob: {
+      TranscriptionJobName: whole('id'),
+      TranscriptionJobStatus: whole('state'),
+      CreationTime: whole('created_at'),
+      CompletionTime: whole('finished_at?'),
+    },
+  },
+  create: {
+    route: { method: 'POST', path: '/', operation: target('StartTranscriptionJob') },
+    status: 200,
+    body: whole('view'),
+    required: ['Media'],
+  },
+  read: { route: { method: 'POST', path: '/', operation: target('GetTranscriptionJob'), id_field: 'TranscriptionJobName' } },
+  idempotency: { source: 'client_id' },
+  find: {
+    route: { method: 'POST', path: '/', operation: target('ListTranscriptionJobs') },
+    filters: [{ param: 'JobNameContains', in: 'body', by: 'id_contains' }],
+    page: { in: 'body', size_param: 'MaxResults', token_param: 'NextToken', default_size: 5, max_size: 100 },
+    body: { TranscriptionJobSummaries: whole('items'), NextToken: whole('next_page_token?') },
+  },
+  cancel: {
+    unsupported: {
+      route: { method: 'POST', path: '/', operation: target('StopTranscriptionJob'), id_field: 'TranscriptionJobName' },
+      status: 501,
+    },
+  },
+  results: {
+    mode: 'paged',
+    route: { method: 'POST', path: '/', operation: target('GetTranscript'), id_field: 'TranscriptionJobName' },
+    format: 'json',
+    page: { in: 'body', size_param: 'MaxResults', token_param: 'NextToken', default_size: 2, max_size: 100 },
+    body: { Items: whole('items'), NextToken: whole('next_page_token?') },
+  },
+  errors: {
+    content_type: 'application/x-amz-json-1.1',
+    body: { __type: whole('code'), message: whole('message') },
+    codes: { job_not_found: 'BadRequestException', conflict: 'ConflictException', invalid_request: 'BadRequestException' },
+    statuses: { job_not_found: 400 },
+  },
+});
+
 let rig: ProfileRig;
 beforeAll(async () => {
-  rig = await startProfileRig([noCancel, noKey, named]);
+  rig = await startProfileRig([noCancel, noKey, named, transcribe]);
 });
 afterAll(() => rig.close());
 
@@ -93,5 +150,25 @@ describe('a profile that offers less', () => {
     expect(creates.filter((e) => e.effect === 'created')).toHaveLength(1);
     expect(rec.remote_job_id).toBe(creates[0]!.job_id);
     expect(rec.remote_job_id).toBe(rec.idempotency_key);
+  });
+
+  it('an AWS-style API (header operations, a chosen name, body-borne lookup and pages): a lost create, then paged results', {
+    timeout: 30_000,
+  }, async () => {
+    await rig.behave({ duration_ms: 300, items: 5, items_failed: 1 });
+    await rig.faults([{ on: 'create', times: 1, fault: { type: 'lose_response', mode: 'reset' } }]);
+    const c = rig.client(transcribe);
+    await c.submit(op(transcribe, 'tr-1', { input: { Media: { MediaFileUri: 's3://bucket/a.wav' } } }));
+    await workOut(c);
+    await rig.faults([]);
+    const rec = await c.show('tr-1');
+    expect(rec.state, JSON.stringify(rec.history)).toBe('succeeded');
+    expect(rec.result).toMatchObject({ items_total: 5, items_failed: 1 });
+    const sent = rig.requests(transcribe);
+    expect(sent.filter((e) => e.route === 'create' && e.effect === 'created')).toHaveLength(1);
+    expect(sent.some((e) => e.route === 'list')).toBe(true);
+    // Five items two a page: three results pages, each asked with the previous page's token in the body.
+    expect(sent.filter((e) => e.route === 'results' && e.status === 200)).toHaveLength(3);
+    expect(rec.result?.sha256).toBe(rig.server.provider.core.jobs.get(rec.remote_job_id!)?.result?.sha256);
   });
 });

@@ -43,6 +43,24 @@ describe.each(PROFILES)('profile %s', (nameOrFile) => {
     if (key) expect(created(id)[0]!.idempotency_key).toBe(rec.idempotency_key);
   });
 
+  it('takes a job finished inside the create as the create answer shows it', { timeout: 30_000 }, async () => {
+    await rig.faults([]);
+    await rig.behave({ mode: 'sync', items: 2 });
+    const c = rig.client(p);
+    const id = `${p.name}-sync`;
+    await c.submit(op(p, id));
+    await workOut(c);
+    const rec = await c.show(id);
+    expect(rec.state, JSON.stringify(rec.history)).toBe('succeeded');
+    expect(rec.result).toMatchObject({ items_total: 2, items_failed: 0 });
+    // Where the create answer carries the job's view it is the job's first read; otherwise the status route is.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a profile template, not a JavaScript one
+    const view = [p.create.sync_body, p.create.body].find((b) => b !== undefined) === '${view}';
+    expect(rec.history.map((h) => h.to).slice(0, 3)).toEqual(
+      view ? ['create_pending', 'result_collecting', 'succeeded'] : ['create_pending', 'accepted', 'result_collecting'],
+    );
+  });
+
   it('cancels a running job and ends cancelled only once the API says so', { timeout: 30_000 }, async () => {
     await rig.faults([]);
     await rig.behave({ duration_ms: 20_000, items: 3 });

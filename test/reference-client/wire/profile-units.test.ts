@@ -168,6 +168,25 @@ describe('answers read through the profile', () => {
     expect((await w.find(none.s, NOW + 1000)).kind).toBe('none');
   });
 
+  it('follows a next page given as a URL, asking only its path of our provider (replicate)', async () => {
+    const w = profileWire(profileOf('replicate'));
+    const r = rec({ input: { version: 'v1', input: { prompt: 'mine' } } });
+    const pred = (id: string, prompt: string) => ({
+      id,
+      status: 'processing',
+      version: 'v1',
+      input: { prompt },
+      created_at: new Date(NOW).toISOString(),
+    });
+    const next = 'https://elsewhere.example/profiles/replicate/v1/predictions?cursor=c5';
+    const { s, sent } = step([answer({ results: [pred('p2', 'other')], next }), answer({ results: [pred('p1', 'mine')], next: null })], r);
+    expect(await w.find(s, NOW + 1000)).toMatchObject({ kind: 'found', job: { job_id: 'p1' } });
+    expect(sent.map((x) => x.path)).toEqual([
+      '/profiles/replicate/v1/predictions?page_size=100',
+      '/profiles/replicate/v1/predictions?cursor=c5',
+    ]);
+  });
+
   it('a cancel the API refuses with 405/501 is unsupported; replicate answers a finished job with its view: lost race', async () => {
     const w = profileWire(google);
     const { s } = step([answer({ error: { code: 501, status: 'UNIMPLEMENTED' } }, 501)]);
