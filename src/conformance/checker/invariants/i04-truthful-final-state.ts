@@ -35,7 +35,7 @@ function unbacked(ctx: CheckContext, op: OperationView, at: number): { why: stri
   });
   if (unknown.length && state !== 'needs_attention') {
     return {
-      why: `ended ${state} while job ${unknown.join(', ')} existed at the provider unknown to it (create answer lost, never reconciled); find the job (${ctx.dialect === 'native' ? 'GET /v1/jobs?idempotency_key=' : 'list the batches'}) before any final state`,
+      why: `ended ${state} while job ${unknown.join(', ')} existed at the provider unknown to it (create answer lost, never reconciled); find the job (${ctx.profile ? `the ${ctx.profile.name} API's lookup` : ctx.dialect === 'native' ? 'GET /v1/jobs?idempotency_key=' : 'list the batches'}) before any final state`,
       seqs: op.creates.map((c) => c.seq),
     };
   }
