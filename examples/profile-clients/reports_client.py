@@ -11,7 +11,8 @@ at JOBPROOF_BASE_URL (JOBPROOF_PROVIDER_URL plus the profile's prefix). Everythi
 leases and fencing tokens, the operation states, the worker loop -- is the example Python client's
 (examples/python-client), unchanged; only the requests and the reading of answers are this API's:
 
-- POST /v1/reports with an Idempotency-Key stored before the first attempt: 202 {"job_id", "state"}.
+- POST /v1/reports with an Idempotency-Key stored before the first attempt: 202 {"job_id", "state"} (200 when the
+  report was made inside the request).
 - After a lost create answer: GET /v1/reports?client_ref=... finds the job the create made (the view shows no key).
 - GET /v1/reports/{id}: {"job_id", "state", "progress", "result_url", "error"}; no result digest in the view.
 - POST /v1/reports/{id}/cancel: 202 with the view; a job already over answers 409 (problem+json, no job in it),
@@ -67,14 +68,15 @@ class ReportsStep(worker.Step):
                 last_create_at=now_ms(), create_open=1, next_due=now_ms() + 2 * self.w.lease_ms):
             return
         o = self.send("POST", "/v1/reports", body, r["idempotency_key"])
-        if isinstance(o, Answer) and o.status == 202 and isinstance(o.json, dict) and isinstance(o.json.get("job_id"), str):
+        # 202 while the report is made; 200 when it was already made inside the request (a quick report).
+        if isinstance(o, Answer) and o.status in (200, 202) and isinstance(o.json, dict) and isinstance(o.json.get("job_id"), str):
             job_id = o.json["job_id"]
             if known_job is not None and known_job != job_id:
                 self.commit([("needs_attention", "replayed create answered job %s, but the lookup shows job %s" % (job_id, known_job))],
                             create_open=0, remote_job_id=known_job, conflicting_job_id=job_id,
                             reason="provider answered a replayed create with a different job id")
                 return
-            self.commit([("accepted", "provider accepted the create (202): job %s" % job_id)], create_open=0,
+            self.commit([("accepted", "provider accepted the create (%d): job %s" % (o.status, job_id))], create_open=0,
                         remote_job_id=job_id, attempt=0, next_due=now_ms() + max(worker.BASE_MS, o.retry_after_ms() or 0))
             return
         if ambiguous(o) or (o.status == 409 and code_of(o) == "idempotency_request_in_progress"):
