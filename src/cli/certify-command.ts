@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
 import type { InProcessClientFactory } from '../contract/client-protocol.js';
 import type { InProcessTaskClientFactory } from '../contract/task-client-protocol.js';
 import { processLanes } from '../conformance/catalog-run.js';
 import { CLIENT_DIALECTS, type ClientDialect } from '../conformance/dialect/batch-input.js';
+import { builtinProfileNames, describeLoad, loadProfile } from '../contract/profile-files.js';
 import { certify, NO_WEBHOOKS, webhooksRefusal, type CertificationPlan } from '../conformance/pipeline/index.js';
 import { parseReportSpec, writeReports, type ReportTarget } from '../conformance/report/write-reports.js';
 import { parseShard, type Shard } from '../conformance/shard.js';
@@ -28,6 +30,7 @@ interface CertifyFlags {
   timeScale?: string;
   tasks?: boolean;
   dialect: string;
+  profile?: string;
   shard?: string;
   lanes?: string;
 }
@@ -37,11 +40,13 @@ export interface CertifyDeps {
   inProcess?: () => Promise<{ jobs: InProcessClientFactory; tasks: InProcessTaskClientFactory; label: string }>;
 }
 
-async function referenceInProcess(): Promise<{ jobs: InProcessClientFactory; tasks: InProcessTaskClientFactory; label: string }> {
-  const { createInMemoryReferenceClient } = await import('../reference-client/index.js');
+async function referenceInProcess(
+  profile?: CertificationPlan['profile'],
+): Promise<{ jobs: InProcessClientFactory; tasks: InProcessTaskClientFactory; label: string }> {
+  const { createInMemoryReferenceClient, inMemoryReferenceClientFor } = await import('../reference-client/index.js');
   const { createTaskClient } = await import('../reference-client/tasks/index.js');
   return {
-    jobs: createInMemoryReferenceClient,
+    jobs: profile ? inMemoryReferenceClientFor({ profile: profile.profile }) : createInMemoryReferenceClient,
     tasks: (env) => createTaskClient({ ...env, workerId: 'task-worker-1' }),
     label: 'jobproof reference client (in-process)',
   };
@@ -76,6 +81,31 @@ function reportTargets(flags: CertifyFlags): ReportTarget[] {
   }
 }
 
+/**
+ * `--profile FILE|NAME`: the profile, checked (its located problems are a usage error), and what client processes
+ * are given as JOBPROOF_DIALECT — a built-in's name, else the file's absolute path (a name alone finds nothing outside
+ * the package). Flags a profile run cannot take yet are refused here.
+ */
+function profileTarget(flags: CertifyFlags, dialect: ClientDialect): NonNullable<CertificationPlan['profile']> {
+  const given = flags.profile!;
+  if (dialect !== 'native') throw new CliError('--profile names the API the client speaks; it does not take --dialect');
+  if (flags.webhooks)
+    throw new CliError(
+      '--webhooks is not supported with --profile yet: profile clients are certified on polling (webhook scenarios run without webhooks)',
+    );
+  if (flags.tasks) throw new CliError('--tasks certifies the native tasks API; run it without --profile');
+  if (flags.runs !== undefined && flags.runs !== '0')
+    throw new CliError('--runs draws random schedules over the native API; with --profile only the catalog runs');
+  const l = loadProfile(given);
+  if (!l.ok) throw new CliError(`--profile ${given} does not check:\n${describeLoad(l)}`);
+  const builtin = builtinProfileNames().includes(given);
+  return {
+    profile: l.profile,
+    dialect: builtin ? given : resolve(l.file),
+    source: builtin ? `built-in profile ${given}` : given,
+  };
+}
+
 /** The flags as a certification plan (usage errors as CliError, exit 2); the pipeline does the rest. */
 export async function planFromFlags(flags: CertifyFlags, version: string, deps: CertifyDeps = {}): Promise<CertificationPlan> {
   if (flags.inProcess && flags.client) throw new CliError('--in-process certifies the reference client; it does not take --client');
@@ -90,6 +120,7 @@ export async function planFromFlags(flags: CertifyFlags, version: string, deps: 
   if (!(CLIENT_DIALECTS as readonly string[]).includes(flags.dialect))
     throw new CliError(`--dialect must be one of ${CLIENT_DIALECTS.join(', ')}, got '${flags.dialect}'`);
   const dialect = flags.dialect as ClientDialect;
+  const profile = flags.profile === undefined ? undefined : profileTarget(flags, dialect);
   if (dialect !== 'native' && flags.inProcess) throw new CliError('--dialect runs client processes; it does not take --in-process');
   const refusal = flags.webhooks ? webhooksRefusal({ dialect }) : null;
   if (refusal) throw new CliError(refusal);
@@ -105,7 +136,7 @@ export async function planFromFlags(flags: CertifyFlags, version: string, deps: 
   }
   const scenarios = pickScenarios(flags);
   const inProcess = !!flags.inProcess;
-  const runs = int(flags.runs, '--runs', inProcess ? 200 : 0);
+  const runs = int(flags.runs, '--runs', inProcess && !profile ? 200 : 0);
   if (scenarios.length === 0 && runs === 0 && !flags.tasks && !shard) {
     throw new CliError('nothing to certify: no scenarios, no random schedules (--runs) and no task scenarios (--tasks)');
   }
@@ -116,7 +147,7 @@ export async function planFromFlags(flags: CertifyFlags, version: string, deps: 
   // A lane's start-up costs about as much CPU as 35 schedules: by default, one lane per 100 schedules, up to the cores.
   const shrinkSeconds = int(flags.shrinkTime, '--shrink-time', 300);
   const lanes = Math.max(1, int(flags.lanes, '--lanes', Math.min(availableParallelism(), Math.floor(runs / 100))));
-  const local = inProcess ? await (deps.inProcess ?? referenceInProcess)() : undefined;
+  const local = inProcess ? await (deps.inProcess ?? (() => referenceInProcess(profile)))() : undefined;
   return {
     version,
     label: local ? local.label : (flags.client ?? 'jobproof reference client'),
@@ -131,9 +162,10 @@ export async function planFromFlags(flags: CertifyFlags, version: string, deps: 
             : { module: new URL('../reference-client/index.js', import.meta.url).href, name: 'createInMemoryReferenceClient' },
         }
       : { kind: 'process', command: flags.client ?? referenceCommand() },
-    // The in-process reference client always listens for webhooks.
-    webhooks: !!flags.webhooks || inProcess,
+    // The in-process reference client always listens for webhooks (in the native API: a profile runs on polling).
+    webhooks: !!flags.webhooks || (inProcess && !profile),
     dialect,
+    profile,
     seed,
     shard,
     parallel,
@@ -186,6 +218,10 @@ export function registerCertify(program: Command, version: string, deps: Certify
       'native',
     )
     .option(
+      '--profile <file|name>',
+      'the API profile the client speaks (profiles.md: a built-in name such as google-lro, or a profile file): each scenario serves it, the client gets JOBPROOF_DIALECT=<profile> and JOBPROOF_BASE_URL, and each operation the request body the API takes; scenarios the profile cannot express are not_applicable with the reason',
+    )
+    .option(
       '--tasks',
       "also run the task scenarios (approval, redraft, lost apply, crash mid-apply) through the client's task verbs (client-protocol.md) as processes; the reference task client by default, in-process with --in-process",
     )
@@ -213,20 +249,24 @@ Examples:
   npx jobproof certify --tasks --scenarios none --client "python3 examples/python-client/client.py"
   npx jobproof certify --dialect openai --client "node examples/sdk-clients/durable-openai.mjs"
   npx jobproof certify --dialect openai --webhooks
+  npx jobproof certify --profile google-lro
+  npx jobproof certify --profile examples/profiles/reports.json --client "python3 examples/profile-clients/reports_client.py"
 `,
     )
     .action(async (flags: CertifyFlags) => {
       const plan = await planFromFlags(flags, version, deps);
       const reports = reportTargets(flags);
       const out = (s: string) => process.stdout.write(s + '\n');
-      out(`jobproof ${version} certify — ${plan.label}${plan.dialect !== 'native' ? ` (dialect ${plan.dialect})` : ''}`);
+      const api = plan.profile ? ` (profile ${plan.profile.profile.name})` : plan.dialect !== 'native' ? ` (dialect ${plan.dialect})` : '';
+      out(`jobproof ${version} certify — ${plan.label}${api}`);
       const r = await certify(plan, out);
       printVerdicts(r.report, r.runs, out);
       const inProcess = plan.client.kind === 'in-process';
       const clientArgs = flags.client ? `--client ${JSON.stringify(flags.client)}` : inProcess ? '--in-process' : '';
       writeReports(r.report, reports, {
         runs: r.drawn,
-        clientArgs: `${clientArgs}${plan.webhooks && !inProcess ? ' --webhooks' : ''}`.trim(),
+        clientArgs:
+          `${clientArgs}${plan.webhooks && !inProcess ? ' --webhooks' : ''}${flags.profile ? ` --profile ${JSON.stringify(flags.profile)}` : ''}`.trim(),
         minimalOut: r.minimalOut,
       });
       for (const t of reports) out(`report: ${t.kind} → ${t.path}`);

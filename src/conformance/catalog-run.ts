@@ -1,6 +1,7 @@
 import type { InProcessClientFactory } from '../contract/client-protocol.js';
 import type { Scenario } from '../scenarios/index.js';
 import type { ClientDialect } from './dialect/batch-input.js';
+import type { ProfileTarget } from './dialect/profile-input.js';
 import { longestFirst } from './expected-time.js';
 import { runInLanes, type ScenarioDriver } from './pipeline/lanes.js';
 import { runScenarioInProcess, runScenarioProcess, type ScenarioRun } from './runner/run-scenario.js';
@@ -14,8 +15,10 @@ export type ClientUnderTest =
       timeScale?: number;
       /** The wire dialect the client speaks (JOBPROOF_DIALECT); default native. */
       dialect?: ClientDialect;
+      /** The API profile the client speaks (JOBPROOF_DIALECT=<profile>) and the provider serves. */
+      profile?: ProfileTarget;
     }
-  | { kind: 'in-process'; factory: InProcessClientFactory };
+  | { kind: 'in-process'; factory: InProcessClientFactory; profile?: ProfileTarget };
 
 export interface CatalogRunOptions {
   /** Scenarios run at once (each has its own provider, port and state); process runs default to the core count. */
@@ -36,8 +39,8 @@ export function processLanes(cores: number): number {
 
 export function runOne(client: ClientUnderTest, s: Scenario, seed?: number): Promise<ScenarioRun> {
   return client.kind === 'process'
-    ? runScenarioProcess(s, client.command, { timeScale: client.timeScale, dialect: client.dialect })
-    : runScenarioInProcess(s, client.factory, { seed });
+    ? runScenarioProcess(s, client.command, { timeScale: client.timeScale, dialect: client.dialect, profile: client.profile })
+    : runScenarioInProcess(s, client.factory, { seed, profile: client.profile });
 }
 
 /**

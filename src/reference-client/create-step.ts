@@ -12,7 +12,9 @@ export async function createStep(s: OpStep): Promise<void> {
     });
     return;
   }
-  if (r.cancel || (s.now() >= createBy(r) && r.create_attempts > 0)) return reconcileStep(s);
+  // An earlier attempt (its worker died before the answer was kept) may have made a job: past the create deadline, or
+  // where the API takes no key (a second send would make a second job), look it up before creating again.
+  if (r.cancel || (r.create_attempts > 0 && (s.now() >= createBy(r) || !s.wire.idempotencyKeys))) return reconcileStep(s);
   if (s.now() >= createBy(r)) {
     const which = r.create_deadline_at <= r.result_deadline_at ? 'create' : 'result';
     await s.commit({

@@ -3,6 +3,7 @@ import type { CheckOptions, ProviderJob, RunEvidence } from './evidence.js';
 import { indexJournal, type JobFacts, type JournalIndex } from './journal-index.js';
 import { linkOperations, type OperationView } from './link.js';
 import { linkDialectOperations } from './link-dialect.js';
+import { linkProfileOperations } from './link-profile.js';
 import { delivered, ms } from './helpers.js';
 import type { Failure } from './verdict.js';
 
@@ -11,6 +12,10 @@ export interface CheckContext {
   evidence: RunEvidence;
   /** The wire dialect of the run: `native`, or a real API whose batches are linked by custom_id. */
   dialect: RunEvidence['dialect'];
+  /** The API profile of the run, when the client spoke one. */
+  profile: RunEvidence['profile'];
+  /** The API takes no idempotency key (a dialect, or a keyless profile): I2 and I10 have no key to judge. */
+  keyless: boolean;
   options: CheckOptions;
   journal: JournalIndex;
   operations: OperationView[];
@@ -40,10 +45,15 @@ export function buildContext(evidence: RunEvidence): CheckContext {
   return {
     evidence,
     dialect: evidence.dialect,
+    profile: evidence.profile,
+    keyless: evidence.dialect !== 'native' || evidence.profile?.keyed === false,
     options: evidence.options,
     journal,
-    operations:
-      evidence.dialect === 'native' ? linkOperations(evidence, journal.requests) : linkDialectOperations(evidence, journal.requests),
+    operations: evidence.profile
+      ? linkProfileOperations(evidence, journal.requests)
+      : evidence.dialect === 'native'
+        ? linkOperations(evidence, journal.requests)
+        : linkDialectOperations(evidence, journal.requests),
     providerJob: (id) => jobs.get(id),
     jobFacts: (id) => journal.jobs.get(id),
     workerIds,

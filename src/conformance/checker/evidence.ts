@@ -80,6 +80,20 @@ export const RunEvidenceSchema = z.object({
    * `custom_id`s of their submitted input, and invariants the dialect cannot express are not applicable.
    */
   dialect: DialectSchema.default('native'),
+  /**
+   * profiles.md: the API profile the client spoke (its requests are journalled under its name), and whether it takes
+   * an idempotency key. Operations are linked to jobs by key, client reference or the reference the harness put in
+   * the input; the invariants are the native ones, with a keyless profile's I2 and I10 read as a dialect's, and
+   * inline results fetched by the read that shows them.
+   */
+  profile: z
+    .object({
+      name: z.string(),
+      keyed: z.boolean(),
+      /** The final view carries the results (`results.mode: inline`): a delivered read of the succeeded job hands them out. */
+      inline_results: z.boolean().default(false),
+    })
+    .optional(),
   /** Tenant and subject of the client's token: only the client's own journal entries are judged. */
   principal: z.object({ tenant: z.string(), subject: z.string() }),
   journal: z.array(JournalEntrySchema),

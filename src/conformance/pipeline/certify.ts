@@ -58,6 +58,7 @@ export async function certify(plan: CertificationPlan, out: (line: string) => vo
       timeScale,
       webhooks: plan.webhooks,
       dialect: plan.dialect,
+      profile: plan.profile ? { name: plan.profile.profile.name, source: plan.profile.source } : undefined,
     },
     cases,
   );

@@ -3,6 +3,7 @@ import { runCatalog, type ClientUnderTest } from '../catalog-run.js';
 import type { ReportCase } from '../report/schema.js';
 import type { ScenarioRun } from '../runner/run-scenario.js';
 import { shardItems } from '../shard.js';
+import { apiName } from '../dialect/capabilities.js';
 import { forWebhooks, NO_WEBHOOKS, notApplicableIn, scenarioCase, skippedCase } from './cases.js';
 import { head, progressLine } from './lines.js';
 import type { CertificationPlan, JobsSuitePlan } from './plan.js';
@@ -11,9 +12,9 @@ import type { Suite, SuiteContext, SuiteResult } from './suite.js';
 
 function jobsClient(plan: CertificationPlan, factor: number): ClientUnderTest {
   const c = plan.client;
-  if (c.kind === 'process') return { kind: 'process', command: c.command, timeScale: factor, dialect: plan.dialect };
+  if (c.kind === 'process') return { kind: 'process', command: c.command, timeScale: factor, dialect: plan.dialect, profile: plan.profile };
   if (!c.jobs) throw new Error('the jobs suite needs an in-process job client factory');
-  return { kind: 'in-process', factory: c.jobs };
+  return { kind: 'in-process', factory: c.jobs, profile: plan.profile };
 }
 
 /**
@@ -26,7 +27,9 @@ export function jobsSuite(jobs: JobsSuitePlan): Suite {
     async run({ plan, timeScale, parallel, out }: SuiteContext): Promise<SuiteResult> {
       const factor = timeScale.factor;
       const client = jobsClient(plan, factor);
-      const { dialect, webhooks, seed, shard } = plan;
+      const { webhooks, seed, shard } = plan;
+      const api = plan.profile?.profile ?? plan.dialect;
+      const dialect = apiName(api);
       // A shard runs catalog positions p with p mod n = i - 1 (positions counted in the whole chosen catalog).
       const picked = shardItems(jobs.scenarios, shard);
       const chosen = picked.map((x) => x.item);
@@ -34,7 +37,7 @@ export function jobsSuite(jobs: JobsSuitePlan): Suite {
       const toRun: Array<{ at: number; scenario: Scenario }> = [];
       chosen.forEach((s, at) => {
         const w = forWebhooks(s, webhooks);
-        const na = notApplicableIn(dialect, s);
+        const na = notApplicableIn(api, s);
         if (na) cases[at] = skippedCase(s.name, `${dialect}: ${na}`, 'not_applicable');
         else if ('skip' in w) cases[at] = skippedCase(s.name, w.skip);
         else toRun.push({ at, scenario: scaleScenarioTime(w.run, factor) });

@@ -2,6 +2,7 @@ import type { InProcessClientFactory } from '../../contract/client-protocol.js';
 import type { InProcessTaskClientFactory } from '../../contract/task-client-protocol.js';
 import type { Scenario } from '../../scenarios/index.js';
 import type { ClientDialect } from '../dialect/batch-input.js';
+import type { ProfileTarget } from '../dialect/profile-input.js';
 import type { FactoryModule } from '../property-lanes.js';
 import type { Shard } from '../shard.js';
 
@@ -50,6 +51,11 @@ export interface CertificationPlan {
   /** The client listens for webhooks; without, webhook-only scenarios are skipped and the others run on polling. */
   webhooks: boolean;
   dialect: ClientDialect;
+  /**
+   * The API profile the client speaks (profiles.md): each scenario's provider serves it, the client gets
+   * JOBPROOF_DIALECT=<profile>, scenarios it cannot express are not_applicable. `source` is what the report names.
+   */
+  profile?: ProfileTarget & { source: string };
   seed: number;
   shard?: Shard;
   /** Cases run at once for process clients. */

@@ -53,6 +53,7 @@ export interface ReportHead {
   timeScale: TimeScale;
   webhooks: boolean;
   dialect?: 'native' | 'openai' | 'anthropic';
+  profile?: { name: string; source: string };
 }
 
 const INVARIANT_NAMES: Array<{ id: string; name: string }> = [...INVARIANTS, ...TASK_INVARIANTS].map(({ id, name }) => ({ id, name }));
@@ -80,6 +81,7 @@ export function buildReport(head: ReportHead, cases: ReportCase[]): Certificatio
     time_scale: head.timeScale,
     webhooks: head.webhooks,
     dialect: head.dialect ?? 'native',
+    ...(head.profile ? { profile: head.profile } : {}),
     counts,
     invariants,
     cases,

@@ -77,6 +77,8 @@ export const CertificationReportSchema = z.object({
   webhooks: z.boolean(),
   /** The wire API the client spoke (`certify --dialect`, JOBPROOF_DIALECT); reports written before it are native. */
   dialect: z.enum(['native', 'openai', 'anthropic']).default('native'),
+  /** The API profile the client spoke (`certify --profile`, profiles.md): its name, and the file or built-in it came from. */
+  profile: z.object({ name: z.string(), source: z.string() }).optional(),
   counts: z.object(
     Object.fromEntries(CaseVerdictSchema.options.map((v) => [v, z.number().int()])) as Record<
       z.infer<typeof CaseVerdictSchema>,

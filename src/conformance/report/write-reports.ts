@@ -29,7 +29,9 @@ export function certificationDoc(r: CertificationReport): ReportDoc {
         'time scale',
         `${ts.factor}× (${ts.source}${ts.client_start_ms !== null ? `; client start ${ts.client_start_ms} ms` : ''}${ts.provider_round_trip_ms !== null ? `; provider round trip ${ts.provider_round_trip_ms} ms` : ''})`,
       ],
-      ['dialect', r.dialect === 'native' ? 'native (/v1/jobs)' : `${r.dialect} (batches linked by custom_id)`],
+      r.profile
+        ? ['API profile', `${r.profile.name} (${r.profile.source}; jobs linked by key, client reference or the input's reference)`]
+        : ['dialect', r.dialect === 'native' ? 'native (/v1/jobs)' : `${r.dialect} (batches linked by custom_id)`],
       ['webhooks', r.webhooks ? 'the client listens for webhooks' : 'polling only: scenarios that only test webhooks are skipped'],
       [
         'cases',

@@ -1,6 +1,7 @@
 import type { OperationRecord } from '../../contract/client-protocol.js';
 import type { Scenario } from '../../scenarios/index.js';
 import type { RunEvidenceInput } from '../checker/evidence.js';
+import { profileFacts } from '../dialect/profile-input.js';
 import type { RunDriver } from './driver.js';
 import { submitOperation } from './execute/actions.js';
 import { RunState, stripAt, type ExecuteOptions } from './execute/run-state.js';
@@ -62,6 +63,7 @@ async function collectEvidence(run: RunState): Promise<RunEvidenceInput> {
   return {
     scenario: run.s.name,
     dialect: opts.dialect ?? 'native',
+    ...(opts.profile ? { profile: profileFacts(opts.profile.profile) } : {}),
     principal: d.principal,
     journal: d.journalSince(0),
     records,

@@ -75,7 +75,8 @@ export async function runScenarioProcess(
     clock_tolerance_ms: Math.round(100 * f),
     ...opts.tolerances,
   };
-  return runWith(s, await ProcessDriver.start({ command, scenario: s, token: opts.token, dialect: opts.dialect }), { ...opts, tolerances });
+  const driver = await ProcessDriver.start({ command, scenario: s, token: opts.token, dialect: opts.dialect, profile: opts.profile });
+  return runWith(s, driver, { ...opts, tolerances });
 }
 
 /** One scenario against a TypeScript client object, in-process on a virtual clock. */
@@ -84,5 +85,6 @@ export async function runScenarioInProcess(
   factory: InProcessClientFactory,
   opts: ExecuteOptions & { seed?: number; token?: string } = {},
 ): Promise<ScenarioRun> {
-  return runWith(s, new InProcessDriver({ factory, scenario: s, seed: opts.seed, token: opts.token }), opts);
+  const driver = new InProcessDriver({ factory, scenario: s, seed: opts.seed, token: opts.token, profile: opts.profile?.profile });
+  return runWith(s, driver, opts);
 }

@@ -12,6 +12,9 @@ export class EventTracker {
   private readonly actionsDone = new Map<string, number>();
   private readonly pending: JournalEntry[] = [];
   private readonly customIds = new Map<string, string>();
+  private readonly refs = new Map<string, string>();
+  /** In a keyless profile: the operation whose reference the request body of a job carries (the provider keeps it). */
+  ownerOfJob?: (jobId: string) => string | undefined;
 
   setKey(operationId: string, key: string): void {
     this.keys.set(operationId, key);
@@ -23,6 +26,13 @@ export class EventTracker {
   /** A dialect operation's batch custom_ids: its creates are recognised by them (no key in the real APIs). */
   setCustomIds(operationId: string, ids: readonly string[]): void {
     for (const c of ids) this.customIds.set(c, operationId);
+    const backlog = this.pending.splice(0);
+    for (const e of backlog) this.ingest(e);
+  }
+
+  /** A profile operation's reference (profile-input.ts): its creates carry it as their client reference. */
+  setRef(operationId: string, ref: string): void {
+    this.refs.set(ref, operationId);
     const backlog = this.pending.splice(0);
     for (const e of backlog) this.ingest(e);
   }
@@ -43,7 +53,8 @@ export class EventTracker {
       const op = this.customIds.get(c);
       if (op) return op;
     }
-    return undefined;
+    if (e.client_ref && this.refs.has(e.client_ref)) return this.refs.get(e.client_ref);
+    return e.job_id && e.effect === 'created' ? this.ownerOfJob?.(e.job_id) : undefined;
   }
 
   private mark(name: string, at: number): void {

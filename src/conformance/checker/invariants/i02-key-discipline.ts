@@ -10,7 +10,7 @@ import type { Failure } from '../verdict.js';
 export const i02KeyDiscipline: InvariantCheck = {
   id: 'I2',
   judge(ctx) {
-    if (ctx.dialect !== 'native') return refusedChanges(ctx);
+    if (ctx.keyless) return refusedChanges(ctx);
     const failures: Failure[] = [];
     const ops = ctx.operations.filter((op) => op.creates.length > 0 || op.changedSubmissions.length > 0);
     for (const op of ops) {

@@ -21,13 +21,16 @@ import { owners, runningFor } from '../worker-presence.js';
  * or the error file).
  */
 function expectedDigests(ctx: CheckContext, op: OperationView, job: string): string[] {
-  if (ctx.dialect === 'native') {
-    const d = ctx.providerJob(job)?.result?.sha256;
-    return d === undefined ? [] : [d];
-  }
-  return op.requests
-    .filter((r) => r.job_id === job && r.effect === 'results_served' && r.served_sha256 && delivered(r))
-    .map((r) => r.served_sha256!);
+  const d = ctx.providerJob(job)?.result?.sha256;
+  if (ctx.dialect === 'native' && !ctx.profile) return d === undefined ? [] : [d];
+  // A profile hands the items out in its own shape: the job's digest (of their NDJSON), or of a body it served.
+  const own = ctx.profile && d !== undefined ? [d] : [];
+  return [
+    ...own,
+    ...op.requests
+      .filter((r) => r.job_id === job && r.effect === 'results_served' && r.served_sha256 && delivered(r))
+      .map((r) => r.served_sha256!),
+  ];
 }
 
 export const i03NoLostResult: InvariantCheck = {

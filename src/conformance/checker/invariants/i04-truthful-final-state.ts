@@ -34,7 +34,7 @@ function unbacked(ctx: CheckContext, op: OperationView, at: number): { why: stri
   });
   if (unknown.length && state !== 'needs_attention') {
     return {
-      why: `ended ${state} while job ${unknown.join(', ')} existed at the provider unknown to it (create answer lost, never reconciled); find the job (${ctx.dialect === 'native' ? 'GET /v1/jobs?idempotency_key=' : 'list the batches'}) before any final state`,
+      why: `ended ${state} while job ${unknown.join(', ')} existed at the provider unknown to it (create answer lost, never reconciled); find the job (${ctx.profile ? `the ${ctx.profile.name} API's lookup` : ctx.dialect === 'native' ? 'GET /v1/jobs?idempotency_key=' : 'list the batches'}) before any final state`,
       seqs: op.creates.map((c) => c.seq),
     };
   }
@@ -47,9 +47,11 @@ function unbacked(ctx: CheckContext, op: OperationView, at: number): { why: stri
   }
   switch (state) {
     case 'succeeded': {
+      // A profile whose final view carries the results hands them out with a read of the succeeded job.
+      const inline = ctx.profile?.inline_results === true;
       const fetch = op.requests.find(
         (r) =>
-          r.effect === 'results_served' &&
+          (r.effect === 'results_served' || (inline && r.route === 'status' && r.job_state === 'succeeded')) &&
           r.status === 200 &&
           delivered(r) &&
           byThen(r) &&

@@ -27,8 +27,8 @@ function toldIds(ctx: CheckContext, op: OperationView, by: number): string[] {
 export const i10ContractViolation: InvariantCheck = {
   id: 'I10',
   judge(ctx) {
-    // Neither dialect replays a create (no key), so a replay cannot answer with a foreign id: nothing to judge.
-    if (ctx.dialect !== 'native') return { applicable: false, failures: [] };
+    // An API without a key (both dialects, a keyless profile) replays no create, so no replay can answer with a foreign id.
+    if (ctx.keyless) return { applicable: false, failures: [] };
     const failures: Failure[] = [];
     const isForeign = (r: (typeof ctx.operations)[number]['requests'][number]) => r.effect === 'foreign_replay' && delivered(r);
     const ops = ctx.operations.filter((op) => op.creates.some(isForeign) || op.requests.some(isForeign));

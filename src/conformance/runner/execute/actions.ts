@@ -1,6 +1,7 @@
 import { isoTime } from '../../../lib/clock.js';
 import type { SubmitInput } from '../../../contract/client-protocol.js';
 import { customIdsOf, dialectSubmission, DEFAULT_BATCH_REQUESTS } from '../../dialect/batch-input.js';
+import { profileFacts, profileRefFor, profileSubmission } from '../../dialect/profile-input.js';
 import type { Scenario } from '../../../scenarios/index.js';
 import { stripAt, type PendingAction, type RunState } from './run-state.js';
 
@@ -8,9 +9,12 @@ import { stripAt, type PendingAction, type RunState } from './run-state.js';
 export async function submitOperation(run: RunState, given: SubmitInput): Promise<number> {
   const { d } = run;
   const dialect = run.opts.dialect ?? 'native';
-  const op = dialectSubmission(dialect, given, batchRequests(run.s));
-  // In a dialect the judge and the triggers link batches to the operation by its custom_ids, not by a key.
-  if (dialect !== 'native') run.tracker.setCustomIds(op.operation_id, customIdsOf(op.input));
+  const profile = run.opts.profile?.profile;
+  const op = profile ? profileSubmission(profile, given) : dialectSubmission(dialect, given, batchRequests(run.s));
+  // In a dialect the judge and the triggers link batches to the operation by its custom_ids, not by a key; in a
+  // profile by the reference the harness put in its input (and by its key, read from the record below).
+  if (profile) run.tracker.setRef(op.operation_id, profileRefFor(op.operation_id));
+  else if (dialect !== 'native') run.tracker.setCustomIds(op.operation_id, customIdsOf(op.input));
   const at = d.now();
   const exit = await d.submit(op);
   // The client records the operation somewhere inside the call; how long the call took is how uncertain its
@@ -20,7 +24,8 @@ export async function submitOperation(run: RunState, given: SubmitInput): Promis
   if (exit !== 0) return exit;
   if (!run.operations.includes(op.operation_id)) run.operations.push(op.operation_id);
   // Only event triggers need the operation's key; a `show` costs a process start in process runs.
-  if (dialect === 'native' && run.needsKey.has(op.operation_id)) {
+  const keyed = profile ? profileFacts(profile).keyed : dialect === 'native';
+  if (keyed && run.needsKey.has(op.operation_id)) {
     const rec = await d.show(op.operation_id);
     if (rec?.idempotency_key) run.tracker.setKey(op.operation_id, rec.idempotency_key);
   }

@@ -5,6 +5,7 @@ import type { CancelIntent, HarnessEvent, Submission } from '../../checker/evide
 import type { RunDriver } from '../driver.js';
 import { EventTracker } from '../triggers.js';
 import type { ClientDialect } from '../../dialect/batch-input.js';
+import { carriesRef, profileRefFor, type ProfileTarget } from '../../dialect/profile-input.js';
 
 export interface ExecuteOptions {
   /** Extra run time past the latest deadline before the run is cut off and judged as it stands. */
@@ -20,6 +21,8 @@ export interface ExecuteOptions {
    * custom_ids unique across operations before `submit`. Default `native`.
    */
   dialect?: ClientDialect;
+  /** The API profile the client speaks (profiles.md): each operation's `input` is the request body the API takes. */
+  profile?: ProfileTarget;
 }
 
 export interface PendingAction {
@@ -92,6 +95,14 @@ export class RunState {
     this.needsKey = new Set(s.actions.flatMap((a) => (a.after && 'operation' in a.after ? [a.after.operation] : [])));
     this.pending = s.actions.map((action, index) => ({ action, index }));
     this.laterOps = s.workload.filter((o) => o.at_ms > 0);
+    // A keyless profile's create carries no key and maybe no client reference: the job it made names its operation.
+    if (opts.profile)
+      this.tracker.ownerOfJob = (jobId) => {
+        const job = d.providerJobs().find((j) => j.job_id === jobId) as { input?: { request?: unknown } } | undefined;
+        return this.operations
+          .concat(s.workload.map((o) => o.operation_id))
+          .find((op) => carriesRef(job?.input?.request, profileRefFor(op)));
+      };
   }
 
   event(type: HarnessEvent['type'], worker_id?: string, at = this.d.now()): void {

@@ -12,6 +12,7 @@ import {
   type OperationRecord,
   type SubmitInput,
 } from '../../../contract/client-protocol.js';
+import type { Profile } from '../../../contract/profiles.js';
 import type { Scenario } from '../../../scenarios/index.js';
 import type { ProviderJob } from '../../checker/evidence.js';
 import type { RunDriver } from '../driver.js';
@@ -20,6 +21,8 @@ import { FreezableClock } from './worker-clock.js';
 export interface InProcessDriverOptions {
   factory: InProcessClientFactory;
   scenario: Scenario;
+  /** An API profile the provider serves (the client speaks it: certify --in-process --profile). */
+  profile?: Profile;
   seed?: number;
   token?: string;
 }
@@ -76,6 +79,7 @@ export class InProcessDriver implements RunDriver {
       clock: this.clock,
       ids: this.ids,
       ...(first ? { behavior: s.behavior, faults: s.faults } : {}),
+      ...(this.o.profile ? { profiles: [this.o.profile] } : {}),
       webhookFetch: (input, init) => this.deliverWebhook(new Request(input, init)),
       shortLived: true,
     });
@@ -227,8 +231,11 @@ export class InProcessDriver implements RunDriver {
   }
 
   providerJobs(): ProviderJob[] {
-    if (!this.provider) return [];
-    return this.provider.jobs();
+    const p = this.provider;
+    if (!p) return [];
+    // A profile's job keeps its request body, where the judge finds the harness's reference (link-profile.ts).
+    if (!this.o.profile) return p.jobs();
+    return p.jobs().map((j) => ({ ...j, input: p.core.jobs.get(j.job_id)?.input }));
   }
 
   diagnostics(): string[] {

@@ -11,6 +11,7 @@ import type { RunDriver } from '../driver.js';
 import { freePort } from './free-port.js';
 import { readShowOutput } from './record-problem.js';
 import type { ClientDialect } from '../../dialect/batch-input.js';
+import type { ProfileTarget } from '../../dialect/profile-input.js';
 import { callClient, spawnClient } from './spawn-client.js';
 import { openRunProject, projectWebhooks } from './run-project.js';
 import type { WebhookRelay } from './webhook-relay.js';
@@ -23,6 +24,8 @@ export interface ProcessDriverOptions {
   tickMs?: number;
   /** JOBPROOF_DIALECT of every client process (spec/dialects.md); default native. */
   dialect?: ClientDialect;
+  /** The API profile the provider serves and every client process speaks (profiles.md); overrides `dialect`. */
+  profile?: ProfileTarget;
 }
 
 interface Worker {
@@ -84,7 +87,11 @@ export class ProcessDriver implements RunDriver {
 
   private async openProvider(first: boolean): Promise<void> {
     const s = this.o.scenario;
-    this.provider = createProvider({ db: this.dbPath, ...(first ? { behavior: s.behavior, faults: s.faults } : {}) });
+    this.provider = createProvider({
+      db: this.dbPath,
+      ...(first ? { behavior: s.behavior, faults: s.faults } : {}),
+      ...(this.o.profile ? { profiles: [this.o.profile.profile] } : {}),
+    });
     // Connections outlive any pause the scenario holds a worker in: a pause longer than Node's 5 s keep-alive (a
     // stretched 1.5 s pause under load) would otherwise close the worker's connections under it, a fault of its own.
     this.server = await serve(this.provider, { port: this.port, host: '127.0.0.1', keepAliveTimeoutMs: KEEP_ALIVE_MS });
@@ -99,8 +106,11 @@ export class ProcessDriver implements RunDriver {
       JOBPROOF_STATE: this.stateDir,
       JOBPROOF_WORKER_ID: workerId,
       JOBPROOF_LEASE_MS: String(this.o.scenario.lease_ms),
-      JOBPROOF_DIALECT: this.o.dialect ?? 'native',
+      JOBPROOF_DIALECT: this.o.profile?.dialect ?? this.o.dialect ?? 'native',
     };
+    // A profile's client is also told where the profile is served (its prefix on the provider).
+    if (this.o.profile) env.JOBPROOF_BASE_URL = `http://127.0.0.1:${this.port}${this.o.profile.profile.prefix}`;
+    else delete env.JOBPROOF_BASE_URL;
     delete env.JOBPROOF_WEBHOOK_PORT;
     if (webhookPort !== undefined) {
       env.JOBPROOF_WEBHOOK_PORT = String(webhookPort);
@@ -221,8 +231,12 @@ export class ProcessDriver implements RunDriver {
   }
 
   providerJobs(): ProviderJob[] {
-    if (!this.provider) return [];
-    return this.provider.jobs();
+    const p = this.provider;
+    if (!p) return [];
+    // A profile's job keeps the request body it was made with: where the API has neither key nor client reference,
+    // the reference the harness put in the input is how a create is linked to its operation (link-profile.ts).
+    if (!this.o.profile) return p.jobs();
+    return p.jobs().map((j) => ({ ...j, input: p.core.jobs.get(j.job_id)?.input }));
   }
 
   diagnostics(): string[] {
