@@ -19,6 +19,8 @@ const workerId = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'worker ids are 1-64
  *   writer of the store back, the harness's `cancel` included, until it resumes).
  * - `job_state`: the operation's job reached `state` (a journal transition).
  * - `action_done`: the action with this `id` has been carried out.
+ * - `worker_acted`: a request of `worker` (its X-Worker-ID) for the operation is in the journal: a create under the
+ *   operation's key, or any request naming one of its jobs.
  */
 export const ScenarioEventSchema = z.discriminatedUnion('event', [
   z.object({ event: z.literal('create_sent'), operation: operationId }).strict(),
@@ -26,6 +28,7 @@ export const ScenarioEventSchema = z.discriminatedUnion('event', [
   z.object({ event: z.literal('create_recorded'), operation: operationId }).strict(),
   z.object({ event: z.literal('job_state'), operation: operationId, state: JobStateSchema }).strict(),
   z.object({ event: z.literal('action_done'), action: z.string().min(1) }).strict(),
+  z.object({ event: z.literal('worker_acted'), worker: workerId, operation: operationId }).strict(),
 ]);
 export type ScenarioEvent = z.infer<typeof ScenarioEventSchema>;
 
@@ -63,9 +66,19 @@ const StartWorkerAction = z.object({ type: z.literal('start_worker'), ...timing,
  * SIGSTOP the worker, SIGCONT it `resume_after_ms` later. The pause must outlast the lease (checked against
  * `lease_ms`) so another worker can take over; the runner logs `pause`, `lease_expired` (pause + lease_ms) and
  * `resume` harness events for the judge (I9).
+ * With `resume_after` the pause also lasts until that event is seen (e.g. the worker meant to take over has acted):
+ * how soon a process starts depends on the machine's load, what it has done does not. `resume_by_ms` (required
+ * then) bounds the pause, so a client whose other worker never acts still resumes.
  */
 const PauseWorkerAction = z
-  .object({ type: z.literal('pause_worker'), ...timing, worker: workerId, resume_after_ms: z.number().int().positive() })
+  .object({
+    type: z.literal('pause_worker'),
+    ...timing,
+    worker: workerId,
+    resume_after_ms: z.number().int().positive(),
+    resume_after: ScenarioEventSchema.optional(),
+    resume_by_ms: z.number().int().positive().optional(),
+  })
   .strict();
 
 /** Stop the provider process and start it again on the same state after `down_ms`; jobs and keys survive. */

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { canonicalJson } from '../lib/canonical-json.js';
-import type { HarnessAction } from './actions.js';
+import type { HarnessAction, ScenarioEvent } from './actions.js';
 
 /** The parsed fields the cross-checks look at (the schema's output before refinement). */
 interface ScenarioShape {
@@ -42,13 +42,18 @@ export function checkScenarioConsistency(s: ScenarioShape, ctx: z.RefinementCtx)
   s.actions.forEach((a, i) => {
     const at = ['actions', i];
     if ((a.at_ms === undefined) === (a.after === undefined)) issue(at, 'give exactly one of at_ms or after');
-    const ev = a.after;
-    if (ev && ev.event !== 'action_done' && !operations.has(ev.operation)) {
-      issue([...at, 'after', 'operation'], `unknown operation '${ev.operation}'`);
-    }
-    if (ev?.event === 'action_done' && (!actionIds.has(ev.action) || ev.action === a.id)) {
-      issue([...at, 'after', 'action'], `no other action has id '${ev.action}'`);
-    }
+    const checkEvent = (ev: ScenarioEvent | undefined, field: string) => {
+      if (ev && ev.event !== 'action_done' && !operations.has(ev.operation)) {
+        issue([...at, field, 'operation'], `unknown operation '${ev.operation}'`);
+      }
+      if (ev?.event === 'action_done' && (!actionIds.has(ev.action) || ev.action === a.id)) {
+        issue([...at, field, 'action'], `no other action has id '${ev.action}'`);
+      }
+      if (ev?.event === 'worker_acted' && !workers.has(ev.worker)) {
+        issue([...at, field, 'worker'], `worker '${ev.worker}' is never started`);
+      }
+    };
+    checkEvent(a.after, 'after');
     if ((a.type === 'cancel' || a.type === 'submit_changed') && !operations.has(a.operation)) {
       issue([...at, 'operation'], `unknown operation '${a.operation}'`);
     }
@@ -57,6 +62,13 @@ export function checkScenarioConsistency(s: ScenarioShape, ctx: z.RefinementCtx)
     }
     if (a.type === 'pause_worker' && a.resume_after_ms <= s.lease_ms) {
       issue([...at, 'resume_after_ms'], `a pause must outlast the lease (${s.lease_ms} ms) for another worker to take over`);
+    }
+    if (a.type === 'pause_worker') {
+      checkEvent(a.resume_after, 'resume_after');
+      if (a.resume_after && a.resume_by_ms === undefined) issue([...at, 'resume_by_ms'], 'a pause until an event needs a bound');
+      if (a.resume_by_ms !== undefined && a.resume_by_ms < a.resume_after_ms) {
+        issue([...at, 'resume_by_ms'], `the bound must not come before the minimum pause (${a.resume_after_ms} ms)`);
+      }
     }
     if (a.type === 'submit_changed') {
       const original = s.workload.find((o) => o.operation_id === a.operation);

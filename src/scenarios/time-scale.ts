@@ -36,7 +36,10 @@ export function scaleScenarioTime(s: Scenario, factor: number): Scenario {
     actions: s.actions.map((a) => {
       const t = { ...a, at_ms: a.at_ms === undefined ? undefined : scaleMs(a.at_ms, factor), delay_ms: scaleMs(a.delay_ms, factor) };
       if (t.type === 'cancel') return { ...t, cancel_deadline_ms: scaleMs(t.cancel_deadline_ms, factor) };
-      if (t.type === 'pause_worker') return { ...t, resume_after_ms: scaleMs(t.resume_after_ms, factor) };
+      if (t.type === 'pause_worker') {
+        const by = t.resume_by_ms === undefined ? {} : { resume_by_ms: scaleMs(t.resume_by_ms, factor) };
+        return { ...t, resume_after_ms: scaleMs(t.resume_after_ms, factor), ...by };
+      }
       if (t.type === 'restart_provider') return { ...t, down_ms: scaleMs(t.down_ms, factor) };
       return t;
     }),

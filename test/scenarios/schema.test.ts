@@ -66,6 +66,24 @@ describe('ScenarioSchema cross-checks', () => {
     expect(issuePaths(bad, ScenarioSchema)).toEqual(['actions.0.resume_after_ms']);
   });
 
+  it('refuses a pause until an event without a bound, a bound before the minimum, and a worker never started', () => {
+    const pause = { type: 'pause_worker', worker: 'worker-1', at_ms: 0, resume_after_ms: 1200 };
+    const acted = { event: 'worker_acted', worker: 'worker-2', operation: 'op_1' };
+    const bad = {
+      ...base,
+      lease_ms: 500,
+      actions: [
+        { ...pause, resume_after: acted },
+        { ...pause, resume_after: acted, resume_by_ms: 1000 },
+        { ...pause, resume_after: { ...acted, worker: 'worker-9' }, resume_by_ms: 6000 },
+        { type: 'start_worker', worker: 'worker-2', at_ms: 0 },
+      ],
+    };
+    expect(issuePaths(bad, ScenarioSchema)).toEqual(['actions.0.resume_by_ms', 'actions.1.resume_by_ms', 'actions.2.resume_after.worker']);
+    const ok = { ...bad, actions: [{ ...pause, resume_after: acted, resume_by_ms: 6000 }, bad.actions[3]] };
+    expect(ScenarioSchema.safeParse(ok).success).toBe(true);
+  });
+
   it('refuses a submit_changed that changes nothing, and knows the new operation afterwards', () => {
     const same = { ...base, actions: [{ type: 'submit_changed', operation: 'op_1', at_ms: 0, input: {}, new_operation_id: 'op_2' }] };
     expect(issuePaths(same, ScenarioSchema)).toEqual(['actions.0.input']);

@@ -15,7 +15,10 @@ describe('scaleScenarioTime', () => {
         const orig = s.actions[i]!;
         expect(a.type).toBe(orig.type);
         expect(a.delay_ms).toBe(orig.delay_ms * 3);
-        if (a.type === 'pause_worker' && orig.type === 'pause_worker') expect(a.resume_after_ms).toBe(orig.resume_after_ms * 3);
+        if (a.type === 'pause_worker' && orig.type === 'pause_worker') {
+          expect(a.resume_after_ms).toBe(orig.resume_after_ms * 3);
+          if (orig.resume_by_ms !== undefined) expect(a.resume_by_ms).toBe(orig.resume_by_ms * 3);
+        }
         if (a.type === 'cancel' && orig.type === 'cancel') expect(a.cancel_deadline_ms).toBe(orig.cancel_deadline_ms * 3);
       });
       const d = x.behavior.default ?? x.behavior.by_kind?.report;

@@ -75,6 +75,10 @@ export class EventTracker {
         this.jobsOfOp.get(op)!.add(e.job_id);
         if (e.delivery !== 'lost' && e.status >= 200 && e.status < 300) this.mark(`create_answered:${op}`, at);
       }
+      if (e.worker_id) this.mark(`worker_acted:${e.worker_id}:${op}`, at);
+    } else if (e.type === 'request' && e.worker_id && e.job_id) {
+      // Any other request names a job: the operation that job belongs to.
+      for (const [op, jobs] of this.jobsOfOp) if (jobs.has(e.job_id)) this.mark(`worker_acted:${e.worker_id}:${op}`, at);
     } else if (e.type === 'transition') {
       for (const [op, jobs] of this.jobsOfOp) if (jobs.has(e.job_id)) this.mark(`job_state:${op}:${e.to}`, at);
     }
@@ -91,6 +95,8 @@ export class EventTracker {
         return this.seen.get(`job_state:${ev.operation}:${ev.state}`);
       case 'action_done':
         return this.actionsDone.get(ev.action);
+      case 'worker_acted':
+        return this.seen.get(`worker_acted:${ev.worker}:${ev.operation}`);
     }
   }
 }

@@ -59,10 +59,12 @@ export async function fireAction(run: RunState, p: PendingAction): Promise<void>
       break;
     case 'pause_worker': {
       const at = d.now();
-      await d.pauseWorker(a.worker, at + a.resume_after_ms);
+      const by = at + (a.resume_by_ms ?? a.resume_after_ms);
+      // The driver's own timer resumes at the bound; the run loop resumes earlier once the condition is met.
+      await d.pauseWorker(a.worker, by);
       run.event('pause', a.worker, at);
       run.event('lease_expired', a.worker, at + s.lease_ms);
-      run.resumes.push({ worker: a.worker, at: at + a.resume_after_ms });
+      run.resumes.push({ worker: a.worker, at: at + a.resume_after_ms, after: a.resume_after, by });
       break;
     }
     case 'restart_provider':

@@ -1,6 +1,6 @@
 import { isoTime } from '../../../lib/clock.js';
 import type { OperationRecord, SubmitInput } from '../../../contract/client-protocol.js';
-import type { HarnessAction, Scenario } from '../../../scenarios/index.js';
+import type { HarnessAction, Scenario, ScenarioEvent } from '../../../scenarios/index.js';
 import type { CancelIntent, HarnessEvent, Submission } from '../../checker/evidence.js';
 import type { RunDriver } from '../driver.js';
 import { EventTracker } from '../triggers.js';
@@ -31,6 +31,14 @@ export interface PendingAction {
   triggeredAt?: number;
 }
 
+/** A paused worker's resume: at `at`, or if `after` is given once that is seen too, but no later than `by`. */
+export interface PendingResume {
+  worker: string;
+  at: number;
+  after?: ScenarioEvent;
+  by: number;
+}
+
 export function stripAt(op: Scenario['workload'][number]): SubmitInput {
   const { at_ms: _at, ...rest } = op;
   return rest;
@@ -43,7 +51,7 @@ export function horizonMs(s: Scenario): number {
   for (const a of s.actions) {
     const at = (a.at_ms ?? 0) + a.delay_ms;
     if (a.type === 'cancel') h = Math.max(h, at + a.cancel_deadline_ms);
-    if (a.type === 'pause_worker') h = Math.max(h, at + a.resume_after_ms);
+    if (a.type === 'pause_worker') h = Math.max(h, at + Math.max(a.resume_after_ms, a.resume_by_ms ?? 0));
   }
   return h;
 }
@@ -69,7 +77,7 @@ export class RunState {
   readonly needsKey: Set<string>;
   readonly pending: PendingAction[];
   readonly laterOps: Scenario['workload'];
-  readonly resumes: { worker: string; at: number }[] = [];
+  readonly resumes: PendingResume[] = [];
   readonly killedByHarness = new Set<string>();
   seenLive = new Set<string>();
   journalSeq = 0;
@@ -92,7 +100,8 @@ export class RunState {
     this.log = opts.log ?? (() => undefined);
     this.t0 = d.now();
     this.deadline = this.t0 + horizonMs(s) + s.quiet_timeout_ms + (opts.marginMs ?? 5000);
-    this.needsKey = new Set(s.actions.flatMap((a) => (a.after && 'operation' in a.after ? [a.after.operation] : [])));
+    const events = s.actions.flatMap((a) => [a.after, a.type === 'pause_worker' ? a.resume_after : undefined]);
+    this.needsKey = new Set(events.flatMap((ev) => (ev && 'operation' in ev ? [ev.operation] : [])));
     this.pending = s.actions.map((action, index) => ({ action, index }));
     this.laterOps = s.workload.filter((o) => o.at_ms > 0);
     // A keyless profile's create carries no key and maybe no client reference: the job it made names its operation.
@@ -114,7 +123,10 @@ export class RunState {
    * tracker marks each event at the entry's own time, so reading it later (at the end, for the judge) changes nothing.
    */
   awaitsEvent(): boolean {
-    return this.pending.some((p) => p.triggeredAt === undefined && p.action.at_ms === undefined && p.action.after !== undefined);
+    return (
+      this.pending.some((p) => p.triggeredAt === undefined && p.action.at_ms === undefined && p.action.after !== undefined) ||
+      this.resumes.some((r) => r.after !== undefined)
+    );
   }
 
   pumpJournal(): void {

@@ -1,6 +1,6 @@
 import { isFinalState } from '../../../contract/client-protocol.js';
 import { fireAction, submitOperation } from './actions.js';
-import { stripAt, type RunState } from './run-state.js';
+import { stripAt, type PendingResume, type RunState } from './run-state.js';
 
 /**
  * The steps of one turn of the run loop, in the order executeScenario takes them. Each looks at the run clock
@@ -25,12 +25,21 @@ export async function submitArrivals(run: RunState, rel: number): Promise<void> 
   }
 }
 
+/** When a resume falls due: its minimum time once its condition (if any) is seen, else its bound. */
+function resumeAt(run: RunState, r: PendingResume): number {
+  if (!r.after) return r.at;
+  const seen = run.tracker.firstSeen(r.after);
+  return seen === undefined ? r.by : Math.min(r.by, Math.max(r.at, seen));
+}
+
 /** Resume the paused workers whose pause is over. */
 export async function resumeDue(run: RunState): Promise<void> {
-  for (const r of run.resumes.filter((x) => x.at <= run.d.now())) {
+  const now = run.d.now();
+  for (const r of run.resumes.filter((x) => resumeAt(run, x) <= now)) {
     run.resumes.splice(run.resumes.indexOf(r), 1);
     await run.d.resumeWorker(r.worker);
-    run.event('resume', r.worker, r.at);
+    // A conditional resume happens when the loop sees its condition, or at the bound by the driver's own timer.
+    run.event('resume', r.worker, r.after ? Math.min(now, r.by) : r.at);
   }
 }
 
@@ -39,11 +48,8 @@ export async function resumeDue(run: RunState): Promise<void> {
  * the record names a job. Its time is when it was seen (a record carries no time of its own to trust).
  */
 async function readRecorded(run: RunState): Promise<void> {
-  const ops = new Set(
-    run.pending.flatMap((p) =>
-      p.triggeredAt === undefined && p.action.after?.event === 'create_recorded' ? [p.action.after.operation] : [],
-    ),
-  );
+  const waited = [...run.pending.flatMap((p) => (p.triggeredAt === undefined ? [p.action.after] : [])), ...run.resumes.map((r) => r.after)];
+  const ops = new Set(waited.flatMap((ev) => (ev?.event === 'create_recorded' ? [ev.operation] : [])));
   for (const op of ops) {
     if (run.tracker.firstSeen({ event: 'create_answered', operation: op }) === undefined) continue;
     const rec = await run.d.show(op);
@@ -119,7 +125,7 @@ export function nextWakeAt(run: RunState): number {
     ...run.pending.map((p) =>
       p.triggeredAt !== undefined ? p.triggeredAt + p.action.delay_ms : p.action.at_ms !== undefined ? run.t0 + p.action.at_ms : Infinity,
     ),
-    ...run.resumes.map((r) => r.at),
+    ...run.resumes.map((r) => resumeAt(run, r)),
     ...run.laterOps.map((o) => run.t0 + o.at_ms),
     run.deadline + 1,
   );
