@@ -2,12 +2,12 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isoTime } from '../../lib/clock.js';
-import { chain, GENESIS_HASH } from '../audit.js';
 import type { NewOperationRow } from '../new-operation-row.js';
 import { submitLine, walk, type HistoryLine } from '../state-machine.js';
 import type { AuditInput, AuditRow, CancelIntent, OperationRow, StoredHistoryEntry } from '../types.js';
 import type { CommitOutcome, FencedChange, InsertOutcome, Lease, OperationStore } from './operation-store.js';
 import { planCommit } from './patch.js';
+import { appendAudit, auditHead } from './sqlite-audit.js';
 import { COLUMNS, fromDb, SQLITE_OPERATION_MIGRATIONS, toDb } from './sqlite-schema.js';
 import { migrateSqlite, refuseNewerSqlite } from '../../lib/sqlite-migrations.js';
 import { migratedSqliteImage } from './sqlite-migrate.js';
@@ -255,7 +255,7 @@ export class SqliteOperationStore implements OperationStore {
   }
 
   private headSync(): { seq: number; hash: string } | null {
-    return (this.q('SELECT seq, hash FROM audit_head WHERE id = 1').get() as { seq: number; hash: string } | undefined) ?? null;
+    return auditHead((sql) => this.q(sql));
   }
 
   /** Raw handle for tests that play the attacker (tamper with the audit) or inspect query plans. */
@@ -295,16 +295,6 @@ export class SqliteOperationStore implements OperationStore {
   }
 
   private appendAuditTx(entries: AuditInput[]): void {
-    if (!entries.length) return;
-    const head = this.headSync() ?? { seq: 0, hash: GENESIS_HASH };
-    const rows = chain(head, entries);
-    const insert = this.q(
-      'INSERT INTO audit (seq, at, actor, kind, operation_id, detail, prev_hash, hash) VALUES (@seq, @at, @actor, @kind, @operation_id, @detail, @prev_hash, @hash)',
-    );
-    for (const r of rows) insert.run(r);
-    const last = rows[rows.length - 1]!;
-    this.q(
-      'INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT(id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash',
-    ).run(last.seq, last.hash);
+    appendAudit((sql) => this.q(sql), entries);
   }
 }
