@@ -34,7 +34,8 @@ export interface Mount {
   requestIdHeader?: string;
 }
 
-const TITLES: Record<number, string> = {
+/** HTTP reason phrases (RFC 9110) for a problem's `title`. */
+export const STATUS_TITLES: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',
@@ -46,6 +47,7 @@ const TITLES: Record<number, string> = {
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
+  501: 'Not Implemented',
   502: 'Bad Gateway',
   503: 'Service Unavailable',
 };
@@ -55,7 +57,7 @@ export const problemDetails: ErrorRenderer = (e) => ({
   contentType: 'application/problem+json',
   body: {
     type: `${PROBLEM_TYPE_BASE}${e.code}`,
-    title: TITLES[e.status] ?? 'Error',
+    title: STATUS_TITLES[e.status] ?? 'Error',
     status: e.status,
     code: e.code,
     detail: e.detail,

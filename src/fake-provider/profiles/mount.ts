@@ -1,24 +1,7 @@
 import { PROBLEM_TYPE_BASE } from '../../contract/problems.js';
 import type { Profile } from '../../contract/profiles.js';
 import { render } from '../../contract/profile-template.js';
-import { bearerToken, type ErrorRenderer, type Mount } from '../http/mount.js';
-
-const TITLES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  409: 'Conflict',
-  410: 'Gone',
-  413: 'Content Too Large',
-  422: 'Unprocessable Content',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  501: 'Not Implemented',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-};
+import { bearerToken, STATUS_TITLES, type ErrorRenderer, type Mount } from '../http/mount.js';
 
 /** Every refusal in the profile's own envelope and status (`errors`); jobproof's code stays in the journal. */
 export function profileErrorRenderer(p: Profile): ErrorRenderer {
@@ -29,7 +12,7 @@ export function profileErrorRenderer(p: Profile): ErrorRenderer {
       code: p.errors.codes[e.code] ?? e.code,
       jobproof_code: e.code,
       message: e.detail,
-      title: TITLES[status] ?? 'Error',
+      title: STATUS_TITLES[status] ?? 'Error',
       type: `${PROBLEM_TYPE_BASE}${e.code}`,
       request_id: e.requestId,
     };
