@@ -10,14 +10,16 @@ export const edgeCaseScenarios: ScenarioInput[] = [
     name: 'create-in-flight',
     title: 'Create still in flight',
     what_happens:
-      'The first create is held at the provider 2.5 s before it executes; its worker is killed at 300 ms and worker-2 takes over. Every create worker-2 sends under the same key while the first is held answers 409 idempotency_request_in_progress with Retry-After: 1: it must wait each one out, get the job once the first create has executed, and never make a second job.',
+      'The first create is held at the provider 2.5 s before it executes; its worker is killed at 1.2 s, while that create is held, and worker-2 takes over. Every create worker-2 sends under the same key while the first is held answers 409 idempotency_request_in_progress with Retry-After: 1: it must wait each one out, get the job once the first create has executed, and never make a second job.',
     invariants: ['I7', 'I1', 'I2'],
     behavior: behavior({}),
     faults: { seed: 25, rules: [{ id: 'hold-first-create', on: 'create', nth: 1, fault: { type: 'delay', ms: 2500 } }] },
     workload: [op('op_1', { create_deadline_ms: 6000, result_deadline_ms: 10000 })],
     lease_ms: 500,
+    // The kill lands while the first create is held: after a worker's start-up (~350 ms at 1×, which the time scale
+    // stretches) and its create, and well before the hold ends at 2.5 s. At 300 ms it could come before the create.
     actions: [
-      { type: 'kill_worker', id: 'kill', worker: 'worker-1', at_ms: 300 },
+      { type: 'kill_worker', id: 'kill', worker: 'worker-1', at_ms: 1200 },
       { type: 'start_worker', worker: 'worker-2', after: { event: 'action_done', action: 'kill' } },
     ],
   },
