@@ -5,7 +5,7 @@
 // `jobproof certify --profile azure-lro` catches it.
 import { isFinal } from '../sdk-clients/lib/store.mjs';
 import { azureClient, operationIdOf, startPoller } from './lib/azure-client.mjs';
-import { baseUrl, main, openOps, sleep } from './lib/protocol.mjs';
+import { baseUrl, main, runEachOpen } from './lib/protocol.mjs';
 import { digestOf } from './lib/results.mjs';
 
 const restoreState = (env, id) =>
@@ -55,18 +55,6 @@ await main({
   profile: 'azure-lro',
   async work(store, env, signal) {
     const client = azureClient(env);
-    const running = new Map();
-    while (!signal.aborted) {
-      const open = openOps(store, isFinal);
-      if (open.length === 0 && running.size === 0) return;
-      for (const { id } of open) {
-        if (running.has(id)) continue;
-        const p = run(store, env, store.get(id), client)
-          .catch((err) => process.stderr.write(`client: ${id}: ${err?.message ?? err}\n`))
-          .finally(() => running.delete(id));
-        running.set(id, p);
-      }
-      await sleep(100, signal);
-    }
+    await runEachOpen(store, signal, isFinal, (op) => run(store, env, op, client));
   },
 });

@@ -5,7 +5,7 @@
 // `jobproof certify --profile google-lro` catches it.
 import { isFinal } from '../sdk-clients/lib/store.mjs';
 import { gaxClient } from './lib/gax-client.mjs';
-import { main, openOps, sleep } from './lib/protocol.mjs';
+import { main, runEachOpen } from './lib/protocol.mjs';
 import { digestOf } from './lib/results.mjs';
 
 async function run(store, env, op, gax) {
@@ -43,18 +43,6 @@ await main({
   profile: 'google-lro',
   async work(store, env, signal) {
     const gax = gaxClient(env);
-    const running = new Map();
-    while (!signal.aborted) {
-      const open = openOps(store, isFinal);
-      if (open.length === 0 && running.size === 0) return;
-      for (const { id } of open) {
-        if (running.has(id)) continue;
-        const p = run(store, env, store.get(id), gax)
-          .catch((err) => process.stderr.write(`client: ${id}: ${err?.message ?? err}\n`))
-          .finally(() => running.delete(id));
-        running.set(id, p);
-      }
-      await sleep(100, signal);
-    }
+    await runEachOpen(store, signal, isFinal, (op) => run(store, env, op, gax));
   },
 });

@@ -5,7 +5,7 @@
 import { GoogleGenAI } from '@google/genai';
 import { isFinal } from '../sdk-clients/lib/store.mjs';
 import { genaiParams } from './lib/genai-body.mjs';
-import { baseUrl, main, openOps, sleep } from './lib/protocol.mjs';
+import { baseUrl, main, runEachOpen, sleep } from './lib/protocol.mjs';
 import { digestOf } from './lib/results.mjs';
 
 const DONE = ['JOB_STATE_SUCCEEDED', 'JOB_STATE_FAILED', 'JOB_STATE_CANCELLED', 'JOB_STATE_EXPIRED'];
@@ -41,18 +41,6 @@ await main({
   profile: 'gemini-batch',
   async work(store, env, signal) {
     const ai = new GoogleGenAI({ apiKey: env.token, apiVersion: 'v1beta', httpOptions: { baseUrl: baseUrl(env, 'gemini-batch') } });
-    const running = new Map();
-    while (!signal.aborted) {
-      const open = openOps(store, isFinal);
-      if (open.length === 0 && running.size === 0) return;
-      for (const { id } of open) {
-        if (running.has(id)) continue;
-        const p = run(store, env, store.get(id), ai)
-          .catch((err) => process.stderr.write(`client: ${id}: ${err?.message ?? err}\n`))
-          .finally(() => running.delete(id));
-        running.set(id, p);
-      }
-      await sleep(100, signal);
-    }
+    await runEachOpen(store, signal, isFinal, (op) => run(store, env, op, ai));
   },
 });

@@ -5,7 +5,7 @@
 // (docs/profile-clients.md). `jobproof certify --profile replicate` catches it.
 import Replicate from 'replicate';
 import { isFinal } from '../sdk-clients/lib/store.mjs';
-import { baseUrl, main, openOps, sleep, withVersion } from './lib/protocol.mjs';
+import { baseUrl, main, runEachOpen, withVersion } from './lib/protocol.mjs';
 import { digestOf } from './lib/results.mjs';
 
 async function run(store, env, op, replicate) {
@@ -41,18 +41,6 @@ await main({
   profile: 'replicate',
   async work(store, env, signal) {
     const replicate = new Replicate({ auth: env.token, baseUrl: `${baseUrl(env, 'replicate')}/v1` });
-    const running = new Map();
-    while (!signal.aborted) {
-      const open = openOps(store, isFinal);
-      if (open.length === 0 && running.size === 0) return;
-      for (const { id } of open) {
-        if (running.has(id)) continue;
-        const p = run(store, env, store.get(id), replicate)
-          .catch((err) => process.stderr.write(`client: ${id}: ${err?.message ?? err}\n`))
-          .finally(() => running.delete(id));
-        running.set(id, p);
-      }
-      await sleep(100, signal);
-    }
+    await runEachOpen(store, signal, isFinal, (op) => run(store, env, op, replicate));
   },
 });

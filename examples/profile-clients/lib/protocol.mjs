@@ -7,6 +7,7 @@ import { Store } from '../../sdk-clients/lib/store.mjs';
 import { env } from '../../sdk-clients/lib/protocol.mjs';
 
 export { sleep } from '../../sdk-clients/lib/protocol.mjs';
+import { sleep } from '../../sdk-clients/lib/protocol.mjs';
 
 function fail(code, msg) {
   process.stderr.write(`client: ${msg}\n`);
@@ -84,4 +85,24 @@ export function openOps(store, isFinal) {
     .prepare('SELECT id, state FROM ops')
     .all()
     .filter((r) => !isFinal(r.state));
+}
+
+/**
+ * The naive clients' whole worker: every open operation handed to `runOne` at once, none twice, until nothing is
+ * open (the library's own defaults do the rest: no leases, no lookup, no second thoughts).
+ */
+export async function runEachOpen(store, signal, isFinal, runOne) {
+  const running = new Map();
+  while (!signal.aborted) {
+    const open = openOps(store, isFinal);
+    if (open.length === 0 && running.size === 0) return;
+    for (const { id } of open) {
+      if (running.has(id)) continue;
+      const p = runOne(store.get(id))
+        .catch((err) => process.stderr.write(`client: ${id}: ${err?.message ?? err}\n`))
+        .finally(() => running.delete(id));
+      running.set(id, p);
+    }
+    await sleep(100, signal);
+  }
 }
