@@ -44,7 +44,7 @@ function conformanceCells(c: ConformanceSection | undefined): string[] {
   ];
 }
 
-/** Section 2's figures side by side on both Nodes (only when the run had --node24). */
+/** Section 2's figures side by side on both Nodes (absent when the run had --no-node24). */
 export function columnsMarkdown(r: Omit<Results, 'targets'>): string[] {
   const col = r.node24;
   if (!col) return [];

@@ -34,7 +34,7 @@ export interface Results {
   provider?: ProviderScaleSection;
   search?: SearchPowerSection;
   floors?: FloorsSection;
-  /** The same in-process, catalog and search-power measurements on Node 24 (`--node24`). */
+  /** The same in-process, catalog and search-power measurements on Node 24 (by default; not with `--no-node24`). */
   node24?: ColumnResults;
   targets: TargetRow[];
 }
@@ -274,7 +274,7 @@ function markdown(r: Results): string {
   }
   L.push(`- Whole run: ${(m.wallS / 60).toFixed(1)} min of measuring`);
   L.push(
-    `- Node: every section runs on ${m.machine.node}; ${r.node24 ? `sections 2 and 5 also on ${r.node24.node} (\`--node24\`), in their own column.` : 'this run has no Node 24 column (`--node24` not given).'} **Quote the Node 20 column**: the targets are judged on it, every section has it, and every earlier run was measured on it; it is also the floor \`engines\` promises. The Node 24 column says what users on the current LTS see.`,
+    `- Node: every section runs on ${m.machine.node}; ${r.node24 ? `sections 2 and 5 also on ${r.node24.node} in their own column.` : 'this run has no Node 24 column (`--no-node24`).'} **Quote the Node 20 column**: the targets are judged on it, every section has it, and every earlier run was measured on it; it is also the floor \`engines\` promises. The Node 24 column says what users on the current LTS see.`,
     '',
   );
   L.push(
