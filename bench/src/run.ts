@@ -1,6 +1,6 @@
 /** `npm run bench` entry (dist-bench/bench/src/run.js); its flags are USAGE below. */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import { catalogFloors } from './catalog-floors.js';
@@ -168,6 +168,8 @@ async function main(): Promise<void> {
     // A column run's sections go back to its parent, which keeps the partial file.
     if (flag('column')) return;
     partial.meta.wallS = Math.round((Date.now() - started) / 1000) + (resumed ? resumed.meta.wallS : 0);
+    // bench/tmp/ is not in a fresh clone (git ignores it): a section that does not start a server never made it.
+    mkdirSync(TMP, { recursive: true });
     writeFileSync(join(TMP, 'partial.json'), JSON.stringify(partial, null, 2));
   };
   savePartial();
