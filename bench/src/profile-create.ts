@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from './autocannon-run.js';
 import { summariseProfile } from './cpu-profile-summary.js';
@@ -10,7 +10,7 @@ import { CLI, cpuMsOf, loadAverage, sleep, spawnUntil, stopChild, TMP } from './
  * with the jobs' later lifecycle steps (measured again once every job created has finished). With `--cpu-prof`
  * the provider runs under `node --cpu-prof` and the top functions by self and inclusive time are printed.
  *
- *   node dist-bench/bench/src/profile-create.js [--seconds 8] [--connections 50] [--cpu-prof] [--cli dist/cli/main.js]
+ *   node dist-bench/bench/src/profile-create.js [--seconds 8] [--connections 50] [--cpu-prof [--keep-prof FILE]] [--cli dist/cli/main.js]
  *
  * `--cli` runs another build's CLI (a copy of an earlier dist/ inside the repository), for before/after pairs.
  */
@@ -54,6 +54,8 @@ async function main(): Promise<void> {
   if (prof) {
     const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
     if (file) summariseProfile(readFileSync(join(dir, file), 'utf8'), arg('--top', 45));
+    const keep = process.argv.indexOf('--keep-prof');
+    if (file && keep >= 0) copyFileSync(join(dir, file), process.argv[keep + 1]!);
   }
   rmSync(dir, { recursive: true, force: true });
 }
