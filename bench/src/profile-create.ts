@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { load } from './autocannon-run.js';
 import { summariseProfile } from './cpu-profile-summary.js';
@@ -10,7 +10,7 @@ import { CLI, cpuMsOf, loadAverage, sleep, spawnUntil, stopChild, TMP } from './
  * with the jobs' later lifecycle steps (measured again once every job created has finished). With `--cpu-prof`
  * the provider runs under `node --cpu-prof` and the top functions by self and inclusive time are printed.
  *
- *   node dist-bench/bench/src/profile-create.js [--seconds 8] [--connections 50] [--cpu-prof] [--cli dist/cli/main.js]
+ *   node dist-bench/bench/src/profile-create.js [--seconds 8] [--connections 50] [--memory] [--cpu-prof [--keep-prof FILE]] [--cli dist/cli/main.js]
  *
  * `--cli` runs another build's CLI (a copy of an earlier dist/ inside the repository), for before/after pairs.
  */
@@ -23,6 +23,8 @@ async function main(): Promise<void> {
   const seconds = arg('--seconds', 8);
   const connections = arg('--connections', 50);
   const prof = process.argv.includes('--cpu-prof');
+  // `--memory`: the provider on ':memory:' (the like-for-like WireMock comparison, decision 030).
+  const memory = process.argv.includes('--memory');
   const dir = join(TMP, `profile-create-${process.pid}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
@@ -31,7 +33,7 @@ async function main(): Promise<void> {
   const cli = ci >= 0 ? process.argv[ci + 1]! : CLI;
   const { child, match } = await spawnUntil(
     process.execPath,
-    [...flags, cli, 'serve', '--port', '0', '--host', '127.0.0.1', '--db', join(dir, 'provider.db')],
+    [...flags, cli, 'serve', '--port', '0', '--host', '127.0.0.1', '--db', memory ? ':memory:' : join(dir, 'provider.db')],
     /listening on (http:\/\/\S+)/,
   );
   const target = { url: match[1]!, pid: child.pid!, stop: () => stopChild(child) };
@@ -54,6 +56,8 @@ async function main(): Promise<void> {
   if (prof) {
     const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
     if (file) summariseProfile(readFileSync(join(dir, file), 'utf8'), arg('--top', 45));
+    const keep = process.argv.indexOf('--keep-prof');
+    if (file && keep >= 0) copyFileSync(join(dir, file), process.argv[keep + 1]!);
   }
   rmSync(dir, { recursive: true, force: true });
 }

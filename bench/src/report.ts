@@ -62,6 +62,8 @@ export interface TargetRow {
 const pct = (x: number) => `${Math.round(x * 1000) / 10} %`;
 const num = (x: number) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en') : 'n/a');
 const times = (x: number) => `${x.toFixed(2)}×`;
+/** A ratio in the side-by-side table; `jobproof-memory` takes no status reads, so its reads ratio is no number. */
+const ratioCell = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? times(x) : '—');
 
 /** Flat (issue 13): every tenth of the long run, and its end, within this fraction above the first tenth (after warm-up). */
 const FLAT_MUST = 0.25;
@@ -311,7 +313,7 @@ function markdown(r: Results): string {
       const bad = (x?: { non2xx: number; errors: number }) =>
         x && (x.non2xx || x.errors) ? ` (${x.non2xx} non-2xx, ${x.errors} errors)` : '';
       L.push(
-        `| ${name} | ${num(s?.rps ?? NaN)}${bad(s)} | ${s?.p50Ms ?? '—'} / ${s?.p99Ms ?? '—'} | ${s?.cpuUs ?? '—'} | ${num(c?.rps ?? NaN)}${bad(c)} | ${c?.p50Ms ?? '—'} / ${c?.p99Ms ?? '—'} | ${c?.cpuUs ?? '—'} | ${h.rssAfterRoundsMb[name]} MB | ${name === 'jobproof' ? '—' : `${h.statusRatio[name]?.toFixed(2)}×`} | ${name === 'jobproof' ? '—' : `${h.createRatio[name]?.toFixed(2)}×`} |`,
+        `| ${name} | ${num(s?.rps ?? NaN)}${bad(s)} | ${s?.p50Ms ?? '—'} / ${s?.p99Ms ?? '—'} | ${s?.cpuUs ?? '—'} | ${num(c?.rps ?? NaN)}${bad(c)} | ${c?.p50Ms ?? '—'} / ${c?.p99Ms ?? '—'} | ${c?.cpuUs ?? '—'} | ${h.rssAfterRoundsMb[name]} MB | ${name === 'jobproof' ? '—' : ratioCell(h.statusRatio[name])} | ${name === 'jobproof' ? '—' : ratioCell(h.createRatio[name])} |`,
       );
     }
     for (const [name, why] of Object.entries(h.notMeasured)) L.push(`| ${name} | not measured: ${why} | | | | | | | | |`);

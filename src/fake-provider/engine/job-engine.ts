@@ -3,6 +3,7 @@ import type { IdSource } from '../../lib/ids.js';
 import type { Behavior } from '../../contract/behavior.js';
 import type { CreateJobBody, Job } from '../../contract/jobs.js';
 import type { Principal } from '../../contract/principals.js';
+import { atomically } from '../store/atomically.js';
 import type { Db } from '../store/database.js';
 import type { DueJob, JobRow, JobsRepo, JobViewRow } from '../store/jobs-repo.js';
 import type { JournalRepo } from '../store/journal-repo.js';
@@ -107,7 +108,7 @@ export class JobEngine {
     // A sync job is finished inside the request that created it (atomic with its insert, as every job change is).
     if (behavior.mode === 'sync') {
       this.nextDue = undefined;
-      return this.d.db.transaction(() => this.advance(row, now))();
+      return atomically(this.d.db, () => this.advance(row, now));
     }
     // The earliest due time can only move earlier: while it is known, no query is needed to keep it (see tick()).
     const at = row.next_step_at;
@@ -162,9 +163,9 @@ export class JobEngine {
     // All due jobs in one transaction, so each job's change is atomic with the rest: one commit per tick, not per job.
     if (due.length > 0) {
       this.d.group?.join();
-      this.d.db.transaction(() => {
+      atomically(this.d.db, () => {
         for (const job of due) this.advance(job, now);
-      })();
+      });
     }
     // Only when a delivery can be due: the dispatcher's due query on every tick cost as much as a step's UPDATE.
     const wd = this.webhookDue;

@@ -3,6 +3,7 @@ import { isoTime } from '../../lib/clock.js';
 import type { ProviderCore } from '../core.js';
 import { behaviorFor } from '../../contract/behavior.js';
 import { CreateJobBodySchema } from '../../contract/jobs.js';
+import { atomically } from '../store/atomically.js';
 import type { StoredAnswer } from '../store/idempotency-repo.js';
 import { readJson, type Parsed } from '../http/body.js';
 import type { Ctx } from '../http/context.js';
@@ -69,7 +70,7 @@ export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
   const holds = c.get('fault')?.fault.type === 'delay';
   if (holds) await reserveThenHold(core, c, scope, fp);
   core.group.join();
-  const answer = core.db.transaction((): StoredAnswer => {
+  const answer = atomically(core.db, (): StoredAnswer => {
     const behavior = behaviorFor(core.behaviors.get(), body.value.kind);
     const job = core.engine.create(principal, body.value, behavior, { key, trace_id: c.get('traceId') });
     const location = `/v1/jobs/${job.job_id}`;
@@ -88,7 +89,7 @@ export async function createJob(core: ProviderCore, c: Ctx): Promise<Response> {
     draft.job_id = job.job_id;
     draft.job_state = job.state;
     return a;
-  })();
+  });
   core.engine.scheduleCreated();
   return storedResponse(c, answer, false);
 }

@@ -13,6 +13,7 @@ import type { StoredAnswer } from '../store/idempotency-repo.js';
 import type { JobRow } from '../store/jobs-repo.js';
 import { answerOf, type ProfileDeps, stateOfAnswer } from './answers.js';
 import { profileKind, type ProfileInput } from './view.js';
+import { atomically } from '../store/atomically.js';
 
 const BodySchema = z.record(z.string(), z.unknown());
 
@@ -138,7 +139,7 @@ export async function createJob(d: ProfileDeps, c: Ctx, describe: ReturnType<typ
   const webhook = p.webhooks ? getPath(body.value, p.webhooks.url_field) : undefined;
   const input: ProfileInput = { profile: p.name, origin: new URL(c.req.url).origin, request: body.value };
   core.group.join();
-  const result = core.db.transaction((): { job: JobRow; answer: StoredAnswer } => {
+  const result = atomically(core.db, (): { job: JobRow; answer: StoredAnswer } => {
     const id = p.id.source === 'body' ? (getPath(body.value, p.id.field) as string) : `${p.id.prefix}${core.ids('id').slice(3)}`;
     const job = core.engine.create(
       principal,
@@ -162,7 +163,7 @@ export async function createJob(d: ProfileDeps, c: Ctx, describe: ReturnType<typ
       );
     else if (scope) core.idempotency.store(scope, fp, answer, job.job_id, core.clock.now(), (i as { window_s: number }).window_s * 1000);
     return { job, answer };
-  })();
+  });
   core.engine.scheduleCreated();
   draft.effect = 'created';
   draft.job_id = result.job.job_id;

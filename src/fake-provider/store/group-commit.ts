@@ -1,3 +1,4 @@
+import { atomically } from './atomically.js';
 import type { Db } from './database.js';
 
 /**
@@ -66,9 +67,9 @@ export class GroupCommit {
     if (this.hooks.some((h) => h.pending())) {
       if (this.open) for (const h of this.hooks) h.write();
       else
-        this.db.transaction(() => {
+        atomically(this.db, () => {
           for (const h of this.hooks) h.write();
-        })();
+        });
     }
     if (this.open) {
       this.db.exec('COMMIT');

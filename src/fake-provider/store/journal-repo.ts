@@ -1,4 +1,5 @@
 import type { JournalEntry } from '../../contract/journal.js';
+import { atomically } from './atomically.js';
 import type { Db } from './database.js';
 import { decodeRow, encodeEntry, JOURNAL_COLUMNS, rowValues, type JournalRow } from './journal-codec.js';
 import { encodeRequest, type RequestFacts } from './journal-request.js';
@@ -117,7 +118,7 @@ export class JournalRepo {
   flush(): void {
     if (this.closed || (this.queue.length === 0 && !this.trimDue)) return;
     if (this.db.inTransaction) this.writeQueue();
-    else this.db.transaction(() => this.writeQueue())();
+    else atomically(this.db, () => this.writeQueue());
   }
 
   /** Entries after `seq`, oldest first (pages by rowid: cheap from any point, for live readers too). */

@@ -12,6 +12,7 @@ import type { BatchRow, NewBatch } from '../store.js';
 import { CreateBatchSchema, ListQuerySchema, paramsProblem, type CreateBatchBody } from './model.js';
 import { renderResults } from './results.js';
 import { anthropicBatchView } from './view.js';
+import { atomically } from '../../store/atomically.js';
 
 export const ANTHROPIC_KIND = 'anthropic.message_batch';
 
@@ -68,7 +69,7 @@ export function createBatch(deps: DialectDeps, c: Ctx): Response {
   };
   // The turn's transaction (store/group-commit.ts): the answer waits for its commit like a native create's.
   core.group.join();
-  const job = core.db.transaction(() => {
+  const job = atomically(core.db, () => {
     const j = core.engine.create(p, { kind: ANTHROPIC_KIND, input: { dialect: 'anthropic', requests: requests.length } }, behavior, {
       key: null,
       trace_id: c.get('traceId'),
@@ -76,7 +77,7 @@ export function createBatch(deps: DialectDeps, c: Ctx): Response {
     });
     repo.insertBatch(row);
     return j;
-  })();
+  });
   core.engine.scheduleCreated();
   draft.effect = 'created';
   draft.job_id = job.job_id;

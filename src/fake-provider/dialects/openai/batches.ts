@@ -13,6 +13,7 @@ import { liveFile } from './file-expiry.js';
 import { batchFacts } from './usage.js';
 import { openaiBatchView } from './view.js';
 import { openaiWebhookUrls } from './webhook-events.js';
+import { atomically } from '../../store/atomically.js';
 
 export const OPENAI_KIND = 'openai.batch';
 
@@ -100,7 +101,7 @@ export async function createBatch(
   };
   // The turn's transaction (store/group-commit.ts): the answer waits for its commit like a native create's.
   core.group.join();
-  const job = core.db.transaction(() => {
+  const job = atomically(core.db, () => {
     const j = core.engine.create(
       p,
       {
@@ -131,7 +132,7 @@ export async function createBatch(
       });
     }
     return j;
-  })();
+  });
   core.engine.scheduleCreated();
   draft.effect = 'created';
   draft.job_id = job.job_id;
