@@ -5,11 +5,16 @@ import { threadId } from 'node:worker_threads';
 import { migratedImage } from '../../lib/sqlite-image.js';
 import { refuseNewerSqlite } from '../../lib/sqlite-migrations.js';
 import { migrate, MIGRATIONS } from './migrations.js';
+import { leaseMemoryDatabase, releaseDatabase } from './memory-pool.js';
 
 export type Db = Database.Database;
 
-/** Open (and migrate, see migrations.ts) the provider's SQLite store. WAL so readers never block the writer and a crash loses nothing committed. */
-export function openDatabase(path: string): Db {
+/**
+ * Open (and migrate, see migrations.ts) the provider's SQLite store. WAL so readers never block the writer and a crash
+ * loses nothing committed. `reuse`: a `:memory:` store may be a wiped one a closed short-lived provider of this
+ * thread left (memory-pool.ts); close it with `closeDatabase`.
+ */
+export function openDatabase(path: string, opts: { reuse?: boolean } = {}): Db {
   if (path !== ':memory:') {
     mkdirSync(dirname(path), { recursive: true });
     seedNewFile(path);
@@ -18,6 +23,7 @@ export function openDatabase(path: string): Db {
   // That copy is at the latest version and holds no row, and a memory database has no WAL, no file to sync and no
   // other connection to wait for: only its page cache is set.
   if (path === ':memory:') {
+    if (opts.reuse) return leaseMemoryDatabase(emptyImage);
     const db = new Database(emptyImage());
     db.pragma('cache_size = -16384');
     return db;
@@ -35,6 +41,11 @@ export function openDatabase(path: string): Db {
   // A request that was reserving a key when the process died never executed: its key is free again.
   db.prepare(`DELETE FROM idempotency WHERE state = 'in_flight'`).run();
   return db;
+}
+
+/** Close a store `openDatabase` opened: a pooled `:memory:` one goes back to its pool. */
+export function closeDatabase(db: Db): void {
+  releaseDatabase(db);
 }
 
 /**
