@@ -1,5 +1,7 @@
 import Database from 'better-sqlite3';
-import type { Db } from './database.js';
+
+/** database.ts imports this file, so it names the connection type itself (no import cycle). */
+type Db = Database.Database;
 
 /**
  * Released `:memory:` stores of short-lived providers (in-process schedules), kept for the next one on this thread.
