@@ -16,7 +16,7 @@ import type { Job } from '../contract/jobs.js';
 import type { FaultPlanInput } from '../contract/faults.js';
 import type { JournalEntry } from '../contract/journal.js';
 import { resolveTokensConfig, type TokensConfig, type TokensConfigInput } from '../contract/principals.js';
-import { openDatabase } from './store/database.js';
+import { closeDatabase, openDatabase } from './store/database.js';
 import { IdempotencyRepo } from './store/idempotency-repo.js';
 import { JobsRepo } from './store/jobs-repo.js';
 import { JournalRepo } from './store/journal-repo.js';
@@ -63,7 +63,10 @@ export interface ProviderOptions {
    * serve`; store/background-checkpoint.ts). Off by default: short-lived providers (tests, in-process runs) need no thread.
    */
   backgroundCheckpoint?: boolean;
-  /** A provider for one short run (an in-process schedule): routes are matched without building a router first. */
+  /**
+   * A provider for one short run (an in-process schedule): routes are matched without building a router first, and
+   * a `:memory:` store is a wiped one an earlier short-lived provider of this thread closed (store/memory-pool.ts).
+   */
   shortLived?: boolean;
   /** OpenAI dialect: where each tenant's batch events go (`{tenant: url}`); replaces the stored ones when given. */
   openaiWebhooks?: Record<string, string>;
@@ -119,14 +122,18 @@ function unwrap(r: Checked<unknown>): void {
 }
 
 export function createProvider(opts: ProviderOptions = {}): Provider {
-  const db = openDatabase(opts.db ?? ':memory:');
+  const db = openDatabase(opts.db ?? ':memory:', { reuse: opts.shortLived });
   const checkpointer = opts.backgroundCheckpoint && opts.db && opts.db !== ':memory:' ? startBackgroundCheckpoint(db, opts.db) : null;
   const clock = opts.clock ?? realClock;
   const ids = opts.ids ?? randomId;
   const settings = new SettingsRepo(db);
   const jobs = new JobsRepo(db);
   const group = new GroupCommit(db);
-  const journal = new JournalRepo(db, group, { maxEntries: opts.journalMax ?? null });
+  const journal = new JournalRepo(db, group, {
+    maxEntries: opts.journalMax ?? null,
+    // A short-lived provider is its store's only writer (an in-process run: a restart closes one before the next opens).
+    keepDecoded: opts.shortLived,
+  });
   const webhookRepo = new WebhookRepo(db);
   const faults = new FaultEngine(settings);
   const tokens = resolveTokensConfig(opts.tokens);
@@ -271,7 +278,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
         // as it is: empty it into the store file first, so the file alone holds everything, as after any close.
         checkpointer.drain(db);
       }
-      db.close();
+      closeDatabase(db);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { INVARIANTS } from '../../contract/invariants.js';
 import { buildContext, type InvariantCheck } from './context.js';
-import { RunEvidenceSchema, type RunEvidenceInput } from './evidence.js';
+import { RunEvidenceSchema, type RunEvidence, type RunEvidenceInput } from './evidence.js';
 import type { InvariantResult, Verdict } from './verdict.js';
 import { i01AtMostOnce } from './invariants/i01-at-most-once.js';
 import { i02KeyDiscipline } from './invariants/i02-key-discipline.js';
@@ -42,7 +42,11 @@ export const CHECKS: readonly InvariantCheck[] = [
  * shape checked), so a runner may pass plain JSON.
  */
 export function check(evidence: RunEvidenceInput): Verdict {
-  const parsed = RunEvidenceSchema.parse(evidence);
+  return checkParsed(RunEvidenceSchema.parse(evidence));
+}
+
+/** `check` of evidence already parsed (a runner that keeps the parsed evidence need not parse it twice). */
+export function checkParsed(parsed: RunEvidence): Verdict {
   const ctx = buildContext(parsed);
   const invariants: InvariantResult[] = INVARIANTS.map((info) => {
     const { applicable, failures } = CHECKS.find((c) => c.id === info.id)!.judge(ctx);

@@ -1,4 +1,4 @@
-export { check, CHECKS } from './check.js';
+export { check, checkParsed, CHECKS } from './check.js';
 export {
   RunEvidenceSchema,
   CheckOptionsSchema,

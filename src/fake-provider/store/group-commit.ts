@@ -17,8 +17,14 @@ export class GroupCommit {
   private closed = false;
   private waiting: { promise: Promise<void>; resolve: () => void } | null = null;
   private readonly hooks: Array<{ pending(): boolean; write(): void }> = [];
+  // Prepared once: `exec` parsed the text again on every turn (~2 % of an in-process schedule).
+  private readonly beginStmt;
+  private readonly commitStmt;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.beginStmt = db.prepare('BEGIN IMMEDIATE');
+    this.commitStmt = db.prepare('COMMIT');
+  }
 
   /** Queued writes (the journal's) that must go out with the next commit. */
   addQueue(q: { pending(): boolean; write(): void }): void {
@@ -30,7 +36,7 @@ export class GroupCommit {
     if (this.closed || this.open || this.db.inTransaction) return;
     // IMMEDIATE: a request joins before it reads (http/app.ts), and a deferred transaction that read first could not
     // take the write lock if another connection had committed meanwhile (SQLITE_BUSY_SNAPSHOT, no busy wait).
-    this.db.exec('BEGIN IMMEDIATE');
+    this.beginStmt.run();
     this.open = true;
     this.schedule();
   }
@@ -72,7 +78,7 @@ export class GroupCommit {
         });
     }
     if (this.open) {
-      this.db.exec('COMMIT');
+      this.commitStmt.run();
       this.open = false;
     }
     const w = this.waiting;

@@ -12,6 +12,11 @@ export type NewJournalEntry = DistributiveOmit<JournalEntry, 'seq'>;
 export interface JournalOptions {
   /** Keep only the newest N entries (long soaks); null keeps all. The judge needs the whole journal: not for certify. */
   maxEntries?: number | null;
+  /**
+   * Keep every entry read, decoded, so each row is read and decoded once (short-lived `:memory:` providers: no other
+   * connection writes their journal, and an in-process run reads it after every step). Not with `maxEntries`.
+   */
+  keepDecoded?: boolean;
 }
 
 /** A queue this long is written at once instead of waiting for the end of the event-loop turn. */
@@ -35,6 +40,9 @@ export class JournalRepo {
   private lastAssigned: number;
   private queue: unknown[][] = [];
   private closed = false;
+  /** keepDecoded: every entry numbered up to `decodedThrough` that is in the table, in order. */
+  private readonly decoded: JournalEntry[] | null;
+  private decodedThrough = 0;
 
   constructor(
     private readonly db: Db,
@@ -42,6 +50,7 @@ export class JournalRepo {
     opts: JournalOptions = {},
   ) {
     this.maxEntries = opts.maxEntries ?? null;
+    this.decoded = opts.keepDecoded && this.maxEntries === null ? [] : null;
     // Positional parameters: binding 23 named ones cost more than the insert itself.
     this.insertStmt = db.prepare<unknown[]>(
       `INSERT INTO journal (${JOURNAL_COLUMNS.join(', ')}) VALUES (${JOURNAL_COLUMNS.map(() => '?').join(', ')})`,
@@ -124,7 +133,23 @@ export class JournalRepo {
   /** Entries after `seq`, oldest first (pages by rowid: cheap from any point, for live readers too). */
   since(seq = 0, limit = Number.MAX_SAFE_INTEGER): JournalEntry[] {
     this.flush();
-    return this.sinceStmt.all(seq, limit).map(decodeRow);
+    const kept = this.decoded;
+    if (!kept) return this.sinceStmt.all(seq, limit).map(decodeRow);
+    // After the flush every number handed out is in the table or was rolled back for good: read only what is new.
+    // (No reader runs inside a transaction that could still roll back: handlers read no journal, the harness and
+    // the control API read between the turn's writes, and the turn's own transaction always commits.)
+    if (this.decodedThrough < this.lastAssigned) {
+      for (const row of this.sinceStmt.all(this.decodedThrough, Number.MAX_SAFE_INTEGER)) kept.push(decodeRow(row));
+      this.decodedThrough = this.lastAssigned;
+    }
+    let lo = 0;
+    let hi = kept.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (kept[mid]!.seq <= seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return kept.slice(lo, limit >= kept.length - lo ? kept.length : lo + limit);
   }
 
   all(): JournalEntry[] {
@@ -141,6 +166,9 @@ export class JournalRepo {
     // Queued entries are written first, so the high-water mark counts every number handed out.
     this.flush();
     this.resetStmt.run();
+    // Read again from the table: empty now, or whole again if the reset's transaction is rolled back.
+    if (this.decoded) this.decoded.length = 0;
+    this.decodedThrough = 0;
   }
 
   /** Refuse further entries (the provider is closing: the group commit wrote the queue, the database closes next). */

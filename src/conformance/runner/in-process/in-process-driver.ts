@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createProvider, connectionReset, IN_PROCESS_BASE, type Provider } from '../../../fake-provider/index.js';
@@ -250,6 +250,15 @@ export class InProcessDriver implements RunDriver {
     for (const w of this.workers.values()) if (w.killed) await w.client.close?.();
     await this.admin?.close?.();
     this.provider?.close();
-    rmSync(this.dir, { recursive: true, force: true });
+    removeDir(this.dir);
+  }
+}
+
+/** Most runs leave their scratch directory empty (`:memory:` provider, in-memory client): a plain rmdir is enough. */
+function removeDir(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
