@@ -116,15 +116,34 @@ export function pickLanes(most: LaneCalibration, fewer: LaneCalibration): LaneCa
  * Calibrate for `lanes` client starts at once; if they need any stretch, calibrate for each of `fewer` (most first)
  * until one has room (its scale is not capped: a capped scale would let the load decide verdicts), and run with those
  * unless the `lanes` get through the catalog clearly sooner even stretched (`pickLanes`). When none has room, the
- * fewest lanes at the cap.
+ * fewest lanes at the cap. With fewer to fall back on, one burst of `lanes` starts comes first: when even that is too
+ * slow for the lanes to beat the next fewer at 1×, the full calibration of the lanes is skipped (it cost 2–3 s of
+ * CPU a run, for lanes that could not be taken).
  */
 export async function calibrateLanes(command: string, lanes: number, fewer: number | number[], rounds = 3): Promise<LaneCalibration> {
+  const next = [fewer].flat().filter((x, i, a) => x < lanes && a.indexOf(x) === i);
+  if (next.length && rounds > 1) {
+    const probe = { ...(await calibrate(command, lanes, 1)), lanes };
+    // Too slow to beat the next fewer even if those run at 1×: not worth the full calibration.
+    if (probe.capped || probe.lanes / probe.factor < next[0]! * MORE_LANES_GAIN) return fallBack(command, probe, next, rounds, false);
+  }
   const most = { ...(await calibrate(command, lanes, rounds)), lanes };
   if (most.factor === 1 && !most.capped) return most;
-  let last: LaneCalibration = most;
-  for (const n of [fewer].flat().filter((x, i, a) => x < lanes && a.indexOf(x) === i)) {
+  return fallBack(command, most, next, rounds, true);
+}
+
+/** The first of `next` with room (against `most` when it may still win), else the last tried at the cap. */
+async function fallBack(
+  command: string,
+  most: LaneCalibration,
+  next: number[],
+  rounds: number,
+  mostMayWin: boolean,
+): Promise<LaneCalibration> {
+  let last = most;
+  for (const n of next) {
     last = { ...(await calibrate(command, n, rounds)), lanes: n };
-    if (!last.capped) return pickLanes(most, last);
+    if (!last.capped) return mostMayWin ? pickLanes(most, last) : last;
   }
   return last;
 }

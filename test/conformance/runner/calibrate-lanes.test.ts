@@ -31,6 +31,15 @@ describe('calibrating the lanes of a catalog run', () => {
     expect(c.clientStartMs).toBeGreaterThanOrEqual(slowStartMs);
   });
 
+  it('skips the full calibration of lanes whose first burst is too slow to beat the fewer at 1×', { timeout: 60_000 }, async () => {
+    // Every start takes 2× the budget whatever the crowd: 4 lanes at 2× (pace 2) cannot beat 2 lanes at 1× by the margin.
+    const twice = `sh -c 'sleep ${(2 * START_BUDGET_MS) / 1000}' steady-client`;
+    const c = await calibrateLanes(twice, 4, [2], 2);
+    expect(c.lanes).toBe(2);
+    expect(c.capped).toBe(false);
+    expect(c.factor).toBeGreaterThanOrEqual(2);
+  });
+
   const at = (lanes: number, factor: number, capped = false): LaneCalibration => ({
     lanes,
     factor,
