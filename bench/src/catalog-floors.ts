@@ -11,7 +11,7 @@ import { CLI, log, ROOT, TMP } from './common.js';
  * Where the catalog's wall time through processes goes (issue 22, item 2): each scenario's floor — the time its own
  * timers need, measured as its run time on the virtual clock in process, where a client costs nothing to start —
  * beside what the same scenario took through client processes, and the lane schedule `certify` follows (longest
- * expected run first, `processLanes` lanes). What a scenario takes above its floor × the time scale is waiting on
+ * expected run first, on the lanes certify chose). What a scenario takes above its floor × the time scale is waiting on
  * something other than its own timers: process starts, polls and backoffs on a real clock.
  */
 export interface FloorRow {
@@ -57,15 +57,26 @@ interface Report {
   cases: ReportCase[];
 }
 
-function certify(args: string[], json: string): Promise<{ report: Report; wallMs: number }> {
+/** `lanes`: what certify ran with (its `parallel: N` line; calibration may have taken fewer than the default). */
+function certify(args: string[], json: string): Promise<{ report: Report; wallMs: number; lanes: number | null }> {
   rmSync(json, { force: true });
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'certify', ...args, '--report', `json=${json}`], { cwd: ROOT, stdio: 'ignore' });
+    const child = spawn(process.execPath, [CLI, 'certify', ...args, '--report', `json=${json}`], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
     child.once('error', reject);
-    child.once('exit', () => {
+    child.once('close', () => {
       try {
-        resolve({ report: JSON.parse(readFileSync(json, 'utf8')) as Report, wallMs: Math.round(performance.now() - t0) });
+        const lanes = /parallel: (\d+)/.exec(out)?.[1];
+        resolve({
+          report: JSON.parse(readFileSync(json, 'utf8')) as Report,
+          wallMs: Math.round(performance.now() - t0),
+          lanes: lanes === undefined ? null : Number(lanes),
+        });
       } catch (e) {
         reject(new Error(`certify ${args.join(' ')} wrote no report: ${(e as Error).message}`));
       }
@@ -91,8 +102,10 @@ export async function catalogFloors(scenarios = 'all'): Promise<FloorsSection> {
   const inproc = await certify(['--in-process', '--scenarios', names, '--runs', '0'], join(TMP, 'floors-in-process.json'));
   log(`floors: in-process catalog ${(inproc.wallMs / 1000).toFixed(1)} s wall`);
   const proc = await certify(['--webhooks', '--scenarios', names], join(TMP, 'floors-process.json'));
-  log(`floors: process catalog ${(proc.wallMs / 1000).toFixed(1)} s wall, time scale ${proc.report.time_scale.factor}×`);
-  const lanes = processLanes(availableParallelism());
+  log(
+    `floors: process catalog ${(proc.wallMs / 1000).toFixed(1)} s wall, time scale ${proc.report.time_scale.factor}×, ${proc.lanes ?? '?'} lanes`,
+  );
+  const lanes = proc.lanes ?? processLanes(availableParallelism());
   const scale = proc.report.time_scale.factor;
   const find = (r: Report, name: string) => r.cases.find((c) => c.name === name);
   const expected = chosen.map(expectedRunMs);

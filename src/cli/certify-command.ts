@@ -203,7 +203,10 @@ export function registerCertify(program: Command, version: string, deps: Certify
       '--report <spec>',
       'write reports: junit=PATH,json=PATH,md=PATH,html=PATH (html: one self-contained certificate, a sequence diagram per failure)',
     )
-    .option('--parallel <n>', 'scenarios run at once (default: twice the CPU cores, at most 8; task scenarios: the cores)')
+    .option(
+      '--parallel <n>',
+      'scenarios run at once (default: four per CPU core, at most 8, fewer if calibration finds them slower; task scenarios: the cores)',
+    )
     .option(
       '--lanes <n>',
       'with --in-process: worker threads the random schedules run on (default: one per 100 schedules, up to the CPU cores); verdicts are the same for any n',

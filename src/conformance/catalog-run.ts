@@ -1,5 +1,6 @@
 import type { InProcessClientFactory } from '../contract/client-protocol.js';
 import type { Scenario } from '../scenarios/index.js';
+import { laneStaggerMs } from './calibrate.js';
 import type { ClientDialect } from './dialect/batch-input.js';
 import type { ProfileTarget } from './dialect/profile-input.js';
 import { longestFirst } from './expected-time.js';
@@ -29,12 +30,14 @@ export interface CatalogRunOptions {
 }
 
 /**
- * Lanes for a catalog of client processes: twice the cores, at most 8. A scenario spends most of its time waiting on
- * its timers and the client's, so two lanes per core keep the cores busy; the time scale is calibrated with that
- * many client starts at once, so a machine they crowd stretches the scenarios rather than failing them.
+ * Lanes for a catalog of client processes: four per core, at most 8. A scenario spends most of its time waiting on
+ * its timers and the client's (its floor, bench/notes.md), so even four lanes a core leave the cores idle much of the
+ * time; the time scale is calibrated with that many lanes' client starts, spread as the lanes spread them
+ * (`laneStaggerMs`), and when they need a stretch, fewer lanes are calibrated too and the faster pair is taken
+ * (`calibrateLanes`), so a machine they crowd stretches the scenarios or gets fewer lanes rather than failing them.
  */
 export function processLanes(cores: number): number {
-  return Math.max(1, Math.min(8, 2 * cores));
+  return Math.max(1, Math.min(8, 4 * cores));
 }
 
 export function runOne(client: ClientUnderTest, s: Scenario, seed?: number): Promise<ScenarioRun> {
@@ -56,6 +59,8 @@ export async function runCatalog(
   const lanes = Math.max(1, Math.min(opts.parallel ?? 1, scenarios.length));
   return runInLanes(scenarios, jobDriver(client, opts.seed), {
     lanes,
+    // Process lanes start spread out as the calibration measured them; in process a start costs nothing.
+    staggerMs: client.kind === 'process' ? laneStaggerMs(lanes) : 0,
     order: lanes > 1 ? longestFirst(scenarios) : undefined,
     onStart: (s, i) => opts.onStart?.(s, i, scenarios.length),
     onResult: (r, done) => opts.onResult?.(r, done, scenarios.length),

@@ -5,8 +5,8 @@ import type { CertificationPlan } from './plan.js';
 
 /**
  * The time scale a certification runs under, and its lanes: given; virtual in-process; else calibrated from the
- * client's start-up and the provider's round trip under the current load (lanes past the cores are dropped again
- * when the machine is too crowded for them; given lanes are kept).
+ * client's start-up and the provider's round trip under the current load (default lanes are dropped again when fewer
+ * would get through sooner at their own time scale, or the machine is too crowded for them; given lanes are kept).
  */
 export async function resolveTimeScale(
   plan: CertificationPlan,
@@ -16,7 +16,9 @@ export async function resolveTimeScale(
   if (plan.timeScale !== undefined) return { timeScale: { factor: plan.timeScale, source: 'flag', ...none }, parallel: plan.parallel };
   if (plan.client.kind === 'in-process') return { timeScale: { factor: 1, source: 'virtual', ...none }, parallel: plan.parallel };
   out('calibrating: client start-up and provider round trip under the current load…');
-  const fewer = plan.parallelGiven ? plan.parallel : Math.min(plan.parallel, availableParallelism());
+  // Given lanes are kept; else twice the cores, then the cores, are tried when the default lanes need a stretch.
+  const cores = availableParallelism();
+  const fewer = plan.parallelGiven ? plan.parallel : [2 * cores, cores].map((n) => Math.min(plan.parallel, n));
   const c = await calibrateLanes(plan.client.command, plan.parallel, fewer);
   return {
     timeScale: { factor: c.factor, source: 'calibrated', client_start_ms: c.clientStartMs, provider_round_trip_ms: c.providerRoundTripMs },

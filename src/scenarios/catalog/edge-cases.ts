@@ -10,11 +10,15 @@ export const edgeCaseScenarios: ScenarioInput[] = [
     name: 'create-in-flight',
     title: 'Create still in flight',
     what_happens:
-      'The first create is held at the provider 2.5 s before it executes; its worker is killed at 1.2 s, while that create is held, and worker-2 takes over. Every create worker-2 sends under the same key while the first is held answers 409 idempotency_request_in_progress with Retry-After: 1: it must wait each one out, get the job once the first create has executed, and never make a second job.',
+      'The first create is held at the provider 2.5 s before it executes; its worker is killed at 1.2 s, while that create is held, and worker-2 takes over. Every create worker-2 sends under the same key while the first is held answers 409 idempotency_request_in_progress with Retry-After: 1: it must wait each one out, get the job once the first create has executed (within the 4 s create deadline), and never make a second job.',
     invariants: ['I7', 'I1', 'I2'],
     behavior: behavior({}),
     faults: { seed: 25, rules: [{ id: 'hold-first-create', on: 'create', nth: 1, fault: { type: 'delay', ms: 2500 } }] },
-    workload: [op('op_1', { create_deadline_ms: 6000, result_deadline_ms: 10000 })],
+    // The create deadline outlasts the hold (which ends by ~2.9 s: a start of ≤ 350 ms, then 2.5 s) by two Retry-After
+    // waits of a client that sends again while it is held. It was 6 s; the reference client waits out the first
+    // attempt's whole window (the create deadline, then a lease) before it looks the job up, so the deadline is this
+    // scenario's floor: 4 s + 0.5 s instead of 6.5 s.
+    workload: [op('op_1', { create_deadline_ms: 4000, result_deadline_ms: 10000 })],
     lease_ms: 500,
     // The kill lands while the first create is held: after a worker's start-up (~350 ms at 1×, which the time scale
     // stretches) and its create, and well before the hold ends at 2.5 s. At 300 ms it could come before the create.
@@ -44,13 +48,16 @@ export const edgeCaseScenarios: ScenarioInput[] = [
     name: 'killed-before-deadline',
     title: 'Worker killed just before the result deadline',
     what_happens:
-      'The job never ends; worker-1 is killed 600 ms before the 6 s result deadline and worker-2 starts at once. The deadline is the record’s: worker-2 must end result_timed_out at the deadline (within the grace), not 6 s after its own start (5.4 s late: past any grace).',
+      'The job never ends; worker-1 is killed 600 ms before the 4 s result deadline and worker-2 starts at once. The deadline is the record’s: worker-2 must end result_timed_out at the deadline (within the grace), not 4 s after its own start (3.4 s late: past any grace).',
     invariants: ['I12'],
     behavior: behavior({ outcome: 'never' }),
-    workload: [op('op_1', { result_deadline_ms: 6000 })],
+    // A client that counts the deadline from its own start ends as late as the kill came (3.4 s): past the judge's
+    // grace in process (1 s) and through processes (2.5 s, both stretched alike by the time scale). 6 s and 5.4 s
+    // before; the floor is the deadline.
+    workload: [op('op_1', { result_deadline_ms: 4000 })],
     lease_ms: 200,
     actions: [
-      { type: 'kill_worker', id: 'kill', worker: 'worker-1', at_ms: 5400 },
+      { type: 'kill_worker', id: 'kill', worker: 'worker-1', at_ms: 3400 },
       { type: 'start_worker', worker: 'worker-2', after: { event: 'action_done', action: 'kill' } },
     ],
   },

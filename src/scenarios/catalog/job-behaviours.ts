@@ -65,10 +65,13 @@ export const jobBehaviourScenarios: ScenarioInput[] = [
     name: 'cancel-while-create-held',
     title: 'Cancel while the create is held',
     what_happens:
-      'The first create reaches the provider and is held there 6 s before it executes; the worker that sent it is killed at 1 s and a new one starts; a cancel with a 1.5 s deadline comes at 1.5 s. By the cancel deadline the provider shows no job, yet the held create executes afterwards: the client must end cancellation_unconfirmed, never cancelled (the run lasts until the held create has executed).',
+      'The first create reaches the provider and is held there 5 s before it executes; the worker that sent it is killed at 1 s and a new one starts; a cancel with a 1.5 s deadline comes at 1.5 s. By the cancel deadline the provider shows no job, yet the held create executes afterwards: the client must end cancellation_unconfirmed, never cancelled (the run lasts until the held create has executed).',
     invariants: ['I4', 'I5', 'I1'],
     behavior: behavior({}),
-    faults: { seed: 12, rules: [{ id: 'hold-first-create', on: 'create', nth: 1, fault: { type: 'delay', ms: 6000 } }] },
+    // The hold must outlast the cancel deadline (3 s) and the client's last reads after it (800 ms of grace), so that
+    // no job is there to see until the client has given up: it executes at 5 s + the send, 1.2 s past those reads.
+    // It was 6 s; the run lasts until the held create has executed, so the hold is this scenario's floor.
+    faults: { seed: 12, rules: [{ id: 'hold-first-create', on: 'create', nth: 1, fault: { type: 'delay', ms: 5000 } }] },
     workload: [op('op_1', { create_deadline_ms: 2000, result_deadline_ms: 10000 })],
     actions: [
       { type: 'kill_worker', id: 'kill', worker: 'worker-1', at_ms: 1000 },
