@@ -16,6 +16,7 @@ import type { Profile } from '../../../contract/profiles.js';
 import type { Scenario } from '../../../scenarios/index.js';
 import type { ProviderJob } from '../../checker/evidence.js';
 import type { RunDriver } from '../driver.js';
+import { eitherSignal } from './either-signal.js';
 import { FreezableClock } from './worker-clock.js';
 
 export interface InProcessDriverOptions {
@@ -101,10 +102,15 @@ export class InProcessDriver implements RunDriver {
       if (!provider) throw connectionReset();
       // The provider sees a killed worker hang up, as a real server sees the socket close: an answer it was holding
       // is then journalled lost, not delivered (else a read held past its worker's kill would count as "told", I5).
-      const signal = sockets ? (init?.signal ? AbortSignal.any([init.signal, sockets]) : sockets) : init?.signal;
-      const res = await provider.fetch(input, { ...init, signal });
-      await clock.gate();
-      return res;
+      const hangUp = sockets && init?.signal ? eitherSignal(init.signal, sockets) : null;
+      const signal = hangUp?.signal ?? sockets ?? init?.signal;
+      try {
+        const res = await provider.fetch(input, { ...init, signal });
+        await clock.gate();
+        return res;
+      } finally {
+        hangUp?.release();
+      }
     };
   }
 
