@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createProvider, connectionReset, IN_PROCESS_BASE, type Provider } from '../../../fake-provider/index.js';
+import { createProvider, connectionReset, IN_PROCESS_BASE, inProcessRequest, type Provider } from '../../../fake-provider/index.js';
 import { VirtualClock } from '../../../lib/clock.js';
 import { seededIds } from '../../../lib/ids.js';
 import {
@@ -81,7 +81,8 @@ export class InProcessDriver implements RunDriver {
       ids: this.ids,
       ...(first ? { behavior: s.behavior, faults: s.faults } : {}),
       ...(this.o.profile ? { profiles: [this.o.profile] } : {}),
-      webhookFetch: (input, init) => this.deliverWebhook(new Request(input, init)),
+      // The dispatcher's signal (its delivery timeout) is the request's own, as for the workers' calls (no follower).
+      webhookFetch: (input, init) => this.deliverWebhook(inProcessRequest(input, init, IN_PROCESS_BASE)),
       shortLived: true,
     });
   }
