@@ -59,6 +59,9 @@ export interface HttpOptions {
   auth?: WireAuth;
 }
 
+/** One decoder for every answer: a whole-buffer decode keeps no state between calls. */
+const UTF8 = new TextDecoder();
+
 export async function call(opts: HttpOptions, spec: RequestSpec, signal?: AbortSignal): Promise<CallOutcome> {
   const controller = new AbortController();
   let timedOut = false;
@@ -97,7 +100,7 @@ export async function call(opts: HttpOptions, spec: RequestSpec, signal?: AbortS
     const type = res.headers.get('content-type') ?? '';
     if (type.includes('json') && !type.includes('ndjson')) {
       try {
-        json = JSON.parse(new TextDecoder().decode(bytes));
+        json = JSON.parse(UTF8.decode(bytes));
       } catch {
         json = null;
       }

@@ -60,6 +60,9 @@ export interface LeaseLoopOptions {
  * past its lease — which makes every takeover visible as a fencing-token bump and keeps the provider's journal free
  * of harmless ping-pong.
  */
+/** Why a loop's sleep ended early; nobody reads it (the sleep's rejection is swallowed). */
+const WOKEN = new Error('woken');
+
 export class LeaseLoop<L extends LoopLease> {
   private readonly held = new Map<string, L>();
   private readonly running = new Map<string, Promise<void>>();
@@ -76,7 +79,9 @@ export class LeaseLoop<L extends LoopLease> {
   /** Something changed (webhook, submit, cancel, a turn ended): look at the store now. */
   wake(): void {
     this.woken = true;
-    this.wakeCtl.abort();
+    // Only the first wake of a sleep aborts it, with a reason made once: abort()'s default reason is a new
+    // DOMException (a stack trace) on every call, even on a signal already aborted (1 % of an in-process run).
+    if (!this.wakeCtl.signal.aborted) this.wakeCtl.abort(WOKEN);
   }
 
   /** A webhook asked for a prompt read of this operation. */

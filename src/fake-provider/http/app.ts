@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import { LinearRouter } from 'hono/router/linear-router';
 import { openApiDocument } from '../../contract/openapi/document.js';
 import type { ProviderControl } from '../control.js';
 import type { ProviderCore } from '../core.js';
@@ -12,6 +11,7 @@ import { NATIVE_MOUNT, type Mount } from './mount.js';
 import { problem } from './problem.js';
 import { headerId, journalPath, journalRequest } from './request-entry.js';
 import { controlRoutes } from './routes/control-routes.js';
+import { SharedTableRouter } from './shared-router.js';
 import { ProviderClosedError } from './seam/index.js';
 
 let openApi: string | undefined;
@@ -49,10 +49,9 @@ export function buildApp(
   mountBeforeJournal?: (app: Hono<Env>) => void,
   shortLived = false,
 ): Hono<Env> {
-  // A provider that lives for one in-process schedule answers a few dozen requests: matching each against the route
-  // list costs less than building the default router's matcher for every new provider (the same routes, the same
-  // order).
-  const app = new Hono<Env>(shortLived ? { router: new LinearRouter() } : {});
+  // A provider that lives for one in-process schedule answers a few dozen requests: building the default router's
+  // matcher for each would cost more than they do, so its app shares one built for the same route table.
+  const app = new Hono<Env>(shortLived ? { router: new SharedTableRouter() } : {});
   // The dashboard (src/fake-provider/dashboard/): ahead of the journal middleware, so its traffic is never journalled.
   mountBeforeJournal?.(app);
   const mounts = modules.flatMap((m) => m.mounts ?? []);

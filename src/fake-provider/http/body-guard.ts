@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { MAX_BODY_BYTES } from './body.js';
 import type { Ctx, Env } from './context.js';
 import { problem } from './problem.js';
+import { keepCallerSignal } from '../transports/in-process-request.js';
 
 /**
  * How much of an oversized body is read (and thrown away) before the 413 is sent. Clients that write their whole
@@ -64,7 +65,8 @@ export function bodyGuard(limitFor: (path: string) => number = () => MAX_BODY_BY
       if (size > max) return tooLarge(c, !(await drain(reader, size, drainLimit)), max);
       chunks.push(value);
     }
-    c.req.raw = new Request(raw, { body: Buffer.concat(chunks, size) });
+    // An in-process request's signal is its caller's own (transports/in-process-request.ts): the rebuilt one keeps it.
+    c.req.raw = keepCallerSignal(raw, new Request(raw, { body: Buffer.concat(chunks, size) }));
     return next();
   };
 }

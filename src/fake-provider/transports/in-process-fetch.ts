@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import { lossOf } from '../http/answer.js';
+import { inProcessRequest } from './in-process-request.js';
 
 export const IN_PROCESS_BASE = 'http://jobproof.test';
 
@@ -33,9 +34,9 @@ export async function enactLoss(res: Response, signal: AbortSignal | null | unde
 // biome-ignore lint/suspicious/noExplicitAny: any app, whatever its Env; only app.fetch is used
 export function inProcessFetch(app: Hono<any>): typeof fetch {
   return async (input: RequestInfo | URL, init?: RequestInit) => {
-    const req = input instanceof Request ? new Request(input, init) : new Request(new URL(String(input), IN_PROCESS_BASE), init);
-    if (req.signal?.aborted) throw abortError(req.signal);
-    const res = await app.fetch(req);
-    return enactLoss(res, init?.signal ?? req.signal);
+    const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+    if (signal?.aborted) throw abortError(signal);
+    const res = await app.fetch(inProcessRequest(input, init, IN_PROCESS_BASE));
+    return enactLoss(res, signal);
   };
 }

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createProvider, connectionReset, IN_PROCESS_BASE, type Provider } from '../../../fake-provider/index.js';
+import { createProvider, connectionReset, IN_PROCESS_BASE, inProcessRequest, type Provider } from '../../../fake-provider/index.js';
 import { VirtualClock } from '../../../lib/clock.js';
 import { seededIds } from '../../../lib/ids.js';
 import {
@@ -16,6 +16,7 @@ import type { Profile } from '../../../contract/profiles.js';
 import type { Scenario } from '../../../scenarios/index.js';
 import type { ProviderJob } from '../../checker/evidence.js';
 import type { RunDriver } from '../driver.js';
+import { eitherSignal } from './either-signal.js';
 import { FreezableClock } from './worker-clock.js';
 
 export interface InProcessDriverOptions {
@@ -80,7 +81,8 @@ export class InProcessDriver implements RunDriver {
       ids: this.ids,
       ...(first ? { behavior: s.behavior, faults: s.faults } : {}),
       ...(this.o.profile ? { profiles: [this.o.profile] } : {}),
-      webhookFetch: (input, init) => this.deliverWebhook(new Request(input, init)),
+      // The dispatcher's signal (its delivery timeout) is the request's own, as for the workers' calls (no follower).
+      webhookFetch: (input, init) => this.deliverWebhook(inProcessRequest(input, init, IN_PROCESS_BASE)),
       shortLived: true,
     });
   }
@@ -101,10 +103,15 @@ export class InProcessDriver implements RunDriver {
       if (!provider) throw connectionReset();
       // The provider sees a killed worker hang up, as a real server sees the socket close: an answer it was holding
       // is then journalled lost, not delivered (else a read held past its worker's kill would count as "told", I5).
-      const signal = sockets ? (init?.signal ? AbortSignal.any([init.signal, sockets]) : sockets) : init?.signal;
-      const res = await provider.fetch(input, { ...init, signal });
-      await clock.gate();
-      return res;
+      const hangUp = sockets && init?.signal ? eitherSignal(init.signal, sockets) : null;
+      const signal = hangUp?.signal ?? sockets ?? init?.signal;
+      try {
+        const res = await provider.fetch(input, { ...init, signal });
+        await clock.gate();
+        return res;
+      } finally {
+        hangUp?.release();
+      }
     };
   }
 
