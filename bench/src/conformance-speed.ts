@@ -127,7 +127,7 @@ if (process.argv[1] === SELF && process.argv[2] === 'property') {
 }
 
 /** `jobproof certify --webhooks` through the process runner (default lanes), timed from spawn to exit. */
-function catalogThroughProcessRunner(scenarios: string): Promise<CatalogSample> {
+export function catalogThroughProcessRunner(scenarios: string): Promise<CatalogSample> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawn(process.execPath, [CLI, 'certify', '--webhooks', '--scenarios', scenarios], {

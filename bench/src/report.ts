@@ -8,6 +8,7 @@ import { type HttpSection, SOAK_JOURNAL_MAX, type SoakResult } from './http-benc
 import type { ProviderScaleSection } from './provider-scale.js';
 import { columnsMarkdown, searchMarkdown, searchTargets } from './report-search.js';
 import type { SearchPowerSection } from './search-power.js';
+import type { BusyCatalogSection } from './catalog-busy.js';
 import { type FloorsSection, floorsMarkdown } from './catalog-floors.js';
 
 export interface Meta {
@@ -21,7 +22,8 @@ export interface Meta {
   wallS: number;
   argv: string[];
   /** Set when a stopped run was finished with --resume: when, on what load and code, the remaining sections ran. */
-  resumedAt?: { date: string; loadavg: number[]; git: { commit: string; dirtyFiles: number } };
+  /** A run continued with --resume: when, and (since 6 Dec) which sections that continuation measured. */
+  resumedAt?: { date: string; loadavg: number[]; git: { commit: string; dirtyFiles: number }; sections?: string[] };
   /** Set when the HTTP rounds of section 1 were measured again (`--only http`) and put beside the other sections. */
   httpRoundsRerun?: { date: string; loadavg: { start: number[]; end: number[] }; git: { commit: string; dirtyFiles: number } };
 }
@@ -34,6 +36,8 @@ export interface Results {
   provider?: ProviderScaleSection;
   search?: SearchPowerSection;
   floors?: FloorsSection;
+  /** The catalog through processes beside two busy loops (issue 22 item 2: ≤ 2× the quiet figure). */
+  busy?: BusyCatalogSection;
   /** The same in-process, catalog and search-power measurements on Node 24 (by default; not with `--no-node24`). */
   node24?: ColumnResults;
   targets: TargetRow[];
@@ -198,6 +202,7 @@ export function evaluate(r: Omit<Results, 'targets'>): TargetRow[] {
     notRun(schedT, `≥ ${SCHEDULES_MUST}/s`, `≥ ${SCHEDULES_AIM}/s`);
     notRun('whole catalog through processes (reference client)', `≤ ${CATALOG_MUST_S} s`, `≤ ${CATALOG_AIM_S} s`);
   }
+  rows.push(busyRow(r));
   const p = r.provider;
   const latT = 'provider status-read p50 from 1k to 100k jobs';
   if (p) {
@@ -266,7 +271,7 @@ function markdown(r: Results): string {
   );
   if (m.resumedAt)
     L.push(
-      `- Resumed: the run stopped after section 2 (a bench bug, since fixed); sections 3 and 4 ran at ${m.resumedAt.date} (load average ${m.resumedAt.loadavg.join(' / ')}, code ${m.resumedAt.git.commit.slice(0, 12)}${m.resumedAt.git.dirtyFiles ? ` with ${m.resumedAt.git.dirtyFiles} uncommitted files` : ''})`,
+      `- Resumed: ${m.resumedAt.sections ? `sections ${m.resumedAt.sections.join(', ')} were measured by a \`--resume\` run` : 'the run stopped after section 2 (a bench bug, since fixed); sections 3 and 4 ran'} at ${m.resumedAt.date} (load average ${m.resumedAt.loadavg.join(' / ')}, code ${m.resumedAt.git.commit.slice(0, 12)}${m.resumedAt.git.dirtyFiles ? ` with ${m.resumedAt.git.dirtyFiles} uncommitted files` : ''})`,
     );
   if (m.httpRoundsRerun) {
     const r = m.httpRoundsRerun;
@@ -391,6 +396,7 @@ function markdown(r: Results): string {
     L.push('', '| catalog run | wall | exit | summary |', '| --- | --- | --- | --- |');
     c.catalog.forEach((x, i) => void L.push(`| ${i + 1} | ${(x.wallMs / 1000).toFixed(1)} s | ${x.exitCode} | ${x.summary} |`));
     L.push('', `Load average during this section: ${c.loadavg.before.join(' / ')} → ${c.loadavg.after.join(' / ')}.`, '');
+    L.push(...busyMarkdown(r.busy));
     L.push(...columnsMarkdown(r));
   }
   L.push(...floorsMarkdown(r.floors));
@@ -469,4 +475,37 @@ export function writeReport(r: Results, quick: boolean): { json: string; md: str
   // The store section comes from its own bench (`npm run bench:stores`): carry it over.
   writeFileSync(md, markdown(r) + existingStoreSection(md));
   return { json, md };
+}
+
+const BUSY_MUST = 2;
+
+/** The catalog beside two busy loops against the quiet median of the same run: "no more than 2× that". */
+function busyRow(r: Omit<Results, 'targets'>): TargetRow {
+  const target = 'whole catalog through processes beside two busy loops, against the quiet catalog';
+  const b = r.busy;
+  const quiet = r.conformance?.config.scenarios === 'all' ? r.conformance.catalogWallS : null;
+  if (!b) return { target, measured: 'not run (--only)', must: `≤ ${BUSY_MUST}× quiet`, met: null };
+  const passed = b.samples.every((x) => x.exitCode === 0);
+  const ratio = quiet ? Math.round((b.wallS / quiet) * 100) / 100 : null;
+  return {
+    target,
+    must: `≤ ${BUSY_MUST}× quiet, verdicts unchanged`,
+    measured: `${b.wallS.toFixed(1)} s beside ${b.loops} busy loops (median of ${b.samples.length}${passed ? ', all passed' : ', NOT all passed'})${ratio === null ? '' : `; ${ratio}× the quiet ${quiet!.toFixed(1)} s`}; ${b.samples.map((x) => x.summary).join('; ')}`,
+    met: ratio === null ? null : ratio <= BUSY_MUST && passed,
+  };
+}
+
+/** Section 2's busy-loop runs. */
+export function busyMarkdown(b: BusyCatalogSection | undefined): string[] {
+  if (!b) return [];
+  return [
+    `The same catalog beside ${b.loops} busy loops (\`node -e "for (;;) {}"\`, one per core, started before certify and killed after it): certify calibrates under that load, so the time scale says how much the crowded machine stretched the scenarios.`,
+    '',
+    '| busy-loop catalog run | wall | exit | summary |',
+    '| --- | --- | --- | --- |',
+    ...b.samples.map((x, i) => `| ${i + 1} | ${(x.wallMs / 1000).toFixed(1)} s | ${x.exitCode} | ${x.summary} |`),
+    '',
+    `Load average during these runs: ${b.loadavg.before.join(' / ')} → ${b.loadavg.after.join(' / ')}.`,
+    '',
+  ];
 }

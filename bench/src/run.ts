@@ -3,6 +3,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
+import { catalogBesideBusyLoops } from './catalog-busy.js';
 import { catalogFloors } from './catalog-floors.js';
 import { clientScale } from './client-scale.js';
 import { loadAverage, log, machine, ROOT, TMP } from './common.js';
@@ -14,7 +15,7 @@ import { evaluate, writeReport, type ColumnResults, type Results } from './repor
 import { searchPower } from './search-power.js';
 import { catalog } from '../../src/scenarios/index.js';
 
-const SECTIONS = ['http', 'conformance', 'floors', 'search', 'client', 'provider'] as const;
+const SECTIONS = ['http', 'conformance', 'busy', 'floors', 'search', 'client', 'provider'] as const;
 /** Sections measured again under Node 24 (unless --no-node24): the in-process schedules, the catalog and the search power. */
 const COLUMN_SECTIONS = ['conformance', 'search'];
 
@@ -190,6 +191,20 @@ async function main(): Promise<void> {
     );
   }
   savePartial();
+  if (only.includes('busy') && !partial.busy) {
+    partial.busy = await catalogBesideBusyLoops(
+      quick
+        ? {
+            runs: 1,
+            scenarios: catalog
+              .slice(0, 2)
+              .map((s) => s.name)
+              .join(','),
+          }
+        : { runs: 1, scenarios: 'all' },
+    );
+  }
+  savePartial();
   if (only.includes('floors') && !partial.floors) {
     partial.floors = await catalogFloors(
       quick
@@ -242,9 +257,17 @@ async function main(): Promise<void> {
           },
     );
   }
+  // Saved once more after the last section: `--resume` after a whole run (to add a section) must find every section.
+  savePartial();
   partial.meta.loadavg.end = loadAverage();
   partial.meta.wallS = Math.round((Date.now() - started) / 1000) + (resumed ? resumed.meta.wallS : 0);
-  if (resumed) partial.meta.resumedAt = { date: new Date(started).toISOString(), loadavg: start, git: git() };
+  if (resumed)
+    partial.meta.resumedAt = {
+      date: new Date(started).toISOString(),
+      loadavg: start,
+      git: git(),
+      sections: only.filter((s) => !resumed[s as keyof typeof resumed]),
+    };
   const results: Results = { ...partial, targets: evaluate(partial) };
   const out = writeReport(results, quick);
   log(`targets:`);
