@@ -134,6 +134,8 @@ async function main(): Promise<void> {
   const resumed = process.argv.includes('--resume')
     ? (JSON.parse(readFileSync(join(TMP, 'partial.json'), 'utf8')) as Omit<Results, 'targets'>)
     : undefined;
+  // Named before measuring: `partial` below is the resumed object itself, and fills up as sections are measured.
+  const measuredNow = only.filter((s) => !resumed?.[s as keyof typeof resumed]);
   if (resumed && resumed.meta.quick !== quick) {
     // A quick pass's sections (and its date, load and commit) must not be reported as a full run's, nor the reverse.
     process.stderr.write(
@@ -266,7 +268,7 @@ async function main(): Promise<void> {
       date: new Date(started).toISOString(),
       loadavg: start,
       git: git(),
-      sections: only.filter((s) => !resumed[s as keyof typeof resumed]),
+      sections: measuredNow,
     };
   const results: Results = { ...partial, targets: evaluate(partial) };
   const out = writeReport(results, quick);
