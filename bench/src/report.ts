@@ -8,7 +8,7 @@ import { type HttpSection, SOAK_JOURNAL_MAX, type SoakResult } from './http-benc
 import type { ProviderScaleSection } from './provider-scale.js';
 import { columnsMarkdown, searchMarkdown, searchTargets } from './report-search.js';
 import type { SearchPowerSection } from './search-power.js';
-import type { BusyCatalogSection } from './catalog-busy.js';
+import { type BusyCatalogSection, busyMarkdown, busyRow } from './catalog-busy.js';
 import { type FloorsSection, floorsMarkdown } from './catalog-floors.js';
 
 export interface Meta {
@@ -475,37 +475,4 @@ export function writeReport(r: Results, quick: boolean): { json: string; md: str
   // The store section comes from its own bench (`npm run bench:stores`): carry it over.
   writeFileSync(md, markdown(r) + existingStoreSection(md));
   return { json, md };
-}
-
-const BUSY_MUST = 2;
-
-/** The catalog beside two busy loops against the quiet median of the same run: "no more than 2× that". */
-function busyRow(r: Omit<Results, 'targets'>): TargetRow {
-  const target = 'whole catalog through processes beside two busy loops, against the quiet catalog';
-  const b = r.busy;
-  const quiet = r.conformance?.config.scenarios === 'all' ? r.conformance.catalogWallS : null;
-  if (!b) return { target, measured: 'not run (--only)', must: `≤ ${BUSY_MUST}× quiet`, met: null };
-  const passed = b.samples.every((x) => x.exitCode === 0);
-  const ratio = quiet ? Math.round((b.wallS / quiet) * 100) / 100 : null;
-  return {
-    target,
-    must: `≤ ${BUSY_MUST}× quiet, verdicts unchanged`,
-    measured: `${b.wallS.toFixed(1)} s beside ${b.loops} busy loops (median of ${b.samples.length}${passed ? ', all passed' : ', NOT all passed'})${ratio === null ? '' : `; ${ratio}× the quiet ${quiet!.toFixed(1)} s`}; ${b.samples.map((x) => x.summary).join('; ')}`,
-    met: ratio === null ? null : ratio <= BUSY_MUST && passed,
-  };
-}
-
-/** Section 2's busy-loop runs. */
-export function busyMarkdown(b: BusyCatalogSection | undefined): string[] {
-  if (!b) return [];
-  return [
-    `The same catalog beside ${b.loops} busy loops (\`node -e "for (;;) {}"\`, one per core, started before certify and killed after it): certify calibrates under that load, so the time scale says how much the crowded machine stretched the scenarios.`,
-    '',
-    '| busy-loop catalog run | wall | exit | summary |',
-    '| --- | --- | --- | --- |',
-    ...b.samples.map((x, i) => `| ${i + 1} | ${(x.wallMs / 1000).toFixed(1)} s | ${x.exitCode} | ${x.summary} |`),
-    '',
-    `Load average during these runs: ${b.loadavg.before.join(' / ')} → ${b.loadavg.after.join(' / ')}.`,
-    '',
-  ];
 }

@@ -15,6 +15,13 @@ import { evaluate, writeReport, type ColumnResults, type Results } from './repor
 import { searchPower } from './search-power.js';
 import { catalog } from '../../src/scenarios/index.js';
 
+/** A quick pass's subset of the catalog: its first n scenarios, as certify's --scenarios takes them. */
+const firstScenarios = (n: number) =>
+  catalog
+    .slice(0, n)
+    .map((s) => s.name)
+    .join(',');
+
 const SECTIONS = ['http', 'conformance', 'busy', 'floors', 'search', 'client', 'provider'] as const;
 /** Sections measured again under Node 24 (unless --no-node24): the in-process schedules, the catalog and the search power. */
 const COLUMN_SECTIONS = ['conformance', 'search'];
@@ -179,43 +186,18 @@ async function main(): Promise<void> {
   if (only.includes('conformance') && !partial.conformance) {
     partial.conformance = await conformanceSpeed(
       quick
-        ? {
-            runs: 50,
-            seeds: [42],
-            catalogRuns: 1,
-            scenarios: catalog
-              .slice(0, 2)
-              .map((s) => s.name)
-              .join(','),
-          }
+        ? { runs: 50, seeds: [42], catalogRuns: 1, scenarios: firstScenarios(2) }
         : // Steady state, as the issue states the target (certify --in-process --runs 1000 --seed 42), three times.
           { runs: 1000, seeds: [42, 42, 42], catalogRuns: 3, scenarios: 'all' },
     );
   }
   savePartial();
   if (only.includes('busy') && !partial.busy) {
-    partial.busy = await catalogBesideBusyLoops(
-      quick
-        ? {
-            runs: 1,
-            scenarios: catalog
-              .slice(0, 2)
-              .map((s) => s.name)
-              .join(','),
-          }
-        : { runs: 1, scenarios: 'all' },
-    );
+    partial.busy = await catalogBesideBusyLoops({ runs: 1, scenarios: quick ? firstScenarios(2) : 'all' });
   }
   savePartial();
   if (only.includes('floors') && !partial.floors) {
-    partial.floors = await catalogFloors(
-      quick
-        ? catalog
-            .slice(0, 3)
-            .map((s) => s.name)
-            .join(',')
-        : 'all',
-    );
+    partial.floors = await catalogFloors(quick ? firstScenarios(3) : 'all');
   }
   savePartial();
   if (only.includes('search') && !partial.search) {
