@@ -43,7 +43,7 @@ export function checkScenarioConsistency(s: ScenarioShape, ctx: z.RefinementCtx)
     const at = ['actions', i];
     if ((a.at_ms === undefined) === (a.after === undefined)) issue(at, 'give exactly one of at_ms or after');
     const checkEvent = (ev: ScenarioEvent | undefined, field: string) => {
-      if (ev && ev.event !== 'action_done' && !operations.has(ev.operation)) {
+      if (ev && 'operation' in ev && !operations.has(ev.operation)) {
         issue([...at, field, 'operation'], `unknown operation '${ev.operation}'`);
       }
       if (ev?.event === 'action_done' && (!actionIds.has(ev.action) || ev.action === a.id)) {

@@ -42,6 +42,11 @@ export class EventTracker {
     this.mark(`create_recorded:${operationId}`, at);
   }
 
+  /** The provider was seen holding a request (a `delay` fault): read from its held count by the executor. */
+  held(at: number): void {
+    this.mark('request_held', at);
+  }
+
   actionDone(id: string, at: number): void {
     if (!this.actionsDone.has(id)) this.actionsDone.set(id, at);
   }
@@ -97,6 +102,8 @@ export class EventTracker {
         return this.actionsDone.get(ev.action);
       case 'worker_acted':
         return this.seen.get(`worker_acted:${ev.worker}:${ev.operation}`);
+      case 'request_held':
+        return this.seen.get('request_held');
     }
   }
 }

@@ -10,20 +10,21 @@ export const edgeCaseScenarios: ScenarioInput[] = [
     name: 'create-in-flight',
     title: 'Create still in flight',
     what_happens:
-      'The first create is held at the provider 2.5 s before it executes; its worker is killed at 1.2 s, while that create is held, and worker-2 takes over. Every create worker-2 sends under the same key while the first is held answers 409 idempotency_request_in_progress with Retry-After: 1: it must wait each one out, get the job once the first create has executed (within the 4 s create deadline), and never make a second job.',
+      'The first create is held at the provider 2.5 s before it executes; its worker is killed 200 ms after the provider holds that create, and worker-2 takes over. Every create worker-2 sends under the same key while the first is held answers 409 idempotency_request_in_progress with Retry-After: 1: it must wait each one out, get the job once the first create has executed (within the 4 s create deadline), and never make a second job.',
     invariants: ['I7', 'I1', 'I2'],
     behavior: behavior({}),
     faults: { seed: 25, rules: [{ id: 'hold-first-create', on: 'create', nth: 1, fault: { type: 'delay', ms: 2500 } }] },
     // The create deadline outlasts the hold (which ends by ~2.9 s: a start of ≤ 350 ms, then 2.5 s) by two Retry-After
-    // waits of a client that sends again while it is held. It was 6 s; the reference client waits out the first
-    // attempt's whole window (the create deadline, then a lease) before it looks the job up, so the deadline is this
-    // scenario's floor: 4 s + 0.5 s instead of 6.5 s.
+    // waits of a client that sends again while it is held. The reference client waits out the first attempt's whole
+    // window (the create deadline, then a lease) before it looks the job up, so the deadline sets this scenario's
+    // floor (4 s + 0.5 s): no longer than the row needs.
     workload: [op('op_1', { create_deadline_ms: 4000, result_deadline_ms: 10000 })],
     lease_ms: 500,
-    // The kill lands while the first create is held: after a worker's start-up (~350 ms at 1×, which the time scale
-    // stretches) and its create, and well before the hold ends at 2.5 s. At 300 ms it could come before the create.
+    // The kill lands while the first create is held, 200 ms into its 2.5 s hold: set by when the create was sent, not
+    // by a fixed time that a slow worker start (8 lanes starting at once) could outlast — the client was then failed
+    // as never having acted, a false FAIL.
     actions: [
-      { type: 'kill_worker', id: 'kill', worker: 'worker-1', at_ms: 1200 },
+      { type: 'kill_worker', id: 'kill', worker: 'worker-1', after: { event: 'request_held' }, delay_ms: 200 },
       { type: 'start_worker', worker: 'worker-2', after: { event: 'action_done', action: 'kill' } },
     ],
   },

@@ -57,9 +57,16 @@ async function readRecorded(run: RunState): Promise<void> {
   }
 }
 
+/** `request_held` is read from the provider's held count each turn while an action or resume waits for it. */
+function readHeld(run: RunState): void {
+  const waited = [...run.pending.flatMap((p) => (p.triggeredAt === undefined ? [p.action.after] : [])), ...run.resumes.map((r) => r.after)];
+  if (waited.some((ev) => ev?.event === 'request_held') && run.d.heldRequests() > 0) run.tracker.held(run.d.now());
+}
+
 /** Note when each action's trigger (a time, or a journal event) is first met; fire those whose delay has passed. */
 export async function fireTriggered(run: RunState, rel: number): Promise<void> {
   await readRecorded(run);
+  readHeld(run);
   for (const p of [...run.pending]) {
     const a = p.action;
     if (p.triggeredAt === undefined) {

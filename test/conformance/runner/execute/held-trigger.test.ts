@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import type { RunDriver } from '../../../../src/conformance/runner/driver.js';
+import { RunState } from '../../../../src/conformance/runner/execute/run-state.js';
+import { fireTriggered, nextWakeAt } from '../../../../src/conformance/runner/execute/steps.js';
+import { runScenarioInProcess } from '../../../../src/conformance/runner/run-scenario.js';
+import { createReferenceClient } from '../../../../src/reference-client/index.js';
+import { getScenario } from '../../../../src/scenarios/index.js';
+
+/** The clock, the provider's held count, a kill and a start: what fireTriggered needs for create-in-flight's actions. */
+function fakeDriver() {
+  const d = { t: 1_000_000, held: 0, killed: [] as Array<{ worker: string; at: number }> };
+  const driver = {
+    now: () => d.t,
+    heldRequests: () => d.held,
+    show: async () => null,
+    killWorker: async (worker: string) => void d.killed.push({ worker, at: d.t }),
+    // worker-2 starts once the kill is done.
+    startWorker: async () => {},
+  } as unknown as RunDriver;
+  return { d, driver };
+}
+
+describe('request_held: an action set by when the provider holds a request', () => {
+  it('waits for the held count, however late it comes, then fires after its delay', async () => {
+    const { d, driver } = fakeDriver();
+    const run = new RunState(getScenario('create-in-flight')!, driver, {});
+    const t0 = d.t;
+    // A slow start: nothing held for 3 s (past the fixed 1.2 s the kill used to have).
+    for (const step of [500, 1500, 3000]) {
+      d.t = t0 + step;
+      await fireTriggered(run, step);
+      expect(d.killed).toEqual([]);
+    }
+    d.held = 1;
+    await fireTriggered(run, 3000);
+    expect(d.killed).toEqual([]);
+    expect(nextWakeAt(run)).toBe(t0 + 3000 + 200);
+    d.t = t0 + 3200;
+    await fireTriggered(run, 3200);
+    expect(d.killed).toEqual([{ worker: 'worker-1', at: t0 + 3200 }]);
+  });
+
+  it('create-in-flight in process: worker-1 is killed 200 ms into the hold of its create, and the client passes', async () => {
+    const run = await runScenarioInProcess(getScenario('create-in-flight')!, createReferenceClient, { seed: 1 });
+    const first = run.evidence.journal.find((e) => e.type === 'request' && e.route === 'create');
+    const kill = run.evidence.harness.find((h) => h.type === 'kill');
+    expect(first?.type === 'request' && first.worker_id).toBe('worker-1');
+    const sinceHeld = Date.parse(kill!.at) - Date.parse((first as { received_at: string }).received_at);
+    expect(sinceHeld).toBeGreaterThanOrEqual(200);
+    expect(sinceHeld).toBeLessThan(2500);
+    expect(run.outcome.verdict, run.outcome.reason ?? '').toBe('pass');
+  });
+});
