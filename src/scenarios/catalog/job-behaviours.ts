@@ -70,7 +70,7 @@ export const jobBehaviourScenarios: ScenarioInput[] = [
     behavior: behavior({}),
     // The hold must outlast the cancel deadline (3 s) and the client's last reads after it (800 ms of grace), so that
     // no job is there to see until the client has given up: it executes at 5 s + the send, 1.2 s past those reads.
-    // It was 6 s; the run lasts until the held create has executed, so the hold is this scenario's floor.
+    // The run lasts until the held create has executed, so the hold is this scenario's floor.
     faults: { seed: 12, rules: [{ id: 'hold-first-create', on: 'create', nth: 1, fault: { type: 'delay', ms: 5000 } }] },
     workload: [op('op_1', { create_deadline_ms: 2000, result_deadline_ms: 10000 })],
     actions: [
