@@ -30,14 +30,14 @@ export interface CatalogRunOptions {
 }
 
 /**
- * Lanes for a catalog of client processes: four per core, at most 8. A scenario spends most of its time waiting on
- * its timers and the client's (its floor, bench/notes.md), so even four lanes a core leave the cores idle much of the
- * time; the time scale is calibrated with that many lanes' client starts, spread as the lanes spread them
- * (`laneStaggerMs`), and when they need a stretch, fewer lanes are calibrated too and the faster pair is taken
- * (`calibrateLanes`), so a machine they crowd stretches the scenarios or gets fewer lanes rather than failing them.
+ * Lanes for a catalog of client processes: twice the cores, at most 8. A scenario spends most of its time waiting on
+ * its timers and the client's, so two lanes per core keep the cores busy; the time scale is calibrated with that many
+ * lanes' client starts, and when they need a stretch, fewer lanes are calibrated too and the faster pair is taken
+ * (`calibrateLanes`). Four per core (`--parallel 8` on 2 cores) ends the catalog sooner on a quiet machine, but as a
+ * default it crowded whatever else the machine ran (decision 022): more lanes are the user's choice.
  */
 export function processLanes(cores: number): number {
-  return Math.max(1, Math.min(8, 4 * cores));
+  return Math.max(1, Math.min(8, 2 * cores));
 }
 
 export function runOne(client: ClientUnderTest, s: Scenario, seed?: number): Promise<ScenarioRun> {
