@@ -205,7 +205,7 @@ export function registerCertify(program: Command, version: string, deps: Certify
     )
     .option(
       '--parallel <n>',
-      'scenarios run at once (default: four per CPU core, at most 8, fewer if calibration finds them slower; task scenarios: the cores)',
+      'scenarios run at once (default: twice the CPU cores, at most 8, the cores if calibration finds the machine too crowded; task scenarios: the cores)',
     )
     .option(
       '--lanes <n>',

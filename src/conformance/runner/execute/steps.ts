@@ -43,13 +43,17 @@ export async function resumeDue(run: RunState): Promise<void> {
   }
 }
 
+/** The events actions and resumes still wait for. */
+function awaited(run: RunState) {
+  return [...run.pending.flatMap((p) => (p.triggeredAt === undefined ? [p.action.after] : [])), ...run.resumes.map((r) => r.after)];
+}
+
 /**
  * `create_recorded` is read from the client, not the journal: once the create was answered, `show` each turn until
  * the record names a job. Its time is when it was seen (a record carries no time of its own to trust).
  */
 async function readRecorded(run: RunState): Promise<void> {
-  const waited = [...run.pending.flatMap((p) => (p.triggeredAt === undefined ? [p.action.after] : [])), ...run.resumes.map((r) => r.after)];
-  const ops = new Set(waited.flatMap((ev) => (ev?.event === 'create_recorded' ? [ev.operation] : [])));
+  const ops = new Set(awaited(run).flatMap((ev) => (ev?.event === 'create_recorded' ? [ev.operation] : [])));
   for (const op of ops) {
     if (run.tracker.firstSeen({ event: 'create_answered', operation: op }) === undefined) continue;
     const rec = await run.d.show(op);
@@ -59,8 +63,7 @@ async function readRecorded(run: RunState): Promise<void> {
 
 /** `request_held` is read from the provider's held count each turn while an action or resume waits for it. */
 function readHeld(run: RunState): void {
-  const waited = [...run.pending.flatMap((p) => (p.triggeredAt === undefined ? [p.action.after] : [])), ...run.resumes.map((r) => r.after)];
-  if (waited.some((ev) => ev?.event === 'request_held') && run.d.heldRequests() > 0) run.tracker.held(run.d.now());
+  if (awaited(run).some((ev) => ev?.event === 'request_held') && run.d.heldRequests() > 0) run.tracker.held(run.d.now());
 }
 
 /** Note when each action's trigger (a time, or a journal event) is first met; fire those whose delay has passed. */
