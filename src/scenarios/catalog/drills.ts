@@ -64,7 +64,7 @@ export const drills: ScenarioInput[] = [
     name: 'stale-lease',
     title: 'Stale lease',
     what_happens:
-      'worker-1 is paused (SIGSTOP) mid-operation, 300 ms after it recorded the create answer, while its first status read is held by the provider, past its 500 ms lease; worker-2 takes over; worker-1 resumes once worker-2 has acted for the operation and at least 1200 ms after the pause (6 s at most) while the job still runs and worker-2 owns it, and must neither send nor write under its old lease token; then a cancel follows, which the owner alone sends.',
+      'worker-1 is paused (SIGSTOP) mid-operation, 200 ms after the provider began holding its first status read (held 1 s), past its 500 ms lease; worker-2 takes over; worker-1 resumes once worker-2 has acted for the operation and at least 1200 ms after the pause (6 s at most) while the job still runs and worker-2 owns it, and must neither send nor write under its old lease token; then a cancel follows, which the owner alone sends.',
     drill: true,
     invariants: ['I6', 'I9', 'I1'],
     // The job runs 4 s, so that worker-1 resumes with work still to do (a worker without fencing acts on its lost
@@ -85,8 +85,12 @@ export const drills: ScenarioInput[] = [
         resume_after_ms: 1200,
         resume_after: { event: 'worker_acted', worker: 'worker-2', operation: 'op_1' },
         resume_by_ms: 6000,
-        after: { event: 'create_recorded', operation: 'op_1' },
-        delay_ms: 300,
+        // While its first status read is held by the provider: the worker waits on the network, outside any store
+        // write. A time after the create was recorded (seen through a `show` process, late on a busy machine) could
+        // land on the claim that starts that read, and a worker stopped inside a write holds the whole store back:
+        // worker-2 never took over (the run judged no takeover).
+        after: { event: 'request_held' },
+        delay_ms: 200,
       },
       { type: 'start_worker', worker: 'worker-2', after: { event: 'action_done', action: 'pause' } },
       {

@@ -65,18 +65,28 @@ export const jobBehaviourScenarios: ScenarioInput[] = [
     name: 'cancel-while-create-held',
     title: 'Cancel while the create is held',
     what_happens:
-      'The first create reaches the provider and is held there 5 s before it executes; the worker that sent it is killed at 1 s and a new one starts; a cancel with a 1.5 s deadline comes at 1.5 s. By the cancel deadline the provider shows no job, yet the held create executes afterwards: the client must end cancellation_unconfirmed, never cancelled (the run lasts until the held create has executed).',
+      'The first create reaches the provider and is held there 5 s before it executes; the worker that sent it is killed 700 ms into the hold and a new one starts; a cancel with a 1.5 s deadline comes 500 ms after the kill. By the cancel deadline the provider shows no job, yet the held create executes afterwards: the client must end cancellation_unconfirmed, never cancelled (the run lasts until the held create has executed).',
     invariants: ['I4', 'I5', 'I1'],
     behavior: behavior({}),
-    // The hold must outlast the cancel deadline (3 s) and the client's last reads after it (800 ms of grace), so that
-    // no job is there to see until the client has given up: it executes at 5 s + the send, 1.2 s past those reads.
+    // The hold must outlast the cancel deadline (2.7 s into the hold) and the client's last reads after it (800 ms of
+    // grace), so that no job is there to see until the client has given up: it executes 1.5 s past those reads.
     // The run lasts until the held create has executed, so the hold is this scenario's floor.
     faults: { seed: 12, rules: [{ id: 'hold-first-create', on: 'create', nth: 1, fault: { type: 'delay', ms: 5000 } }] },
     workload: [op('op_1', { create_deadline_ms: 2000, result_deadline_ms: 10000 })],
     actions: [
-      { type: 'kill_worker', id: 'kill', worker: 'worker-1', at_ms: 1000 },
+      // Timed from the hold, not from the run's start: a worker that starts late (lanes starting together on a busy
+      // machine) was killed before it sent anything, and a later worker's create became the held one.
+      { type: 'kill_worker', id: 'kill', worker: 'worker-1', after: { event: 'request_held' }, delay_ms: 700 },
       { type: 'start_worker', worker: 'worker-2', after: { event: 'action_done', action: 'kill' } },
-      { type: 'cancel', operation: 'op_1', at_ms: 1500, actor: 'user-1', reason: 'no longer needed', cancel_deadline_ms: 1500 },
+      {
+        type: 'cancel',
+        operation: 'op_1',
+        after: { event: 'action_done', action: 'kill' },
+        delay_ms: 500,
+        actor: 'user-1',
+        reason: 'no longer needed',
+        cancel_deadline_ms: 1500,
+      },
     ],
   },
   {
