@@ -1,6 +1,6 @@
 import { isFinalState } from '../../../contract/client-protocol.js';
 import { fireAction, submitOperation } from './actions.js';
-import { stripAt, type PendingResume, type RunState } from './run-state.js';
+import { type PendingAction, type PendingResume, type RunState, stripAt } from './run-state.js';
 
 /**
  * The steps of one turn of the run loop, in the order executeScenario takes them. Each looks at the run clock
@@ -99,7 +99,7 @@ export async function settleWhenIdle(run: RunState): Promise<boolean> {
     if (!rec) unread.push(op);
   }
   const open = run.operations.filter((op) => !run.finals.has(op));
-  const waitingForStart = run.pending.some((p) => p.action.type === 'start_worker');
+  const waitingForStart = run.pending.some((p) => p.action.type === 'start_worker' && coming(run, p));
   // Every operation is final, but a request the provider still holds may yet execute — a create that makes a job the
   // client already gave up on. The run lasts until it has (bounded by the run's deadline), so the judge sees it.
   if (open.length === 0 && run.laterOps.length === 0) return d.heldRequests() === 0;
@@ -111,6 +111,22 @@ export async function settleWhenIdle(run: RunState): Promise<boolean> {
     await run.startFreshWorker();
   }
   return false;
+}
+
+/**
+ * Whether a pending action will still fire with no worker running: timed by the clock, already triggered, or after
+ * an action that is itself coming. One waiting on what only a worker's requests make happen (a held request, a
+ * create, a worker's act) never will, and a start waiting on it must not keep the rescue worker away (a schedule
+ * that killed its only worker before the hold its second kill waited for ended with nothing acting, a false FAIL).
+ */
+function coming(run: RunState, p: PendingAction, seen = new Set<PendingAction>()): boolean {
+  const after = p.action.after;
+  if (p.triggeredAt !== undefined || p.action.at_ms !== undefined || (after && run.tracker.firstSeen(after) !== undefined)) return true;
+  // A job's state moves with the provider's clock, workers or none.
+  if (after?.event !== 'action_done' || seen.has(p)) return after?.event === 'job_state';
+  seen.add(p);
+  const before = run.pending.find((q) => q.action.id === after.action);
+  return before !== undefined && coming(run, before, seen);
 }
 
 /**
