@@ -159,6 +159,31 @@ describe('I4 reads how a lost create answer was lost, not which fault lost it', 
   });
 });
 
+describe('I4 when every lookup answer was lost', () => {
+  /** A create answer lost by a hang, its one lookup at `listAt` (ms after the create) lost too, result_timed_out at 1.5 s. */
+  function lookupsLost(listAt: number) {
+    const e = run({ create: 'lost_then_list' });
+    const create = requests(e, (r) => r.route === 'create')[0]!;
+    const tc = ms(create.at);
+    Object.assign(create, { lost_by: 'hang' });
+    const list = requests(e, (r) => r.route === 'list')[0]!;
+    Object.assign(list, { at: iso(tc + listAt), delivery: 'lost', lost_by: 'reset' });
+    dropRequests(e, (r) => r.seq > list.seq);
+    e.submissions![0]!.request.create_deadline_ms = 100;
+    setTail(record(e), 'create_unknown', [['result_timed_out', tc + 1500]]);
+    Object.assign(record(e), { remote_job_id: null, result: null });
+    return judge(e);
+  }
+
+  it('excuses a client still looking its job up when it gave up: the provider would not say', () => {
+    expect(status(lookupsLost(1000), 'I4')).not.toBe('broken');
+  });
+
+  it('not one that asked once and then sat idle past the grace', () => {
+    expect(status(lookupsLost(50), 'I4')).toBe('broken');
+  });
+});
+
 describe('I4 truthful-final-state', () => {
   it('holds when every final state rests on a delivered answer', () => {
     expect(status(judge(run({ outcome: 'failed' })), 'I4')).toBe('held');

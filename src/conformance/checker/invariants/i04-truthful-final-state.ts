@@ -5,6 +5,18 @@ import { owners, runningFor } from '../worker-presence.js';
 import type { OperationView } from '../link.js';
 
 /**
+ * Whether the client was still looking the job up when it gave up, and the provider lost every answer: a lookup
+ * (`list`) sent after the job was created, none of whose answers reached the client, the last within the grace
+ * before the final state. The provider would not say whether a job exists, as if it were down; a client that asked
+ * once and then sat idle past the grace is not excused. (A delivered lookup makes the job known: jobKnownAt.)
+ */
+function stillAskingUnanswered(ctx: CheckContext, op: OperationView, created: number, at: number): boolean {
+  const lookups = op.requests.filter((r) => r.route === 'list' && ms(r.at) >= created && ms(r.at) <= at);
+  if (!lookups.length || lookups.some(delivered)) return false;
+  return Math.max(...lookups.map((r) => ms(r.at))) >= at - ctx.options.deadline_grace_ms;
+}
+
+/**
  * I4: every final state rests on something the provider said and the client received. Returns the reason a
  * final state is not backed, or null when it is.
  */
@@ -30,6 +42,7 @@ function unbacked(ctx: CheckContext, op: OperationView, at: number): { why: stri
     if (!claimsNothing) return true;
     const lost = op.creates.find((c) => c.job_id === j);
     const knowable = lost?.lost_by === 'reset' ? created : Math.max(created, createBy);
+    if (stillAskingUnanswered(ctx, op, created, at)) return false;
     return runningFor(ctx.evidence.harness, knowable, ctx.options.deadline_grace_ms, owners(op), { needsProvider: true }) <= at;
   });
   if (unknown.length && state !== 'needs_attention') {
