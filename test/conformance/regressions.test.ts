@@ -67,6 +67,14 @@
  *   writes after the handler, and wrote nothing once closed), so the judge could not link the job to op_1 (I4). A
  *   request still executing at close() is now journalled with its changes, as an answer lost by a reset. (The
  *   results that "did not match their digest" were op_1's `corrupt_digest` behaviour, as the client said.)
+ * - start-after-a-kill-that-never-comes (runner, false FAIL): seed 42, schedule 262, the first sweep with hold-timed
+ *   harness events — the only worker was killed at 0 ms and worker-2's start waited on a second kill timed by a held
+ *   request; with no worker left to send one, the start never came, and the rescue worker stayed away because a start
+ *   was pending: "the client never acted". A start that cannot come no longer keeps the rescue away.
+ * - lookups-lost-after-held-create (judge, false FAIL): seed 1, schedule 521 of that sweep — the create was held to
+ *   its 500 ms deadline and every lookup's answer was lost (reset); the client looked the key up five times until it
+ *   gave up 800 ms past the result deadline, and I4 called the job "unknown to it, never reconciled". A client still
+ *   looking up when it gives up, with no lookup answered, is now excused as with the provider down.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
