@@ -41,6 +41,9 @@ const cancelSpecArb = fc.record({
   opIndex: fc.nat(),
   at_ms: fc.integer({ min: 0, max: 4000 }),
   cancel_deadline_ms: fc.integer({ min: 200, max: 4000 }),
+  // Timed by a held request (`request_held`, then at_ms modulo 1 s) rather than the clock: a cancel that meets a
+  // create still held at the provider, which a clock time alone hits once in hundreds of schedules.
+  onHold: fc.boolean(),
 });
 
 export interface GeneratedWorkload {
@@ -63,12 +66,25 @@ export const workloadArb: fc.Arbitrary<GeneratedWorkload> = fc
     actions: cancels.map((c) => ({
       type: 'cancel' as const,
       operation: `op_${(c.opIndex % ops.length) + 1}`,
-      at_ms: c.at_ms,
+      ...(c.onHold ? { after: { event: 'request_held' as const }, delay_ms: c.at_ms % 1000 } : { at_ms: c.at_ms }),
       cancel_deadline_ms: c.cancel_deadline_ms,
     })),
   }));
 
-const requestRouteArb = fc.constantFrom('create' as const, 'status' as const, 'list' as const, 'cancel' as const, 'results' as const);
+/**
+ * A hold: mostly short, sometimes past a create or cancel deadline (the drawn deadlines go from 200 ms up), so that a
+ * client which takes "no job yet" at its deadline for "no job ever" meets the create that executes afterwards.
+ */
+const delayMsArb = fc.oneof(fc.integer({ min: 0, max: 1500 }), fc.integer({ min: 2000, max: 6000 }));
+
+type RequestRoute = 'create' | 'status' | 'list' | 'cancel' | 'results';
+const requestRouteArb: fc.Arbitrary<RequestRoute> = fc.constantFrom(
+  'create' as const,
+  'status' as const,
+  'list' as const,
+  'cancel' as const,
+  'results' as const,
+);
 
 const requestFaultArb = fc.oneof(
   fc.record({ type: fc.constant('lose_response' as const), mode: fc.constantFrom('reset' as const, 'hang' as const) }),
@@ -79,7 +95,7 @@ const requestFaultArb = fc.oneof(
   }),
   fc.record({ type: fc.constant('rate_limit' as const), retry_after: fc.integer({ min: 0, max: 2 }) }),
   fc.record({ type: fc.constant('error_after_commit' as const) }),
-  fc.record({ type: fc.constant('delay' as const), ms: fc.integer({ min: 0, max: 1500 }) }),
+  fc.record({ type: fc.constant('delay' as const), ms: delayMsArb }),
 );
 
 const webhookFaultArb = fc.oneof(
@@ -87,6 +103,12 @@ const webhookFaultArb = fc.oneof(
   fc.record({ type: fc.constant('reorder' as const) }),
   fc.record({ type: fc.constant('drop' as const) }),
   fc.record({ type: fc.constant('delay' as const), ms: fc.integer({ min: 0, max: 1500 }) }),
+  // A delivery the provider never made, beside the real ones: a client must verify before it believes.
+  fc.record({
+    type: fc.constant('forge' as const),
+    signature: fc.constantFrom('none' as const, 'wrong_secret' as const),
+    claim: fc.constantFrom('succeeded' as const, 'failed' as const, 'cancelled' as const, 'expired' as const),
+  }),
 );
 
 /** When a rule fires: on some nth requests, or with a probability, optionally a limited number of times. */
@@ -126,6 +148,10 @@ const harnessEventArb = fc.record({
   at_ms: fc.integer({ min: 0, max: 4000 }),
   restartWorker: fc.boolean(),
   extraMs: fc.integer({ min: 1, max: 1500 }),
+  // A pause or kill timed by a held request rather than the clock (`request_held`, then at_ms modulo 500 ms): the
+  // worker that sent it is waiting on the network mid-operation with its lease held — where a takeover, and a resume
+  // under a lost lease, happen.
+  onHold: fc.boolean(),
 });
 
 /** Crashes (optionally followed by a fresh worker), pauses past the lease, provider restarts, at random times. */
@@ -140,12 +166,12 @@ export const harnessScheduleArb: fc.Arbitrary<GeneratedHarness> = fc
     let fresh = workers;
     events.forEach((e, i) => {
       const worker = `worker-${(e.workerIndex % workers) + 1}`;
-      if (e.kind === 'restart') {
-        actions.push({ type: 'restart_provider', at_ms: e.at_ms, down_ms: e.extraMs % 500 });
-      } else if (e.kind === 'pause') {
-        actions.push({ type: 'pause_worker', worker, at_ms: e.at_ms, resume_after_ms: lease_ms + e.extraMs });
-      } else {
-        actions.push({ type: 'kill_worker', id: `kill-${i + 1}`, worker, at_ms: e.at_ms });
+      if (e.kind === 'restart') actions.push({ type: 'restart_provider', at_ms: e.at_ms, down_ms: e.extraMs % 500 });
+      const when = e.onHold ? { after: { event: 'request_held' as const }, delay_ms: e.at_ms % 500 } : { at_ms: e.at_ms };
+      if (e.kind === 'pause') {
+        actions.push({ type: 'pause_worker', worker, ...when, resume_after_ms: lease_ms + e.extraMs });
+      } else if (e.kind === 'crash') {
+        actions.push({ type: 'kill_worker', id: `kill-${i + 1}`, worker, ...when });
         // A fresh id per replacement, so that the journal tells the old process from the new one.
         if (e.restartWorker) {
           actions.push({
@@ -160,21 +186,39 @@ export const harnessScheduleArb: fc.Arbitrary<GeneratedHarness> = fc
     return { workers, lease_ms, actions };
   });
 
+/**
+ * One request the provider holds (a `delay` of one of the first two requests on a route), in half the schedules: what
+ * the actions timed by `request_held` wait for. Without it they wait for a random delay rule that few plans have.
+ */
+const holdArb = fc.option(
+  fc.record({ on: requestRouteArb, nth: fc.integer({ min: 1, max: 2 }), ms: fc.integer({ min: 500, max: 6000 }) }),
+  { nil: undefined, freq: 2 },
+);
+
 /** A whole Scenario-shaped schedule: workload, provider faults and harness events together. */
 export const scheduleArb: fc.Arbitrary<ScenarioInput> = fc
-  .record({ w: workloadArb, faults: faultPlanArb, h: harnessScheduleArb, webhooks: fc.boolean() })
-  .map(({ w, faults, h, webhooks }) => ({
-    name: 'generated',
-    title: 'Generated schedule',
-    what_happens: 'A random workload under a random fault plan and harness schedule (fast-check).',
-    invariants: [...INVARIANT_IDS],
-    behavior: w.behavior,
-    faults,
-    workload: w.workload,
-    actions: [...w.actions, ...h.actions],
-    // Webhook faults only do something when the client listens; turn webhooks on when a rule needs them.
-    webhooks: webhooks || (faults.rules ?? []).some((r) => r.on === 'webhook'),
-    lease_ms: h.lease_ms,
-    workers: h.workers,
-    quiet_timeout_ms: 2000,
-  }));
+  .record({ w: workloadArb, faults: faultPlanArb, h: harnessScheduleArb, webhooks: fc.boolean(), hold: holdArb })
+  .map(({ w, faults: drawn, h, webhooks, hold }) => {
+    const faults = withHold(drawn, hold);
+    return {
+      name: 'generated',
+      title: 'Generated schedule',
+      what_happens: 'A random workload under a random fault plan and harness schedule (fast-check).',
+      invariants: [...INVARIANT_IDS],
+      behavior: w.behavior,
+      faults,
+      workload: w.workload,
+      actions: [...w.actions, ...h.actions],
+      // Webhook faults only do something when the client listens; turn webhooks on when a rule needs them.
+      webhooks: webhooks || (faults.rules ?? []).some((r) => r.on === 'webhook'),
+      lease_ms: h.lease_ms,
+      workers: h.workers,
+      quiet_timeout_ms: 2000,
+    };
+  });
+
+function withHold(plan: FaultPlanInput, hold: { on: RequestRoute; nth: number; ms: number } | undefined): FaultPlanInput {
+  if (!hold) return plan;
+  const rule = { id: 'hold', on: hold.on, nth: hold.nth, fault: { type: 'delay' as const, ms: hold.ms } };
+  return { ...plan, rules: [...(plan.rules ?? []), rule] };
+}
