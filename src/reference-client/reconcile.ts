@@ -4,7 +4,7 @@ import { remoteFacts, terminalMove } from './job-answer.js';
 import { collectStart } from './collect.js';
 import type { Move, OpStep } from './op-step.js';
 import { createBy, sendCreate } from './create.js';
-import { giveUpAt, governingDeadline, MIN_REQUEST_MS, retryAt } from './deadlines.js';
+import { giveUpAt, governingDeadline, MIN_REQUEST_MS, noRoomToRead, retryAt } from './deadlines.js';
 
 /**
  * After an ambiguous create the client does not guess: it asks the provider what our key (and, failing that, our
@@ -13,9 +13,15 @@ import { giveUpAt, governingDeadline, MIN_REQUEST_MS, retryAt } from './deadline
  */
 export async function reconcileStep(s: OpStep): Promise<void> {
   const r = s.rec;
+  const deadline = governingDeadline(r)!;
+  // As a status read (poll.ts): past the deadline, a lookup needs room for a whole answer before the give-up time. One
+  // sent at the give-up time into hung lookups ended the operation a request timeout later, 1,050 ms past its deadline.
+  if (noRoomToRead(s.now(), deadline)) {
+    const why = 'no time left before the give-up for another lookup, and the provider has not said whether a job exists';
+    return r.cancel ? giveUpCancel(s, undefined, [], why) : giveUpResult(s, undefined, [], why);
+  }
   const l = await s.wire.find(s, createBy(r));
   const now = s.now();
-  const deadline = governingDeadline(r)!;
   if (l.kind === 'unclear') {
     if (now >= giveUpAt(deadline)) return r.cancel ? giveUpCancel(s, l.call) : giveUpResult(s, l.call);
     const o = l.call;

@@ -75,6 +75,10 @@
  *   its 500 ms deadline and every lookup's answer was lost (reset); the client looked the key up five times until it
  *   gave up 800 ms past the result deadline, and I4 called the job "unknown to it, never reconciled". A client still
  *   looking up when it gives up, with no lookup answered, is now excused as with the provider down.
+ * - lookup-sent-at-the-give-up: seed 11, schedule 635 of that sweep — the create held 1,051 ms past its 500 ms deadline
+ *   and every lookup hung; the client sent one more lookup at its give-up time, waited it out and ended
+ *   result_timed_out 1,050 ms past the result deadline (I12). A lookup, as a status read, now needs room for a whole
+ *   answer before the give-up time.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
