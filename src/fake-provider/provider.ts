@@ -68,6 +68,10 @@ export interface ProviderOptions {
    * a `:memory:` store is a wiped one an earlier short-lived provider of this thread closed (store/memory-pool.ts).
    */
   shortLived?: boolean;
+  /** Open a `:memory:` store from the one `closeToImage()` left, as a reopened file is opened (a restart in process). */
+  image?: Buffer;
+  /** A `:memory:` store that a restart reopens (`image`): what a crash must not take back waits for the commit. */
+  restartable?: boolean;
   /** OpenAI dialect: where each tenant's batch events go (`{tenant: url}`); replaces the stored ones when given. */
   openaiWebhooks?: Record<string, string>;
   /** API profiles to serve, each under its prefix (profiles.md); parse them with `parseProfileText` / `loadProfile`. */
@@ -112,6 +116,8 @@ export interface Provider {
    */
   heldRequests(): number;
   close(): void;
+  /** Close, and hand back the store serialized, as a reopened file would hold it: the next provider's `image`. */
+  closeToImage(): Buffer;
 }
 
 const BEHAVIOR = 'behavior_config';
@@ -122,7 +128,7 @@ function unwrap(r: Checked<unknown>): void {
 }
 
 export function createProvider(opts: ProviderOptions = {}): Provider {
-  const db = openDatabase(opts.db ?? ':memory:', { reuse: opts.shortLived });
+  const db = openDatabase(opts.db ?? ':memory:', { reuse: opts.shortLived, image: opts.image });
   const checkpointer = opts.backgroundCheckpoint && opts.db && opts.db !== ':memory:' ? startBackgroundCheckpoint(db, opts.db) : null;
   const clock = opts.clock ?? realClock;
   const ids = opts.ids ?? randomId;
@@ -172,8 +178,9 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
         options: { ...defaultWebhookOptions, ...opts.webhooks },
         reschedule,
         isClosed: () => closed,
-        // A receiver must not see an event a crash could take back; a ':memory:' store survives no crash anyway.
-        beforeSend: (opts.db ?? ':memory:') === ':memory:' ? undefined : () => group.committed(),
+        // A receiver must not see an event a crash could take back; a ':memory:' store survives no crash anyway,
+        // unless a restart reopens it (`restartable`).
+        beforeSend: (opts.db ?? ':memory:') === ':memory:' && !opts.restartable ? undefined : () => group.committed(),
         kindOf: (jobId) => jobs.get(jobId)?.kind,
       }),
   });
@@ -264,21 +271,30 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     tasks: tasks.service,
     idle: () => webhooks.idle(),
     heldRequests: () => core.held.count,
-    close: () => {
-      if (closed) return;
-      closed = true;
-      for (const m of modules) m.close();
-      // The turn commits below with whatever requests still executing changed: their entries go with it.
-      core.inFlight.cutOff((c, status, retryAfter) => journalRequest(core, c, journalPath(c), status, retryAfter));
-      group.close();
-      journal.close();
-      if (checkpointer) {
-        checkpointer.stop();
-        // The thread's connection may outlive this one, which then is not the last to close and would leave the WAL
-        // as it is: empty it into the store file first, so the file alone holds everything, as after any close.
-        checkpointer.drain(db);
-      }
-      closeDatabase(db);
-    },
+    close: () => void shutDown(false),
+    closeToImage: () => shutDown(true) ?? closedAlready(),
   };
+
+  function shutDown(keepImage: boolean): Buffer | null {
+    if (closed) return null;
+    closed = true;
+    for (const m of modules) m.close();
+    // The turn commits below with whatever requests still executing changed: their entries go with it.
+    core.inFlight.cutOff((c, status, retryAfter) => journalRequest(core, c, journalPath(c), status, retryAfter));
+    group.close();
+    journal.close();
+    if (checkpointer) {
+      checkpointer.stop();
+      // The thread's connection may outlive this one, which then is not the last to close and would leave the WAL
+      // as it is: empty it into the store file first, so the file alone holds everything, as after any close.
+      checkpointer.drain(db);
+    }
+    const image = keepImage ? db.serialize() : null;
+    closeDatabase(db);
+    return image;
+  }
+}
+
+function closedAlready(): never {
+  throw new Error('closeToImage: the provider is closed already');
 }

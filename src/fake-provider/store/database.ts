@@ -14,7 +14,13 @@ export type Db = Database.Database;
  * loses nothing committed. `reuse`: a `:memory:` store may be a wiped one a closed short-lived provider of this
  * thread left (memory-pool.ts); close it with `closeDatabase`.
  */
-export function openDatabase(path: string, opts: { reuse?: boolean } = {}): Db {
+export function openDatabase(path: string, opts: { reuse?: boolean; image?: Buffer } = {}): Db {
+  if (opts.image) {
+    if (path !== ':memory:') throw new Error('a store image opens only as a :memory: store');
+    const db = new Database(opts.image);
+    db.pragma('cache_size = -16384');
+    return reopened(db);
+  }
   let seeded = false;
   if (path !== ':memory:') {
     mkdirSync(dirname(path), { recursive: true });
@@ -40,6 +46,11 @@ export function openDatabase(path: string, opts: { reuse?: boolean } = {}): Db {
   db.pragma('cache_size = -16384');
   // A file this call just wrote from the image is at the latest version and holds no row: nothing to migrate or free.
   if (seeded) return db;
+  return reopened(db, path);
+}
+
+/** What opening a store that was written before takes: migrate it, and free what a dead process left reserved. */
+function reopened(db: Db, path?: string): Db {
   migrate(db, path);
   // A request that was reserving a key when the process died never executed: its key is free again.
   db.prepare(`DELETE FROM idempotency WHERE state = 'in_flight'`).run();

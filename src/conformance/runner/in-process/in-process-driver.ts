@@ -61,22 +61,22 @@ export class InProcessDriver implements RunDriver {
   constructor(private readonly o: InProcessDriverOptions) {
     this.token = o.token ?? 'dev-token';
     this.ids = seededIds(o.seed ?? 1);
-    const needsFile = o.scenario.actions.some((a) => a.type === 'restart_provider');
-    this.dbPath = needsFile ? join(this.dir, 'provider.db') : ':memory:';
     this.provider = this.openProvider(true);
     const p = this.provider.tokens.tokens[this.token];
     if (!p) throw new Error(`token ${this.token} is not configured`);
     this.principal = { tenant: p.tenant, subject: p.subject };
   }
 
-  private readonly dbPath: string;
   // One id sequence for the whole run: a restarted provider must not hand out ids it already gave.
   private readonly ids: ReturnType<typeof seededIds>;
 
-  private openProvider(first: boolean): Provider {
+  /** A restart opens the store its predecessor's close left, as a reopened file (`image`): no file, no pool. */
+  private openProvider(first: boolean, image?: Buffer): Provider {
     const s = this.o.scenario;
     return createProvider({
-      db: this.dbPath,
+      db: ':memory:',
+      ...(image ? { image } : {}),
+      restartable: s.actions.some((a) => a.type === 'restart_provider'),
       clock: this.clock,
       ids: this.ids,
       ...(first ? { behavior: s.behavior, faults: s.faults } : {}),
@@ -223,11 +223,14 @@ export class InProcessDriver implements RunDriver {
   }
 
   async restartProvider(downMs: number): Promise<void> {
-    this.provider?.close();
+    if (this.provider) this.storeImage = this.provider.closeToImage();
     this.provider = null;
     await this.clock.advance(downMs);
-    this.provider = this.openProvider(false);
+    this.provider = this.openProvider(false, this.storeImage);
   }
+
+  /** The store as the last provider's close left it (what a file would hold), for the next restart to open. */
+  private storeImage?: Buffer;
 
   journalSince(seq: number) {
     return this.provider ? this.provider.journal.since(seq) : [];
