@@ -1,5 +1,5 @@
 import { fingerprint } from '../lib/canonical-json.js';
-import { governingDeadline, requestTimeout, retryAt } from './deadlines.js';
+import { giveUpAt, governingDeadline, MIN_REQUEST_MS, requestTimeout, retryAt } from './deadlines.js';
 import { nextDelay, POLL_POLICY, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
 import { retryDelay } from './http.js';
 import { describe, remoteFacts, terminalMove } from './job-answer.js';
@@ -27,6 +27,16 @@ export function createBy(r: Pick<OperationRow, 'create_deadline_at' | 'result_de
   return Math.min(r.create_deadline_at, r.result_deadline_at);
 }
 
+/**
+ * When a successor may step the operation if this worker dies with the create in flight: once the create could have
+ * timed out and the lease run out, but never later than a whole lookup before the give-up time — waiting both out
+ * carried a successor's first step past it, and the operation ended without a lookup while its job existed.
+ */
+function resumeAfterCreate(r: OperationRow, now: number, leaseMs: number): number {
+  const lastLookup = giveUpAt(governingDeadline(r)!) - MIN_REQUEST_MS;
+  return Math.max(now, Math.min(now + requestTimeout(r, 'create', now) + leaseMs, lastLookup));
+}
+
 /** Send (or replay) the create. `knownJobId` is what a lookup showed for our key: a different answer is a conflict. */
 export async function sendCreate(s: OpStep, knownJobId: string | null, preMoves: Move[]): Promise<void> {
   const r = s.rec;
@@ -37,7 +47,7 @@ export async function sendCreate(s: OpStep, knownJobId: string | null, preMoves:
       create_attempts: r.create_attempts + 1,
       last_create_at: s.now(),
       webhook_url: webhookUrl,
-      next_poll_at: s.now() + requestTimeout(r, 'create', s.now()) + s.env.leaseMs,
+      next_poll_at: resumeAfterCreate(r, s.now(), s.env.leaseMs),
     },
     requireNoCancel: true,
     audit: [
