@@ -79,6 +79,17 @@
  *   and every lookup hung; the client sent one more lookup at its give-up time, waited it out and ended
  *   result_timed_out 1,050 ms past the result deadline (I12). A lookup, as a status read, now needs room for a whole
  *   answer before the give-up time.
+ * - successor-due-past-the-give-up: seed 11, schedule 1618 — the only worker was killed with op_1's create held; the
+ *   create executed at 502 ms, and the record said to step op_1 again only after the create's timeout and the lease,
+ *   2,002 ms, past the 1,802 ms give-up: the successor ended result_timed_out without a lookup while the job existed
+ *   (I4). A successor's first step is now due no later than a whole lookup before the give-up time.
+ * - held-lookup-executed-after-give-up (judge, false FAIL): seed 16, schedule 1692 — the one lookup, sent at 698 ms,
+ *   was held 800 ms and executed after the client had given up; I4 read the lookup's time as when it executed, found
+ *   none sent before the give-up and said "never reconciled". Lookups are now timed by when they were sent.
+ * - results-rate-limited-throughout (judge, false FAIL): seed 19 (webhooks), schedule 1473 — every results fetch was
+ *   answered 429 before it executed, so the journal named no job for it; I3 found no fetch of the job and called
+ *   result_unavailable dishonest although the client fetched past its deadline. A refused fetch now counts for the
+ *   job its path names.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

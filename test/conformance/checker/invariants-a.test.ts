@@ -122,6 +122,17 @@ describe('I3 no-lost-result', () => {
     expect(status(unavailableAfter(500, 'deadline'), 'I3')).not.toBe('broken');
   });
 
+  it('counts a fetch refused before it executed (429) by the job its path names, not by a job_id none gave it', () => {
+    const e = run();
+    const fetch = requests(e, (r) => r.route === 'results')[0]!;
+    Object.assign(fetch, { status: 429, effect: 'none', code: 'rate_limited', job_id: null });
+    expect(fetch.path).toMatch(/^\/v1\/jobs\/[^/]+\/results$/);
+    const deadline = ms(e.submissions![0]!.submitted_at) + e.submissions![0]!.request.result_deadline_ms;
+    setTail(record(e), 'result_collecting', [['result_unavailable', deadline + 20]]);
+    record(e).result = null;
+    expect(status(judge(e), 'I3')).not.toBe('broken');
+  });
+
   it('breaks when the client waits out its deadline without ever asking for the results', () => {
     const e = run();
     dropRequests(e, (r) => r.route === 'results');
@@ -161,13 +172,13 @@ describe('I4 reads how a lost create answer was lost, not which fault lost it', 
 
 describe('I4 when every lookup answer was lost', () => {
   /** A create answer lost by a hang, its one lookup at `listAt` (ms after the create) lost too, result_timed_out at 1.5 s. */
-  function lookupsLost(listAt: number) {
+  function lookupsLost(listAt: number, executedAt = listAt) {
     const e = run({ create: 'lost_then_list' });
     const create = requests(e, (r) => r.route === 'create')[0]!;
     const tc = ms(create.at);
     Object.assign(create, { lost_by: 'hang' });
     const list = requests(e, (r) => r.route === 'list')[0]!;
-    Object.assign(list, { at: iso(tc + listAt), delivery: 'lost', lost_by: 'reset' });
+    Object.assign(list, { at: iso(tc + executedAt), received_at: iso(tc + listAt), delivery: 'lost', lost_by: 'reset' });
     dropRequests(e, (r) => r.seq > list.seq);
     e.submissions![0]!.request.create_deadline_ms = 100;
     setTail(record(e), 'create_unknown', [['result_timed_out', tc + 1500]]);
@@ -177,6 +188,10 @@ describe('I4 when every lookup answer was lost', () => {
 
   it('excuses a client still looking its job up when it gave up: the provider would not say', () => {
     expect(status(lookupsLost(1000), 'I4')).not.toBe('broken');
+  });
+
+  it('counts a lookup the provider held past the give-up from when it was sent', () => {
+    expect(status(lookupsLost(1000, 1600), 'I4')).not.toBe('broken');
   });
 
   it('not one that asked once and then sat idle past the grace', () => {

@@ -6,14 +6,16 @@ import type { OperationView } from '../link.js';
 
 /**
  * Whether the client was still looking the job up when it gave up, and the provider lost every answer: a lookup
- * (`list`) sent after the job was created, none of whose answers reached the client, the last within the grace
+ * (`list`) sent after the job was created, none of whose answers reached the client, the last sent within the grace
  * before the final state. The provider would not say whether a job exists, as if it were down; a client that asked
  * once and then sat idle past the grace is not excused. (A delivered lookup makes the job known: jobKnownAt.)
  */
 function stillAskingUnanswered(ctx: CheckContext, op: OperationView, created: number, at: number): boolean {
-  const lookups = op.requests.filter((r) => r.route === 'list' && ms(r.at) >= created && ms(r.at) <= at);
+  // When the client asked: a lookup held by the provider is journalled when it executes, maybe after the give-up.
+  const sent = (r: RequestEntry) => ms(r.received_at ?? r.at);
+  const lookups = op.requests.filter((r) => r.route === 'list' && sent(r) >= created && sent(r) <= at);
   if (!lookups.length || lookups.some(delivered)) return false;
-  return Math.max(...lookups.map((r) => ms(r.at))) >= at - ctx.options.deadline_grace_ms;
+  return Math.max(...lookups.map(sent)) >= at - ctx.options.deadline_grace_ms;
 }
 
 /**
