@@ -86,6 +86,10 @@
  * - held-lookup-executed-after-give-up (judge, false FAIL): seed 16, schedule 1692 — the one lookup, sent at 698 ms,
  *   was held 800 ms and executed after the client had given up; I4 read the lookup's time as when it executed, found
  *   none sent before the give-up and said "never reconciled". Lookups are now timed by when they were sent.
+ * - lookup-under-way-at-the-give-up and paused-with-a-lookup-held (judge, false FAIL): seeds 16 and 23 of the next
+ *   sweep — the one lookup was sent 1,001 ms before the give-up (held 1,001 ms, the client waiting on it the whole
+ *   time), or its worker was paused while it was held; timed by its sending alone it fell 1 ms outside the grace. A
+ *   lookup still under way (held, or executed into a hang) within the grace counts as asking.
  * - results-rate-limited-throughout (judge, false FAIL): seed 19 (webhooks), schedule 1473 — every results fetch was
  *   answered 429 before it executed, so the journal named no job for it; I3 found no fetch of the job and called
  *   result_unavailable dishonest although the client fetched past its deadline. A refused fetch now counts for the

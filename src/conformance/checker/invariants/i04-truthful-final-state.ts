@@ -6,8 +6,8 @@ import type { OperationView } from '../link.js';
 
 /**
  * Whether the client was still looking the job up when it gave up, and the provider lost every answer: a lookup
- * (`list`) sent after the job was created, none of whose answers reached the client, the last sent within the grace
- * before the final state. The provider would not say whether a job exists, as if it were down; a client that asked
+ * (`list`) sent after the job was created, none of whose answers reached the client, one still under way within the
+ * grace before the final state. The provider would not say whether a job exists, as if it were down; a client that asked
  * once and then sat idle past the grace is not excused. (A delivered lookup makes the job known: jobKnownAt.)
  */
 function stillAskingUnanswered(ctx: CheckContext, op: OperationView, created: number, at: number): boolean {
@@ -15,7 +15,9 @@ function stillAskingUnanswered(ctx: CheckContext, op: OperationView, created: nu
   const sent = (r: RequestEntry) => ms(r.received_at ?? r.at);
   const lookups = op.requests.filter((r) => r.route === 'list' && sent(r) >= created && sent(r) <= at);
   if (!lookups.length || lookups.some(delivered)) return false;
-  return Math.max(...lookups.map(sent)) >= at - ctx.options.deadline_grace_ms;
+  // Still asking: sent, or still unanswered (held, or executed into a hang), within the grace before the final state.
+  // The journal cannot tell when the client hung up on a held lookup; its execution time is the bound taken.
+  return Math.max(...lookups.map((r) => Math.max(sent(r), ms(r.at)))) >= at - ctx.options.deadline_grace_ms;
 }
 
 /**
