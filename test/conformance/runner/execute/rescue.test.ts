@@ -26,14 +26,14 @@ const schedule = (secondKill: Record<string, unknown>) =>
 describe('a rescue worker when the scenario will start none', () => {
   it('starts one when the start waits on a held request that no worker is left to send (the client then acts)', async () => {
     const run = await runScenarioInProcess(schedule({ after: { event: 'request_held' } }), createReferenceClient, { seed: 1 });
-    expect(run.outcome.verdict, run.outcome.reason).toBe('pass');
+    expect(run.outcome.verdict, run.outcome.reason ?? '').toBe('pass');
     expect(run.evidence.journal.some((e) => e.type === 'request' && e.route === 'create')).toBe(true);
     expect(run.evidence.harness.some((h) => h.type === 'start' && /rescue/.test(String(h.worker_id)))).toBe(true);
   });
 
   it("waits for the scenario's own start when it chains on a clock-timed action", async () => {
     const run = await runScenarioInProcess(schedule({ at_ms: 300 }), createReferenceClient, { seed: 1 });
-    expect(run.outcome.verdict, run.outcome.reason).toBe('pass');
+    expect(run.outcome.verdict, run.outcome.reason ?? '').toBe('pass');
     const starts = run.evidence.harness.filter((h) => h.type === 'start').map((h) => String(h.worker_id));
     expect(starts).toContain('worker-2');
     expect(starts.some((w) => /rescue/.test(w))).toBe(false);
