@@ -194,6 +194,12 @@ async function runProvider(plan: FaultPlanInput, ops: Op[]): Promise<JournalEntr
       if (!pending.settled()) await clock.advance(500);
     }
     if (!pending.settled()) ac.abort();
+    // A request held past the client's patience (the plans' delays reach 6 s) answers only when its hold ends: the
+    // in-process fetch does not reject on abort while the provider holds it.
+    for (let i = 0; i < 60 && !pending.settled(); i++) {
+      await clock.advance(500);
+      await settle();
+    }
     try {
       const res = await pending.promise;
       await res.arrayBuffer();
