@@ -29,8 +29,8 @@ export function createBy(r: Pick<OperationRow, 'create_deadline_at' | 'result_de
 
 /**
  * When a successor may step the operation if this worker dies with the create in flight: once the create could have
- * timed out and the lease run out, but never later than a whole lookup before the give-up time — waiting both out
- * carried a successor's first step past it, and the operation ended without a lookup while its job existed.
+ * timed out and the lease run out, but never later than a whole lookup before the give-up time — a first step past
+ * it ends the operation without a lookup, while the create may have made a job.
  */
 function resumeAfterCreate(r: OperationRow, now: number, leaseMs: number): number {
   const lastLookup = giveUpAt(governingDeadline(r)!) - MIN_REQUEST_MS;

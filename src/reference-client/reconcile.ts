@@ -14,8 +14,8 @@ import { giveUpAt, governingDeadline, MIN_REQUEST_MS, noRoomToRead, retryAt } fr
 export async function reconcileStep(s: OpStep): Promise<void> {
   const r = s.rec;
   const deadline = governingDeadline(r)!;
-  // As a status read (poll.ts): past the deadline, a lookup needs room for a whole answer before the give-up time. One
-  // sent at the give-up time into hung lookups ended the operation a request timeout later, 1,050 ms past its deadline.
+  // As a status read (poll.ts): past the deadline, a lookup needs room for a whole answer before the give-up time; one
+  // sent later could hang a whole request timeout past it.
   if (noRoomToRead(s.now(), deadline)) {
     const why = 'no time left before the give-up for another lookup, and the provider has not said whether a job exists';
     return r.cancel ? giveUpCancel(s, undefined, [], why) : giveUpResult(s, undefined, [], why);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { BehaviorInput } from '../contract/behavior.js';
-import type { FaultPlanInput } from '../contract/faults.js';
+import type { FaultPlanInput, RequestRoute } from '../contract/faults.js';
 import { INVARIANT_IDS } from '../contract/invariants.js';
 import type { HarnessActionInput } from './actions.js';
 import type { ScenarioInput } from './schema.js';
@@ -77,14 +77,10 @@ export const workloadArb: fc.Arbitrary<GeneratedWorkload> = fc
  */
 const delayMsArb = fc.oneof(fc.integer({ min: 0, max: 1500 }), fc.integer({ min: 2000, max: 6000 }));
 
-type RequestRoute = 'create' | 'status' | 'list' | 'cancel' | 'results';
-const requestRouteArb: fc.Arbitrary<RequestRoute> = fc.constantFrom(
-  'create' as const,
-  'status' as const,
-  'list' as const,
-  'cancel' as const,
-  'results' as const,
-);
+/** The jobs API's routes (the fault routes of the other APIs are not drawn: random schedules speak the native API). */
+const JOB_ROUTES = ['create', 'status', 'list', 'cancel', 'results'] as const satisfies readonly RequestRoute[];
+type JobRoute = (typeof JOB_ROUTES)[number];
+const requestRouteArb = fc.constantFrom(...JOB_ROUTES);
 
 const requestFaultArb = fc.oneof(
   fc.record({ type: fc.constant('lose_response' as const), mode: fc.constantFrom('reset' as const, 'hang' as const) }),
@@ -166,11 +162,14 @@ export const harnessScheduleArb: fc.Arbitrary<GeneratedHarness> = fc
     let fresh = workers;
     events.forEach((e, i) => {
       const worker = `worker-${(e.workerIndex % workers) + 1}`;
-      if (e.kind === 'restart') actions.push({ type: 'restart_provider', at_ms: e.at_ms, down_ms: e.extraMs % 500 });
+      if (e.kind === 'restart') {
+        actions.push({ type: 'restart_provider', at_ms: e.at_ms, down_ms: e.extraMs % 500 });
+        return;
+      }
       const when = e.onHold ? { after: { event: 'request_held' as const }, delay_ms: e.at_ms % 500 } : { at_ms: e.at_ms };
       if (e.kind === 'pause') {
         actions.push({ type: 'pause_worker', worker, ...when, resume_after_ms: lease_ms + e.extraMs });
-      } else if (e.kind === 'crash') {
+      } else {
         actions.push({ type: 'kill_worker', id: `kill-${i + 1}`, worker, ...when });
         // A fresh id per replacement, so that the journal tells the old process from the new one.
         if (e.restartWorker) {
@@ -217,7 +216,7 @@ export const scheduleArb: fc.Arbitrary<ScenarioInput> = fc
     };
   });
 
-function withHold(plan: FaultPlanInput, hold: { on: RequestRoute; nth: number; ms: number } | undefined): FaultPlanInput {
+function withHold(plan: FaultPlanInput, hold: { on: JobRoute; nth: number; ms: number } | undefined): FaultPlanInput {
   if (!hold) return plan;
   const rule = { id: 'hold', on: hold.on, nth: hold.nth, fault: { type: 'delay' as const, ms: hold.ms } };
   return { ...plan, rules: [...(plan.rules ?? []), rule] };

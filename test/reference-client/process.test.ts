@@ -193,8 +193,8 @@ describe('process form over loopback', () => {
       const last = r.worker('worker-final', 800);
       // A kill between recording a create and sending it, on an operation then cancelled, leaves a create that may
       // still be held somewhere: the lookups show no job, and the honest client looks until the cancel deadline before
-      // it ends cancellation_unconfirmed (seen on a loaded machine: the final worker looking up every 5 s, 45 s on).
-      // So the final worker is given until the last cancel deadline, and 45 s at least.
+      // it ends cancellation_unconfirmed (a kill a loaded machine makes likely). So the final worker is given until the
+      // last cancel deadline, and 45 s at least.
       const bound = Math.max(45_000, lastCancelAt + CANCEL_MS + 15_000 - Date.now());
       const code = await Promise.race([last.exited, sleep(bound).then(() => 'timeout')]);
       expect(code, (last as unknown as { stderrText: string }).stderrText).toBe(0);

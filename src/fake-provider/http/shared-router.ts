@@ -8,9 +8,9 @@ import { TrieRouter } from 'hono/router/trie-router';
  * the same routes in the same order.
  *
  * An in-process run opens a provider per schedule (and per restart): each app adds the same ~90 routes with handlers
- * of its own. Building the default matcher per app cost more than a schedule's requests saved (so short-lived apps
- * matched linearly, ~25 µs a request); here the matcher maps a route's position in the table, the app its own
- * handler at that position. The same routes in the same order match as in any Hono router.
+ * of its own. Building the default matcher per app costs more than a schedule's requests save, and matching linearly
+ * costs ~25 µs a request; here the matcher maps a route's position in the table, the app its own handler at that
+ * position. The same routes in the same order match as in any Hono router.
  */
 const tables = new Map<string, Router<number>>();
 /** Route tables kept: one per combination of modules and profiles a process runs, few in practice. */

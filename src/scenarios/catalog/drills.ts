@@ -86,9 +86,9 @@ export const drills: ScenarioInput[] = [
         resume_after: { event: 'worker_acted', worker: 'worker-2', operation: 'op_1' },
         resume_by_ms: 6000,
         // While its first status read is held by the provider: the worker waits on the network, outside any store
-        // write. A time after the create was recorded (seen through a `show` process, late on a busy machine) could
-        // land on the claim that starts that read, and a worker stopped inside a write holds the whole store back:
-        // worker-2 never took over (the run judged no takeover).
+        // write. A time counted from the recorded create (seen through a `show` process, late on a busy machine) can
+        // land on the claim that starts that read, and a worker stopped inside a write holds every other writer back,
+        // worker-2's takeover included.
         after: { event: 'request_held' },
         delay_ms: 200,
       },

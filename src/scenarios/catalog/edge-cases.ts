@@ -21,8 +21,8 @@ export const edgeCaseScenarios: ScenarioInput[] = [
     workload: [op('op_1', { create_deadline_ms: 4000, result_deadline_ms: 10000 })],
     lease_ms: 500,
     // The kill lands while the first create is held, 200 ms into its 2.5 s hold: set by when the create was sent, not
-    // by a fixed time that a slow worker start (8 lanes starting at once) could outlast — the client was then failed
-    // as never having acted, a false FAIL.
+    // by a fixed time that a slow worker start (many lanes starting at once) could outlast, failing the client as
+    // never having acted.
     actions: [
       { type: 'kill_worker', id: 'kill', worker: 'worker-1', after: { event: 'request_held' }, delay_ms: 200 },
       { type: 'start_worker', worker: 'worker-2', after: { event: 'action_done', action: 'kill' } },
@@ -53,8 +53,8 @@ export const edgeCaseScenarios: ScenarioInput[] = [
     invariants: ['I12'],
     behavior: behavior({ outcome: 'never' }),
     // A client that counts the deadline from its own start ends as late as the kill came (3.4 s): past the judge's
-    // grace in process (1 s) and through processes (2.5 s, both stretched alike by the time scale). 6 s and 5.4 s
-    // before; the floor is the deadline.
+    // grace in process (1 s) and through processes (2.5 s, both stretched alike by the time scale). The floor is the
+    // deadline.
     workload: [op('op_1', { result_deadline_ms: 4000 })],
     lease_ms: 200,
     actions: [

@@ -75,7 +75,7 @@ export const jobBehaviourScenarios: ScenarioInput[] = [
     workload: [op('op_1', { create_deadline_ms: 2000, result_deadline_ms: 10000 })],
     actions: [
       // Timed from the hold, not from the run's start: a worker that starts late (lanes starting together on a busy
-      // machine) was killed before it sent anything, and a later worker's create became the held one.
+      // machine) could be killed before it sends anything, and a later worker's create would be the held one.
       { type: 'kill_worker', id: 'kill', worker: 'worker-1', after: { event: 'request_held' }, delay_ms: 700 },
       { type: 'start_worker', worker: 'worker-2', after: { event: 'action_done', action: 'kill' } },
       {

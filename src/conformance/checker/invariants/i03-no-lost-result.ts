@@ -92,7 +92,9 @@ export const i03NoLostResult: InvariantCheck = {
       );
       // A fetch refused before it executed (a 429, a 503) names its job only in its path: the journal's job_id is
       // what a handler touched, and none ran.
-      const tried = op.requests.some((r) => r.route === 'results' && (r.job_id === job || (r.job_id === null && r.path.includes(job))));
+      const tried = op.requests.some(
+        (r) => r.route === 'results' && (r.job_id === job || (r.job_id === null && r.path.split(/[/?]/).includes(job))),
+      );
       const triedToTheEnd = tried && entry !== undefined && ms(entry.at) >= deadline - ctx.options.clock_tolerance_ms;
       if (state === 'result_unavailable' && !resultsReached && (gone || triedToTheEnd)) continue;
       if (state !== 'succeeded') {

@@ -116,8 +116,8 @@ export async function settleWhenIdle(run: RunState): Promise<boolean> {
 /**
  * Whether a pending action will still fire with no worker running: timed by the clock, already triggered, or after
  * an action that is itself coming. One waiting on what only a worker's requests make happen (a held request, a
- * create, a worker's act) never will, and a start waiting on it must not keep the rescue worker away (a schedule
- * that killed its only worker before the hold its second kill waited for ended with nothing acting, a false FAIL).
+ * create, a worker's act) never will, and a start waiting on it must not keep the rescue worker away: the run would
+ * end with nothing acting, judged as a client that never acted.
  */
 function coming(run: RunState, p: PendingAction, seen = new Set<PendingAction>()): boolean {
   const after = p.action.after;

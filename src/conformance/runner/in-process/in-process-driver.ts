@@ -70,7 +70,7 @@ export class InProcessDriver implements RunDriver {
   // One id sequence for the whole run: a restarted provider must not hand out ids it already gave.
   private readonly ids: ReturnType<typeof seededIds>;
 
-  /** A restart opens the store its predecessor's close left, as a reopened file (`image`): no file, no pool. */
+  /** The first provider takes a pooled `:memory:` store; a restart opens the one its predecessor's close left (`image`). */
   private openProvider(first: boolean, image?: Buffer): Provider {
     const s = this.o.scenario;
     return createProvider({
