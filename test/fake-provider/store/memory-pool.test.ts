@@ -3,6 +3,7 @@
  * provider on such a reused connection is indistinguishable from one on a fresh image: the same workload gives the
  * same answers, ids, journal (sequence numbers included), jobs and rows, table by table.
  */
+import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { createProvider } from '../../../src/fake-provider/index.js';
 import { leaseMemoryDatabase, releaseDatabase } from '../../../src/fake-provider/store/memory-pool.js';
@@ -15,12 +16,26 @@ import { controlInit, createInit, getInit, inProcessReceiver } from '../faults/h
 async function workload(shortLived: boolean) {
   const clock = new VirtualClock();
   const receiver = inProcessReceiver(clock);
+  const verified: boolean[] = [];
+  // A delivery's timestamp is wall-clock time by design (signing.ts), so two runs a second apart sign differently:
+  // each signature is checked here against its own stamp, and the comparison below leaves the two headers out.
+  const webhookFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const req = new Request(input, init);
+    const headers = Object.fromEntries(req.headers.entries());
+    try {
+      new Webhook(Object.values(p.tokens.webhook_secrets)[0]!).verify(await req.clone().text(), headers);
+      verified.push(true);
+    } catch {
+      verified.push(false);
+    }
+    return receiver.fetch(req);
+  }) as typeof fetch;
   const p = createProvider({
     clock,
     ids: seededIds(7),
     shortLived,
     behavior: { default: { duration_ms: 400, items: 3 } },
-    webhookFetch: receiver.fetch,
+    webhookFetch,
   });
   const answers: unknown[] = [];
   const call = async (path: string, init: RequestInit) => {
@@ -48,7 +63,11 @@ async function workload(shortLived: boolean) {
       db.prepare(`SELECT rowid AS _rowid, * FROM "${t}" ORDER BY rowid`).all(),
     ]),
   );
-  const seen = { answers, journal: p.journal.all(), jobs: p.jobs(), received: receiver.received, rows, lastSeq: p.journal.lastSeq() };
+  const received = receiver.received.map(({ headers, ...d }) => {
+    const { 'webhook-timestamp': _t, 'webhook-signature': _s, ...rest } = headers;
+    return { ...d, headers: rest };
+  });
+  const seen = { answers, journal: p.journal.all(), jobs: p.jobs(), received, verified, rows, lastSeq: p.journal.lastSeq() };
   p.close();
   return { seen, db };
 }
@@ -63,6 +82,7 @@ describe('pooled :memory: stores of short-lived providers', () => {
     expect(first.seen.journal.length).toBeGreaterThan(10);
     expect(first.seen.rows.jobs.length).toBe(2);
     expect(first.seen.received.length).toBe(2);
+    expect(first.seen.verified).toEqual([true, true]);
     expect(first.seen.answers.map((a) => (a as unknown[])[1])).toEqual([202, 202, 202, 200, 'lost', 202, 200, 200]);
     expect(first.seen).toEqual(fresh.seen);
     expect(reused.seen).toEqual(fresh.seen);
