@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBody, journalEntryFor, newKey, problemOf, startProviderServer, type ProviderServer } from '../../helpers/provider-server.js';
+import {
+  createBody,
+  journalEntryFor,
+  newKey,
+  problemOf,
+  startProviderServer,
+  waitFor,
+  type ProviderServer,
+} from '../../helpers/provider-server.js';
 
 let ps: ProviderServer;
 let acmeJob: string;
@@ -10,6 +18,9 @@ beforeAll(async () => {
   acmeJob = (await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey() }, body: createBody() })).json.job_id;
   doneJob = (await ps.call('POST', '/v1/jobs', { headers: { 'idempotency-key': newKey() }, body: { kind: 'quick', input: {} } })).json
     .job_id;
+  // The hour-long job leaves `queued` on its own soon after the create: the tenancy test compares its view before and
+  // after foreign requests, so it starts once the job has settled into `running`.
+  await waitFor(async () => (await ps.call('GET', `/v1/jobs/${acmeJob}`)).json.state === 'running');
 });
 afterAll(async () => ps.stop());
 
