@@ -36,7 +36,21 @@ export function inProcessFetch(app: Hono<any>): typeof fetch {
   return async (input: RequestInfo | URL, init?: RequestInit) => {
     const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
     if (signal?.aborted) throw abortError(signal);
-    const res = await app.fetch(inProcessRequest(input, init, IN_PROCESS_BASE));
-    return enactLoss(res, signal);
+    const answer = Promise.resolve(app.fetch(inProcessRequest(input, init, IN_PROCESS_BASE)));
+    if (!signal) return enactLoss(await answer, signal);
+    // A real fetch rejects the moment its signal aborts, whatever the server is still doing: a request the provider
+    // holds (a `delay` fault) goes on executing there and is journalled lost, and the caller is not handed its answer.
+    let onAbort = () => {};
+    const gaveUp = new Promise<never>((_resolve, reject) => {
+      onAbort = () => reject(abortError(signal));
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([answer.then((res) => enactLoss(res, signal)), gaveUp]);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+      // The provider's answer to a request given up on is dropped, as a closed socket drops it.
+      answer.then((res) => (signal.aborted ? res.body?.cancel() : undefined)).catch(() => undefined);
+    }
   };
 }

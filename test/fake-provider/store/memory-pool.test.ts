@@ -21,7 +21,10 @@ async function workload(shortLived: boolean) {
   // each signature is checked here against its own stamp, and the comparison below leaves the two headers out.
   const webhookFetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const req = new Request(input, init);
-    const headers = Object.fromEntries(req.headers.entries());
+    const headers: Record<string, string> = {};
+    req.headers.forEach((v, k) => {
+      headers[k] = v;
+    });
     try {
       new Webhook(Object.values(p.tokens.webhook_secrets)[0]!).verify(await req.clone().text(), headers);
       verified.push(true);

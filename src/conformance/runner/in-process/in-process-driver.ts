@@ -106,7 +106,11 @@ export class InProcessDriver implements RunDriver {
       const hangUp = sockets && init?.signal ? eitherSignal(init.signal, sockets) : null;
       const signal = hangUp?.signal ?? sockets ?? init?.signal;
       try {
-        const res = await provider.fetch(input, { ...init, signal });
+        // A failure is an answer too: a frozen or killed worker must not run on from it (its catch path) either.
+        const res = await provider.fetch(input, { ...init, signal }).catch(async (err: unknown) => {
+          await clock.gate();
+          throw err;
+        });
         await clock.gate();
         return res;
       } finally {
