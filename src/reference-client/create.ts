@@ -1,11 +1,12 @@
 import { fingerprint } from '../lib/canonical-json.js';
 import { giveUpAt, governingDeadline, MIN_REQUEST_MS, requestTimeout, retryAt } from './deadlines.js';
 import { nextDelay, POLL_POLICY, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
+import { collectStart } from './collect.js';
 import { retryDelay } from './http.js';
 import { describe, remoteFacts, terminalMove } from './job-answer.js';
 import type { Move, OpStep } from './op-step.js';
 import type { OperationRow } from './types.js';
-import type { WireCreate } from './wire/adapter.js';
+import type { WireCreate, WireLookup } from './wire/adapter.js';
 import { createBody } from './wire/native.js';
 
 /**
@@ -28,13 +29,16 @@ export function createBy(r: Pick<OperationRow, 'create_deadline_at' | 'result_de
 }
 
 /**
- * When a successor may step the operation if this worker dies with the create in flight: once the create could have
- * timed out and the lease run out, but never later than a whole lookup before the give-up time — a first step past
- * it ends the operation without a lookup, while the create may have made a job.
+ * When a successor may step the operation if this worker dies with the create in flight. With idempotency keys, once
+ * the lease has run out: its lookup and its replay of the same key cannot make a second job, and waiting longer could
+ * spend the create window of a worker that died before its create left. Without keys, once the create could also
+ * have timed out, so that the lookup sees what it made. Never later than a whole lookup before the give-up time — a
+ * first step past it ends the operation without a lookup, while the create may have made a job.
  */
-function resumeAfterCreate(r: OperationRow, now: number, leaseMs: number): number {
+function resumeAfterCreate(r: OperationRow, now: number, leaseMs: number, keyed: boolean): number {
   const lastLookup = giveUpAt(governingDeadline(r)!) - MIN_REQUEST_MS;
-  return Math.max(now, Math.min(now + requestTimeout(r, 'create', now) + leaseMs, lastLookup));
+  const wait = keyed ? leaseMs : requestTimeout(r, 'create', now) + leaseMs;
+  return Math.max(now, Math.min(now + wait, lastLookup));
 }
 
 /** Send (or replay) the create. `knownJobId` is what a lookup showed for our key: a different answer is a conflict. */
@@ -47,7 +51,7 @@ export async function sendCreate(s: OpStep, knownJobId: string | null, preMoves:
       create_attempts: r.create_attempts + 1,
       last_create_at: s.now(),
       webhook_url: webhookUrl,
-      next_poll_at: resumeAfterCreate(r, s.now(), s.env.leaseMs),
+      next_poll_at: resumeAfterCreate(r, s.now(), s.env.leaseMs, s.wire.idempotencyKeys),
     },
     requireNoCancel: true,
     audit: [
@@ -76,10 +80,14 @@ async function handleCreateAnswer(s: OpStep, c: WireCreate, knownJobId: string |
   if (c.kind === 'created') {
     const { job, jobId, call: o } = c;
     let shown = knownJobId;
+    let lookup: Extract<WireLookup, { kind: 'found' }> | null = null;
     if (!shown && c.replayed) {
       // A replay we cannot compare with anything yet: ask the provider what our key really created.
       const l = await s.wire.find(s, createBy(r));
-      if (l.kind === 'found') shown = l.job.job_id;
+      if (l.kind === 'found') {
+        shown = l.job.job_id;
+        lookup = l;
+      }
     }
     if (shown && shown !== jobId) {
       await s.commit({
@@ -125,9 +133,12 @@ async function handleCreateAnswer(s: OpStep, c: WireCreate, knownJobId: string |
       return;
     }
     // A create may answer with a job that already ended otherwise (a sync job that failed or expired, a replay of
-    // one since cancelled): that answer is as good as a status read of it, and the operation ends on it.
-    const ended =
-      job && job.state !== 'succeeded'
+    // one since cancelled): that answer is as good as a status read of it, and the operation ends on it. A replay
+    // answers as the first create did; the lookup made after it is newer, and a job it shows ended ends the operation
+    // too (reading it again first would lose it whenever every status read hangs, I3), as a lookup does in reconcile.
+    const ended = lookup
+      ? terminalMove(lookup.job, 'status_answer', lookup.call, `the lookup after the replayed create shows the job ${lookup.job.state}`)
+      : job && job.state !== 'succeeded'
         ? terminalMove(job, 'status_answer', o, `the create answer (${o.status}) shows the job ${job.state}`)
         : null;
     await s.commit({
@@ -143,11 +154,12 @@ async function handleCreateAnswer(s: OpStep, c: WireCreate, knownJobId: string |
         ...(ended ? [ended.move] : []),
       ],
       patch: {
-        ...(job ? remoteFacts(job) : { remote_state: 'queued' as const }),
+        ...(lookup ? remoteFacts(lookup.job) : job ? remoteFacts(job) : { remote_state: 'queued' as const }),
         remote_job_id: jobId,
         attempt: 0,
-        next_poll_at: s.after(nextDelay(POLL_POLICY, 0, r.operation_id, o.retryAfterMs)),
+        next_poll_at: ended ? now : s.after(nextDelay(POLL_POLICY, 0, r.operation_id, o.retryAfterMs)),
         ...ended?.patch,
+        ...(ended && lookup ? collectStart(r, ended.move.to, lookup.job) : {}),
       },
     });
     return;
