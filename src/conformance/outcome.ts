@@ -30,6 +30,25 @@ function unfiredRules(s: Scenario, evidence: RunEvidence): string[] {
   return s.faults.rules.map((r, i) => r.id ?? `rule-${i + 1}`).filter((id) => !fired.has(id));
 }
 
+/**
+ * A scenario aimed at webhook handling (I13 among a few, webhooks on) where the client answered none of the
+ * deliveries it was sent (every one failed at the connection): whatever the plan did to them (duplicates, reversal,
+ * forgeries) never met the client, which held I13 by never hearing a webhook. Not held against it (a worker may also
+ * exit before a late delivery), but not counted as tested. Deliveries a `drop` fault withheld were never sent.
+ */
+function webhooksUnheard(s: Scenario, evidence: RunEvidence, verdict: Verdict): string | null {
+  const aimsAtI13 = s.webhooks && s.invariants.includes('I13') && s.invariants.length < verdict.invariants.length;
+  if (!aimsAtI13) return null;
+  const sent = evidence.journal.filter((e) => e.type === 'webhook' && e.outcome !== 'dropped');
+  if (sent.length === 0 || sent.some((e) => e.type === 'webhook' && e.status !== null)) return null;
+  const first = sent[0]!;
+  const why = first.type === 'webhook' && first.error ? ` (first: ${first.error})` : '';
+  return (
+    `the client answered none of the ${sent.length} webhook deliveries sent to it${why}: a worker that declares ` +
+    'webhooks listens on JOBPROOF_WEBHOOK_PORT (client-protocol.md); I13 was held without a webhook ever being heard'
+  );
+}
+
 /** Judge a run as a case: the invariant verdict, the time bound, and whether the run tested anything. */
 export function runOutcome(s: Scenario, verdict: Verdict, evidence: RunEvidence, timedOut: boolean): CaseOutcome & { vacuous: boolean } {
   const probed = s.invariants.map((id) => verdict.invariants.find((i) => i.id === id)?.status);
@@ -69,6 +88,8 @@ export function runOutcome(s: Scenario, verdict: Verdict, evidence: RunEvidence,
       vacuous,
     };
   }
+  const unheard = webhooksUnheard(s, evidence, verdict);
+  if (unheard) return { verdict: 'not_exercised', reason: unheard, vacuous };
   if (!vacuous) return { verdict: 'pass', reason: null, vacuous };
   if (!acted) {
     return {

@@ -51,6 +51,25 @@ describe('case verdicts: pass / fail / not_exercised, and the one pass rule', ()
     expect(outcome.reason).toMatch(/409 job_terminal not met/);
   });
 
+  it('a client that declared webhooks but answers none is not_exercised on the webhook scenarios; one that listens passes', async () => {
+    // Its workers take part in every exchange but the webhook receiver: every delivery fails at the connection.
+    const deaf: InProcessClientFactory = async (opts) => {
+      const client = await createReferenceClient(opts);
+      return Object.assign(Object.create(Object.getPrototypeOf(client)), client, { handleWebhook: undefined });
+    };
+    for (const name of ['duplicate-webhook', 'out-of-order-webhooks', 'forged-webhook', 'one-shot-results']) {
+      const unheard = await runScenarioInProcess(getScenario(name), deaf, { seed: 3 });
+      expect(unheard.verdict.ok, name).toBe(true);
+      expect(unheard.outcome.verdict, name).toBe('not_exercised');
+      expect(unheard.outcome.reason, name).toMatch(/answered none of the \d+ webhook deliveries .*JOBPROOF_WEBHOOK_PORT/);
+      const heard = await runScenarioInProcess(getScenario(name), createReferenceClient, { seed: 3 });
+      expect(heard.outcome, name).toEqual({ verdict: 'pass', reason: null });
+    }
+    // Every delivery withheld by the plan: nothing was sent for the client to answer, so polling alone is judged.
+    const dropped = await runScenarioInProcess(getScenario('dropped-webhooks'), deaf, { seed: 3 });
+    expect(dropped.outcome).toEqual({ verdict: 'pass', reason: null });
+  });
+
   it('certified: no case failed and at least one passed', () => {
     const of = (...vs: CaseVerdict[]) => vs.map((verdict) => ({ verdict }));
     expect(certified(of('pass', 'skipped', 'not_exercised'))).toBe(true);
