@@ -1,6 +1,7 @@
 export { check, checkParsed, CHECKS } from './check.js';
 export {
   RunEvidenceSchema,
+  parseLiveEvidence,
   CheckOptionsSchema,
   SubmissionSchema,
   CancelIntentSchema,
@@ -8,6 +9,7 @@ export {
   ProviderJobSchema,
   type RunEvidence,
   type RunEvidenceInput,
+  type LiveEvidenceInput,
   type CheckOptions,
   type Submission,
   type CancelIntent,

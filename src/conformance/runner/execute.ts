@@ -1,6 +1,6 @@
 import type { OperationRecord } from '../../contract/client-protocol.js';
 import type { Scenario } from '../../scenarios/index.js';
-import type { RunEvidenceInput } from '../checker/evidence.js';
+import type { LiveEvidenceInput } from '../checker/evidence.js';
 import { profileFacts } from '../dialect/profile-input.js';
 import type { RunDriver } from './driver.js';
 import { submitOperation } from './execute/actions.js';
@@ -10,7 +10,7 @@ import { fireTriggered, nextWakeAt, noticeExits, resumeDue, settleWhenIdle, subm
 export type { ExecuteOptions } from './execute/run-state.js';
 
 export interface ExecuteResult {
-  evidence: RunEvidenceInput;
+  evidence: LiveEvidenceInput;
   timedOut: boolean;
   durationMs: number;
   /** Set when the run ended early because no open operation's record could be read. */
@@ -50,7 +50,7 @@ async function runUntilSettled(run: RunState): Promise<void> {
 }
 
 /** Stop the workers and gather what the judge needs: the journal, the client's records, what the harness did. */
-async function collectEvidence(run: RunState): Promise<RunEvidenceInput> {
+async function collectEvidence(run: RunState): Promise<LiveEvidenceInput> {
   const { d, opts } = run;
   await d.stopWorkers();
   run.pumpJournal();

@@ -1,6 +1,6 @@
 import type { InProcessClientFactory } from '../../contract/client-protocol.js';
 import type { Scenario } from '../../scenarios/index.js';
-import { checkParsed, RunEvidenceSchema, type RunEvidence, type Verdict } from '../checker/index.js';
+import { checkParsed, parseLiveEvidence, type RunEvidence, type Verdict } from '../checker/index.js';
 import type { RunDriver } from './driver.js';
 import { executeScenario, type ExecuteOptions } from './execute.js';
 import { runOutcome, type CaseOutcome } from '../outcome.js';
@@ -30,7 +30,7 @@ async function runWith(s: Scenario, driver: RunDriver, opts: ExecuteOptions): Pr
   const wall = Date.now();
   try {
     const result = await executeScenario(s, driver, opts);
-    const evidence = RunEvidenceSchema.parse(result.evidence);
+    const evidence = parseLiveEvidence(result.evidence);
     // Parsed once: the judge reads the same parsed evidence the report keeps (a second parse was ~1 % of a schedule).
     const judged = checkParsed(evidence);
     const { vacuous, ...judgedOutcome } = runOutcome(s, judged, evidence, result.timedOut);

@@ -1,5 +1,5 @@
 import { isoTime } from '../../lib/clock.js';
-import type { JournalEntry } from '../../contract/journal.js';
+import { RequestEntrySchema, TransitionEntrySchema, WebhookEntrySchema, type JournalEntry } from '../../contract/journal.js';
 
 /**
  * How a journal entry is laid out in its SQLite row (migration 2). The JSON of 0.1.0 cost ~640 bytes per entry on
@@ -147,6 +147,21 @@ export function encodeEntry(e: JournalEntry): JournalRow {
   };
 }
 
+const REQUEST_KEYS = Object.keys(RequestEntrySchema.shape);
+const TRANSITION_KEYS = Object.keys(TransitionEntrySchema.shape);
+const WEBHOOK_KEYS = Object.keys(WebhookEntrySchema.shape);
+
+/**
+ * The entry with its keys in the schema's order, as a parse would give it: a live run's judge takes decoded entries
+ * without parsing them, and reports and fingerprints print them as JSON. Keys the schema does not name come last.
+ */
+function inSchemaOrder(order: readonly string[], o: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of order) if (k in o) out[k] = o[k];
+  for (const k in o) if (!(k in out)) out[k] = o[k];
+  return out;
+}
+
 export function decodeRow(r: JournalRow): JournalEntry {
   const extra = r.extra === null ? {} : (JSON.parse(r.extra) as Record<string, unknown>);
   const at = isoTime(r.at);
@@ -155,10 +170,10 @@ export function decodeRow(r: JournalRow): JournalEntry {
       r.type === 'transition'
         ? { seq: r.seq, at, type: r.type, job_id: r.job_id, tenant: r.tenant }
         : { seq: r.seq, at, type: r.type, job_id: r.job_id };
-    return { ...base, ...extra } as JournalEntry;
+    return inSchemaOrder(r.type === 'transition' ? TRANSITION_KEYS : WEBHOOK_KEYS, { ...base, ...extra }) as JournalEntry;
   }
   const path = r.job_id !== null && r.path !== null ? r.path.replace(JOB_ID, r.job_id) : r.path;
-  return {
+  const entry = {
     seq: r.seq,
     at,
     type: 'request',
@@ -183,7 +198,9 @@ export function decodeRow(r: JournalRow): JournalEntry {
     retry_after: r.retry_after,
     client_ref: r.client_ref,
     ...extra,
-  } as JournalEntry;
+  };
+  // Without extra fields the columns above are already in the schema's order.
+  return (r.extra === null ? entry : inSchemaOrder(REQUEST_KEYS, entry)) as JournalEntry;
 }
 
 /**

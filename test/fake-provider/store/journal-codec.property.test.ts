@@ -167,6 +167,30 @@ describe('journal codec', () => {
     );
   });
 
+  it("a decoded entry is already what the schema outputs: the judge takes a live run's journal without parsing it", () => {
+    const extras = fc.record(
+      {
+        lease_token: fc.option(fc.nat(), { nil: null }),
+        dialect: fc.constantFrom('openai' as const, 'anthropic' as const),
+        custom_ids: fc.array(str, { maxLength: 3 }),
+        file_id: str,
+        served_sha256: str,
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.tuple(request, extras), fc.tuple(transition), fc.tuple(webhook)), ([entry, extra]) => {
+        const decoded = decodeRow(encodeEntry({ ...entry, ...extra } as JournalEntry));
+        const parsed = JournalEntrySchema.safeParse(decoded);
+        // What the schema refuses, the old parse refused too (the provider never writes it).
+        if (!parsed.success) return;
+        expect(parsed.data).toStrictEqual(decoded);
+        expect(JSON.stringify(parsed.data)).toBe(JSON.stringify(decoded));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('a status read takes well under 200 bytes of column data', () => {
     const entry = JournalEntrySchema.parse({
       seq: 123456,
