@@ -40,5 +40,6 @@ export interface ProviderCore {
   /** Requests executing and not yet journalled: close() journals those that executed something (http/request-entry.ts). */
   inFlight: InFlight;
   /** Requests a `delay` fault holds before they execute (the seam counts them; a judge waits for them). */
-  held: { count: number };
+  /** Requests a `delay` fault holds and that have not executed yet, with the X-Worker-ID of each (null: none sent). */
+  held: { count: number; workers: (string | null)[] };
 }

@@ -115,6 +115,8 @@ export interface Provider {
    * still creates its job: a judge that stopped looking before then would miss it.
    */
   heldRequests(): number;
+  /** The X-Worker-ID of each held request (those that sent one), oldest hold first. */
+  heldBy(): string[];
   close(): void;
   /** Close, and hand back the store serialized, as a reopened file would hold it: the next provider's `image`. */
   closeToImage(): Buffer;
@@ -216,7 +218,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
       control: opts.control ?? true,
     },
     isClosed: () => closed,
-    held: { count: 0 },
+    held: { count: 0, workers: [] },
     inFlight: new InFlight(),
   };
 
@@ -271,6 +273,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     tasks: tasks.service,
     idle: () => webhooks.idle(),
     heldRequests: () => core.held.count,
+    heldBy: () => core.held.workers.filter((w): w is string => w !== null),
     close: () => void shutDown(false),
     closeToImage: () => shutDown(true) ?? closedAlready(),
   };

@@ -23,7 +23,8 @@ const workerId = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'worker ids are 1-64
  *   operation's key, or any request naming one of its jobs.
  * - `request_held`: the provider holds a request under a `delay` fault (its held count is above zero). A held
  *   request has no journal entry until it executes, so this is the one way to act while it is held — at a time set by
- *   when the client sent it, not by a guess at how long the client takes to start.
+ *   when the client sent it, not by a guess at how long the client takes to start. With `worker`, a request of that
+ *   worker (its X-Worker-ID): the moment it waits on the network mid-operation with its lease held.
  */
 export const ScenarioEventSchema = z.discriminatedUnion('event', [
   z.object({ event: z.literal('create_sent'), operation: operationId }).strict(),
@@ -32,7 +33,7 @@ export const ScenarioEventSchema = z.discriminatedUnion('event', [
   z.object({ event: z.literal('job_state'), operation: operationId, state: JobStateSchema }).strict(),
   z.object({ event: z.literal('action_done'), action: z.string().min(1) }).strict(),
   z.object({ event: z.literal('worker_acted'), worker: workerId, operation: operationId }).strict(),
-  z.object({ event: z.literal('request_held') }).strict(),
+  z.object({ event: z.literal('request_held'), worker: workerId.optional() }).strict(),
 ]);
 export type ScenarioEvent = z.infer<typeof ScenarioEventSchema>;
 

@@ -39,6 +39,8 @@ export interface RunDriver {
   providerJobs(): ProviderJob[];
   /** Requests the provider holds (a `delay` fault) that have not executed yet: the run is not over while any is. */
   heldRequests(): number;
+  /** The worker of each held request (those that named one), oldest hold first. */
+  heldBy(): string[];
   /** Diagnostics a person needs when a run goes wrong (stderr of client processes, …). */
   diagnostics(): string[];
   close(): Promise<void>;

@@ -42,9 +42,10 @@ export class EventTracker {
     this.mark(`create_recorded:${operationId}`, at);
   }
 
-  /** The provider was seen holding a request (a `delay` fault): read from its held count by the executor. */
-  held(at: number): void {
+  /** The provider was seen holding a request (a `delay` fault) of each of `workers`: read by the executor. */
+  held(at: number, workers: string[]): void {
     this.mark('request_held', at);
+    for (const w of workers) this.mark(`request_held:${w}`, at);
   }
 
   actionDone(id: string, at: number): void {
@@ -103,7 +104,7 @@ export class EventTracker {
       case 'worker_acted':
         return this.seen.get(`worker_acted:${ev.worker}:${ev.operation}`);
       case 'request_held':
-        return this.seen.get('request_held');
+        return this.seen.get(ev.worker === undefined ? 'request_held' : `request_held:${ev.worker}`);
     }
   }
 }

@@ -22,7 +22,8 @@ describe('in-process fetch and an aborted signal', () => {
     const ac = new AbortController();
     let settledAt: number | null = null;
     const reason = new Error('client timeout');
-    const pending = p.fetch('/v1/jobs', createInit('key-held', {}, { signal: ac.signal })).then(
+    const init = createInit('key-held', {}, { signal: ac.signal });
+    const pending = p.fetch('/v1/jobs', { ...init, headers: { ...(init.headers as Record<string, string>), 'x-worker-id': 'worker-7' } }).then(
       (res) => ({ res }),
       (err: unknown) => ({ err }),
     );
@@ -32,6 +33,8 @@ describe('in-process fetch and an aborted signal', () => {
     await clock.advance(2000);
     await settle();
     expect(settledAt).toBeNull();
+    // Who sent the held request: what a scenario's `request_held` with a worker waits for.
+    expect([p.heldRequests(), p.heldBy()]).toEqual([1, ['worker-7']]);
     const abortedAt = clock.now();
     ac.abort(reason);
     await settle();
@@ -44,6 +47,7 @@ describe('in-process fetch and an aborted signal', () => {
     expect(create?.delivery).toBe('lost');
     expect(create?.job_id).toMatch(/^job_/);
     expect(p.jobs()).toHaveLength(1);
+    expect([p.heldRequests(), p.heldBy()]).toEqual([0, []]);
     p.close();
   });
 

@@ -61,9 +61,9 @@ async function readRecorded(run: RunState): Promise<void> {
   }
 }
 
-/** `request_held` is read from the provider's held count each turn while an action or resume waits for it. */
+/** `request_held` is read from the provider's held requests each turn while an action or resume waits for it. */
 function readHeld(run: RunState): void {
-  if (awaited(run).some((ev) => ev?.event === 'request_held') && run.d.heldRequests() > 0) run.tracker.held(run.d.now());
+  if (awaited(run).some((ev) => ev?.event === 'request_held') && run.d.heldRequests() > 0) run.tracker.held(run.d.now(), run.d.heldBy());
 }
 
 /** Note when each action's trigger (a time, or a journal event) is first met; fire those whose delay has passed. */

@@ -244,6 +244,10 @@ export class InProcessDriver implements RunDriver {
     return this.provider?.heldRequests() ?? 0;
   }
 
+  heldBy(): string[] {
+    return this.provider?.heldBy() ?? [];
+  }
+
   providerJobs(): ProviderJob[] {
     const p = this.provider;
     if (!p) return [];

@@ -230,6 +230,10 @@ export class ProcessDriver implements RunDriver {
     return this.provider?.heldRequests() ?? 0;
   }
 
+  heldBy(): string[] {
+    return this.provider?.heldBy() ?? [];
+  }
+
   providerJobs(): ProviderJob[] {
     const p = this.provider;
     if (!p) return [];

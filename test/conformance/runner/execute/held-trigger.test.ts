@@ -4,14 +4,15 @@ import { RunState } from '../../../../src/conformance/runner/execute/run-state.j
 import { fireTriggered, nextWakeAt } from '../../../../src/conformance/runner/execute/steps.js';
 import { runScenarioInProcess } from '../../../../src/conformance/runner/run-scenario.js';
 import { createReferenceClient } from '../../../../src/reference-client/index.js';
-import { getScenario } from '../../../../src/scenarios/index.js';
+import { getScenario, parseScenario } from '../../../../src/scenarios/index.js';
 
 /** The clock, the provider's held count, a kill and a start: what fireTriggered needs for create-in-flight's actions. */
 function fakeDriver() {
-  const d = { t: 1_000_000, held: 0, killed: [] as Array<{ worker: string; at: number }> };
+  const d = { t: 1_000_000, held: 0, heldBy: [] as string[], killed: [] as Array<{ worker: string; at: number }> };
   const driver = {
     now: () => d.t,
     heldRequests: () => d.held,
+    heldBy: () => d.heldBy,
     show: async () => null,
     killWorker: async (worker: string) => void d.killed.push({ worker, at: d.t }),
     // worker-2 starts once the kill is done.
@@ -38,6 +39,34 @@ describe('request_held: an action set by when the provider holds a request', () 
     d.t = t0 + 3200;
     await fireTriggered(run, 3200);
     expect(d.killed).toEqual([{ worker: 'worker-1', at: t0 + 3200 }]);
+  });
+
+  it("with a worker named, waits for a request of that worker to be held, not anyone's", async () => {
+    const { d, driver } = fakeDriver();
+    const s = parseScenario({
+      name: 'held-by',
+      title: 'held by worker-2',
+      what_happens: 'worker-2 is killed 100 ms after a request of its own is held',
+      invariants: ['I1'],
+      workers: 2,
+      workload: [{ operation_id: 'op_1', kind: 'report', input: { a: 1 }, create_deadline_ms: 3000, result_deadline_ms: 8000 }],
+      actions: [{ type: 'kill_worker', id: 'k', worker: 'worker-2', after: { event: 'request_held', worker: 'worker-2' }, delay_ms: 100 }],
+    });
+    const run = new RunState(s, driver, {});
+    const t0 = d.t;
+    d.held = 1;
+    d.heldBy = ['worker-1'];
+    d.t = t0 + 500;
+    await fireTriggered(run, 500);
+    expect(nextWakeAt(run)).not.toBe(t0 + 600);
+    d.held = 2;
+    d.heldBy = ['worker-1', 'worker-2'];
+    d.t = t0 + 800;
+    await fireTriggered(run, 800);
+    expect(nextWakeAt(run)).toBe(t0 + 900);
+    d.t = t0 + 900;
+    await fireTriggered(run, 900);
+    expect(d.killed).toEqual([{ worker: 'worker-2', at: t0 + 900 }]);
   });
 
   it('create-in-flight in process: worker-1 is killed 200 ms into the hold of its create, and the client passes', async () => {
