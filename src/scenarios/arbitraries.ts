@@ -60,8 +60,11 @@ export const workloadArb: fc.Arbitrary<GeneratedWorkload> = fc
     cancels: fc.array(cancelSpecArb, { maxLength: 3 }),
   })
   .map(({ ops, byKind, cancels }) => ({
-    // Each operation's input names its own account, so different operations never carry the same request.
-    workload: ops.map((o, i) => ({ operation_id: `op_${i + 1}`, input: { account: `acct_${i + 1}` }, ...o })),
+    // Each operation's input names its own account, so different operations never carry the same request. The first
+    // arrives at 0 ms: a worker started with nothing open exits at once (`work` runs until every operation is
+    // final), so with every arrival later the scenario's workers were gone before any work came, a rescue worker did
+    // it all, and the pauses and kills aimed at worker-N met no one.
+    workload: ops.map((o, i) => ({ operation_id: `op_${i + 1}`, input: { account: `acct_${i + 1}` }, ...o, ...(i === 0 ? { at_ms: 0 } : {}) })),
     behavior: { by_kind: byKind },
     actions: cancels.map((c) => ({
       type: 'cancel' as const,
@@ -144,10 +147,13 @@ const harnessEventArb = fc.record({
   at_ms: fc.integer({ min: 0, max: 4000 }),
   restartWorker: fc.boolean(),
   extraMs: fc.integer({ min: 1, max: 1500 }),
-  // A pause or kill timed by a held request rather than the clock (`request_held`, then at_ms modulo 500 ms): the
-  // worker that sent it is waiting on the network mid-operation with its lease held — where a takeover, and a resume
-  // under a lost lease, happen.
-  onHold: fc.boolean(),
+  // A pause or kill timed by a held request rather than the clock (`request_held`, then at_ms modulo 500 ms): by any
+  // held request, or by one of the worker's own — then it is waiting on the network mid-operation with its lease
+  // held, where a takeover, and a resume under a lost lease, happen.
+  timing: fc.constantFrom('clock' as const, 'held' as const, 'own' as const),
+  // A pause that also lasts until another worker has acted for the first operation (as stale-lease's does, bounded
+  // 4 s past the pause's own length): a worker that resumes before anyone took over leaves no stale lease to judge.
+  untilTakeover: fc.boolean(),
 });
 
 /** Crashes (optionally followed by a fresh worker), pauses past the lease, provider restarts, at random times. */
@@ -166,9 +172,18 @@ export const harnessScheduleArb: fc.Arbitrary<GeneratedHarness> = fc
         actions.push({ type: 'restart_provider', at_ms: e.at_ms, down_ms: e.extraMs % 500 });
         return;
       }
-      const when = e.onHold ? { after: { event: 'request_held' as const }, delay_ms: e.at_ms % 500 } : { at_ms: e.at_ms };
+      const when =
+        e.timing === 'clock'
+          ? { at_ms: e.at_ms }
+          : { after: { event: 'request_held' as const, ...(e.timing === 'own' ? { worker } : {}) }, delay_ms: e.at_ms % 500 };
       if (e.kind === 'pause') {
-        actions.push({ type: 'pause_worker', worker, ...when, resume_after_ms: lease_ms + e.extraMs });
+        const resume_after_ms = lease_ms + e.extraMs;
+        const other = `worker-${((e.workerIndex + 1) % workers) + 1}`;
+        const takeover =
+          e.untilTakeover && workers > 1
+            ? { resume_after: { event: 'worker_acted' as const, worker: other, operation: 'op_1' }, resume_by_ms: resume_after_ms + 4000 }
+            : {};
+        actions.push({ type: 'pause_worker', worker, ...when, resume_after_ms, ...takeover });
       } else {
         actions.push({ type: 'kill_worker', id: `kill-${i + 1}`, worker, ...when });
         // A fresh id per replacement, so that the journal tells the old process from the new one.

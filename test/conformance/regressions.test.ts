@@ -94,6 +94,24 @@
  *   answered 429 before it executed, so the journal named no job for it; I3 found no fetch of the job and called
  *   result_unavailable dishonest although the client fetched past its deadline. A refused fetch now counts for the
  *   job its path names.
+ * - Found once the random schedules' first operation arrives at 0 ms, so that pauses and kills meet working workers
+ *   (arbitraries.ts): answers that came while their worker was paused (SIGSTOP) were taken as read, although a
+ *   resumed process runs the timers that came due in the pause before it reads its sockets, so the request may be
+ *   given up on first (helpers.ts `readableAt`).
+ *   - answer-came-while-paused (judge I5, false FAIL): seed 2 — a status read held 500 ms answered "succeeded" while
+ *     its worker was paused past the cancel deadline; at the resume its timeout won and it ended
+ *     cancellation_unconfirmed, which I5 called dishonest.
+ *   - results-answer-came-while-paused (judge I13): seed 1 — the held results answer came in the pause, the worker
+ *     fetched again at its resume; "fetched twice".
+ *   - results-fetch-overtaken-by-takeover, results-paused-then-taken-over (judge I13): seeds 3 and 4 — a results
+ *     fetch still under way (or answered into the pause) when the new lease holder fetched: two fetches of a
+ *     takeover, the one request a worker may have under way when it loses its lease (I9), not of a webhook.
+ *   - cancel-unanswered-at-takeover (judge I6): seed 4 — worker-1's cancel held 2 s while it was paused; worker-3 took
+ *     the lease and sent its own cancel while the first was unanswered; I6 read the first as answered before the
+ *     second by journal order (it executed first) rather than by when the second was sent.
+ *   - one-shot-results-served-to-paused-worker (judge I3): seed 10 — one-shot results served into a paused worker's
+ *     held fetch; the new owner met 410 and ended result_unavailable, which I3 called dishonest ("the results
+ *     reached the client").
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -86,6 +86,28 @@ export function shownStates(r: RequestEntry, jobId: string): string[] {
 }
 
 /**
+ * When the worker could first read this answer: when it came, or — if it came while the harness had the worker
+ * paused (SIGSTOP) — when the worker resumed (Infinity if it never did). A resumed process runs the timers that came
+ * due during the pause before it reads its sockets, so a request whose timeout passed meanwhile is given up on first:
+ * the bytes arrived, the client may never have read them.
+ */
+export function readableAt(r: RequestEntry, harness: ReadonlyArray<{ at: string; type: string; worker_id?: string }>): number {
+  const came = ms(r.at);
+  if (!r.worker_id) return came;
+  let pausedSince: number | null = null;
+  for (const h of harness) {
+    if (h.worker_id !== r.worker_id) continue;
+    const t = ms(h.at);
+    if (h.type === 'pause' && t <= came) pausedSince = t;
+    else if (h.type === 'resume' && pausedSince !== null) {
+      if (t > came) return t;
+      pausedSince = null;
+    }
+  }
+  return pausedSince === null ? came : Number.POSITIVE_INFINITY;
+}
+
+/**
  * Whether the worker that got this answer lived to act on it. An answer delivered to a worker the harness killed
  * before that worker sent anything else is like Jepsen's `:info`: the bytes arrived, the process may never have read
  * them, so the client as a whole cannot be held to know it.

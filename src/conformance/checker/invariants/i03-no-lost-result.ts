@@ -1,6 +1,6 @@
 import { heldOffUntil, mainJob, type CheckContext, type InvariantCheck } from '../context.js';
 import type { OperationView } from '../link.js';
-import { delivered, failure, finalEntry, iso, ms, sentAt } from '../helpers.js';
+import { delivered, failure, finalEntry, iso, ms, readableAt, sentAt } from '../helpers.js';
 import type { Failure } from '../verdict.js';
 import type { RequestEntry } from '../../../contract/journal.js';
 import { owners, runningFor } from '../worker-presence.js';
@@ -37,6 +37,7 @@ export const i03NoLostResult: InvariantCheck = {
   id: 'I3',
   judge(ctx) {
     const failures: Failure[] = [];
+    const surelyRead = (r: RequestEntry) => delivered(r) && readableAt(r, ctx.evidence.harness) === ms(r.at);
     let applicable = false;
     for (const op of ctx.operations) {
       // A foreign replay or a find that listed a foreign job under the key (the lookup path of the same violation):
@@ -53,8 +54,9 @@ export const i03NoLostResult: InvariantCheck = {
       });
       const collectable = succeeded.filter((j) => {
         const b = ctx.providerJob(j)?.behavior;
+        // Served into a lost answer, or to a worker paused at the time (which may give it up at its resume).
         const resultsLost =
-          op.requests.some((r) => r.job_id === j && r.effect === 'results_served' && (!delivered(r) || r.status !== 200)) &&
+          op.requests.some((r) => r.job_id === j && r.effect === 'results_served' && (!surelyRead(r) || r.status !== 200)) &&
           b?.one_shot_results !== false;
         // The client tried to read the job's end in time but not one read got an answer through (all lost or
         // refused): it could not know. A client that never tried is not excused.
@@ -86,7 +88,7 @@ export const i03NoLostResult: InvariantCheck = {
       // result_unavailable is the honest ending when no results fetch of the job ever got through to the client and
       // either the provider said they are gone (410, or 404 where a dialect's file is gone) or the client kept trying
       // until its result deadline. One failed fetch (a 5xx) is not the results being gone.
-      const resultsReached = op.requests.some((r) => r.job_id === job && r.route === 'results' && r.status === 200 && delivered(r));
+      const resultsReached = op.requests.some((r) => r.job_id === job && r.route === 'results' && r.status === 200 && surelyRead(r));
       const gone = op.requests.some(
         (r) => r.job_id === job && r.route === 'results' && delivered(r) && (r.status === 410 || r.status === 404),
       );

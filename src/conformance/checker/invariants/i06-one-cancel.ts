@@ -5,11 +5,13 @@ import type { Failure } from '../verdict.js';
 
 /**
  * A cancel attempt whose outcome the sender could not know: the answer was lost, was a 5xx/429/408, or an
- * idempotent request still in progress — or its worker was killed before it could record the answer.
+ * idempotent request still in progress — or its worker was killed before it could record the answer, or it was
+ * still unanswered when another worker (the new lease holder) sent the next.
  */
 function ambiguous(ctx: CheckContext, prev: RequestEntry, next: RequestEntry): boolean {
   if (!delivered(prev) || prev.status >= 500 || prev.status === 429 || prev.status === 408) return true;
   if (prev.status === 409 && prev.code === 'idempotency_request_in_progress') return true;
+  if (next.worker_id !== prev.worker_id && sentAt(next) < ms(prev.at)) return true;
   return (
     next.worker_id !== prev.worker_id &&
     ctx.evidence.harness.some(

@@ -1,5 +1,16 @@
 import type { CheckContext, InvariantCheck } from '../context.js';
-import { delivered, failure, iso, isFinal, ms, statesReporting, TERMINAL_ANSWER_STATES, shownStates } from '../helpers.js';
+import {
+  delivered,
+  failure,
+  iso,
+  isFinal,
+  ms,
+  readableAt,
+  sentAt,
+  statesReporting,
+  TERMINAL_ANSWER_STATES,
+  shownStates,
+} from '../helpers.js';
 import type { Failure } from '../verdict.js';
 
 /** Record states reached only once the client believes the job is over. */
@@ -42,7 +53,24 @@ export const i13WebhookSafety: InvariantCheck = {
         const forgedNote = accepted.length
           ? ` (it accepted a forged webhook, #${accepted[0]!.seq} ${accepted[0]!.event_type} ${accepted[0]!.forged === 'unsigned' ? 'unsigned' : 'signed with a wrong secret'}: verify the signature)`
           : '';
-        const fetches = op.requests.filter((r) => r.job_id === job && r.effect === 'results_served' && r.status === 200 && delivered(r));
+        const served = op.requests.filter((r) => r.job_id === job && r.effect === 'results_served' && r.status === 200 && delivered(r));
+        // Not counted: an answer that came while its worker was paused, which that worker then fetched again — the
+        // request's timeout may have given it up at the resume (readableAt), so the client had not had the results —
+        // and a fetch still under way when a newer lease holder fetched (the one request a worker may have under way
+        // when it loses its lease, I9): two fetches of a takeover, not of a webhook.
+        const fetches = served.filter(
+          (r) =>
+            !(
+              readableAt(r, ctx.evidence.harness) !== ms(r.at) &&
+              served.some((q) => q.seq !== r.seq && q.worker_id === r.worker_id && sentAt(q) >= sentAt(r))
+            ) &&
+            !served.some(
+              (q) =>
+                (q.lease_token ?? -1) > (r.lease_token ?? Infinity) &&
+                sentAt(q) >= sentAt(r) &&
+                sentAt(q) <= readableAt(r, ctx.evidence.harness),
+            ),
+        );
         if (fetches.length > 1) {
           failures.push(
             failure(op.id, `${op.id} fetched job ${job}'s results ${fetches.length} times; fetch once, whatever the webhooks say`, [
