@@ -81,6 +81,8 @@ async function handleCreateAnswer(s: OpStep, c: WireCreate, knownJobId: string |
     const { job, jobId, call: o } = c;
     let shown = knownJobId;
     let lookup: Extract<WireLookup, { kind: 'found' }> | null = null;
+    // A Retry-After on the lookup (a 429 or 503) holds every next request back, the status reads of the job too (I7).
+    let notBefore = r.not_before;
     if (!shown && c.replayed) {
       // A replay we cannot compare with anything yet: ask the provider what our key really created.
       const l = await s.wire.find(s, createBy(r));
@@ -88,6 +90,7 @@ async function handleCreateAnswer(s: OpStep, c: WireCreate, knownJobId: string |
         shown = l.job.job_id;
         lookup = l;
       }
+      if (l.call.kind === 'answer' && l.call.retryAfterMs !== null) notBefore = Math.max(notBefore, s.now() + l.call.retryAfterMs + RETRY_AFTER_MARGIN_MS);
     }
     if (shown && shown !== jobId) {
       await s.commit({
@@ -157,7 +160,12 @@ async function handleCreateAnswer(s: OpStep, c: WireCreate, knownJobId: string |
         ...(lookup ? remoteFacts(lookup.job) : job ? remoteFacts(job) : { remote_state: 'queued' as const }),
         remote_job_id: jobId,
         attempt: 0,
-        next_poll_at: ended ? now : s.after(nextDelay(POLL_POLICY, 0, r.operation_id, o.retryAfterMs)),
+        // Never before a Retry-After hold, nor past the give-up time (retryAt's rule).
+        next_poll_at: Math.min(
+          Math.max(ended ? now : s.after(nextDelay(POLL_POLICY, 0, r.operation_id, o.retryAfterMs)), notBefore),
+          Math.max(giveUpAt(governingDeadline(r)!), s.now() + 1),
+        ),
+        not_before: notBefore,
         ...ended?.patch,
         ...(ended && lookup ? collectStart(r, ended.move.to, lookup.job) : {}),
       },

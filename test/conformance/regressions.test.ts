@@ -112,6 +112,12 @@
  *   - one-shot-results-served-to-paused-worker (judge I3): seed 10 — one-shot results served into a paused worker's
  *     held fetch; the new owner met 410 and ended result_unavailable, which I3 called dishonest ("the results
  *     reached the client").
+ *   - lookup-after-replay-rate-limited (reference client, I7): seed 14 — the lookup that follows a replayed create was
+ *     answered 429 with Retry-After 1 s, and the next status read went 425 ms later; the lookup's hold now sets the
+ *     operation's not-before (capped at the give-up time, as every hold is).
+ *   - killed-while-paused (runner, false FAIL): seed 16 — worker-1 was paused, then killed, and the pause's resume
+ *     was still logged a millisecond later; the judge took the dead worker for running and counted I12's grace from
+ *     there, though no worker ran until worker-2 started 1.4 s later. A kill now ends the pause: no resume follows.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

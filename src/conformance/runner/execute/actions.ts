@@ -51,6 +51,8 @@ export async function fireAction(run: RunState, p: PendingAction): Promise<void>
       run.killedByHarness.add(a.worker);
       await d.killWorker(a.worker);
       run.event('kill', a.worker);
+      // A killed process is not resumed: a pause it was in ends with it, and no `resume` says it ran again.
+      for (let i = run.resumes.length - 1; i >= 0; i--) if (run.resumes[i]!.worker === a.worker) run.resumes.splice(i, 1);
       // A killed worker's leases run out as a paused one's do: until then no other worker may take its operations.
       run.event('lease_expired', a.worker, d.now() + s.lease_ms);
       break;
