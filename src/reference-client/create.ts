@@ -90,7 +90,8 @@ async function handleCreateAnswer(s: OpStep, c: WireCreate, knownJobId: string |
         shown = l.job.job_id;
         lookup = l;
       }
-      if (l.call.kind === 'answer' && l.call.retryAfterMs !== null) notBefore = Math.max(notBefore, s.now() + l.call.retryAfterMs + RETRY_AFTER_MARGIN_MS);
+      if (l.call.kind === 'answer' && l.call.retryAfterMs !== null)
+        notBefore = Math.max(notBefore, s.now() + l.call.retryAfterMs + RETRY_AFTER_MARGIN_MS);
     }
     if (shown && shown !== jobId) {
       await s.commit({

@@ -64,7 +64,12 @@ export const workloadArb: fc.Arbitrary<GeneratedWorkload> = fc
     // arrives at 0 ms: a worker started with nothing open exits at once (`work` runs until every operation is
     // final), so with every arrival later the scenario's workers were gone before any work came, a rescue worker did
     // it all, and the pauses and kills aimed at worker-N met no one.
-    workload: ops.map((o, i) => ({ operation_id: `op_${i + 1}`, input: { account: `acct_${i + 1}` }, ...o, ...(i === 0 ? { at_ms: 0 } : {}) })),
+    workload: ops.map((o, i) => ({
+      operation_id: `op_${i + 1}`,
+      input: { account: `acct_${i + 1}` },
+      ...o,
+      ...(i === 0 ? { at_ms: 0 } : {}),
+    })),
     behavior: { by_kind: byKind },
     actions: cancels.map((c) => ({
       type: 'cancel' as const,
