@@ -118,6 +118,17 @@
  *   - killed-while-paused (runner, false FAIL): seed 16 — worker-1 was paused, then killed, and the pause's resume
  *     was still logged a millisecond later; the judge took the dead worker for running and counted I12's grace from
  *     there, though no worker ran until worker-2 started 1.4 s later. A kill now ends the pause: no resume follows.
+ *   - worker-exited-as-operation-arrived (judge I12, false FAIL): seed 25 — worker-1 found every operation final and
+ *     exited in the millisecond op_2 was submitted; worker-2, its only other worker, was paused past op_2's deadline.
+ *     An exit counted as time given away, so the grace ran from the deadline. A worker that exited by an
+ *     operation's arrival never saw it: it is gone for that operation (worker-presence.ts `arrivedBy`).
+ *   - create-answer-came-while-paused (judge I5, false FAIL): seed 10 (webhooks) — a held create answered into the
+ *     pause; at the resume the create's timeout won. An answer that came while its worker was paused is never taken
+ *     as surely read (the first form of the rule took it as read from the resume on).
+ *   - status-read-cut-off-by-restart (provider journal and judge I3, false FAIL): seed 28 — every status read held
+ *     2 s; the provider restarted under the first, sent before the deadline, and that read, never executed, was left
+ *     out of the journal; I3 saw no read in time and called result_timed_out dishonest. A request cut off unexecuted
+ *     is now journalled (effect none, 503, lost), and I3 attributes it to the job its path names.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -15,16 +15,22 @@ import type { HarnessEvent } from './evidence.js';
  *
  * `needsProvider`: acting needs an answer (collecting a result, finding a job), so the time the provider is down does
  * not count either. Giving up at a deadline needs no provider, so I12 leaves it out.
+ *
+ * `arrivedBy`: a worker that exited by then (the operation's submission, within the clock tolerance) never saw the
+ * operation — it found every operation final and ended, as `work` does — so it is gone for this one.
  */
 export function runningFor(
   harness: HarnessEvent[],
   t: number,
   runMs: number,
   owners: ReadonlySet<string> = new Set(),
-  opts: { needsProvider?: boolean } = {},
+  opts: { needsProvider?: boolean; arrivedBy?: number } = {},
 ): number {
   const provider = (h: HarnessEvent) => opts.needsProvider === true && (h.type === 'provider_restart' || h.type === 'provider_up');
-  const events = harness.filter((h) => (h.worker_id && KINDS.has(h.type)) || provider(h)).sort((a, b) => ms(a.at) - ms(b.at));
+  const leftBefore = (h: HarnessEvent) => h.type === 'exit' && opts.arrivedBy !== undefined && ms(h.at) <= opts.arrivedBy;
+  const events = harness
+    .filter((h) => (h.worker_id && (KINDS.has(h.type) || leftBefore(h))) || provider(h))
+    .sort((a, b) => ms(a.at) - ms(b.at));
   if (!events.some((e) => e.worker_id && e.type !== 'lease_expired')) {
     // No worker events (hand-built evidence): a worker always runs, only the provider may be down.
     events.unshift({ at: new Date(-8.64e15).toISOString(), type: 'start', worker_id: '(always)' });

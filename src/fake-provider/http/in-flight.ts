@@ -18,12 +18,15 @@ export class InFlight {
     this.live.delete(c);
   }
 
-  /** Journal (`write`) every request that executed something and is still unanswered; close() calls it before its commit. */
+  /**
+   * Journal (`write`) every request still unanswered; close() calls it before its commit. One that had not executed
+   * yet (held by a `delay`) changed nothing and is journalled so, effect `none`: it reached the provider, and the
+   * judge must see that the client asked (a status read sent in time whose provider died under it).
+   */
   cutOff(write: (c: Ctx, status: number, retryAfter: string | null) => void): void {
     for (const c of this.live) {
       const d = c.get('draft');
-      // Refused or not yet executed: nothing of it is in the turn, as if the process had died before it ran.
-      if (d.effect === 'none' || c.req.path.startsWith('/_control')) continue;
+      if (c.req.path.startsWith('/_control')) continue;
       d.delivery = 'lost';
       // The process goes away under the connection: the client sees it reset, not hang.
       d.loss = 'reset';

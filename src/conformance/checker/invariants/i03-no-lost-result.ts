@@ -33,6 +33,15 @@ function expectedDigests(ctx: CheckContext, op: OperationView, job: string): str
   ];
 }
 
+/**
+ * A request about `job`: the job its handler touched, or — for one refused or cut off before it executed (a 429, a
+ * 503, a provider that closed under a held request), where no handler ran and the journal's job_id is null — the
+ * job its path names.
+ */
+function namesJob(r: RequestEntry, job: string): boolean {
+  return r.job_id === job || (r.job_id === null && r.path.split(/[/?]/).includes(job));
+}
+
 export const i03NoLostResult: InvariantCheck = {
   id: 'I3',
   judge(ctx) {
@@ -62,12 +71,16 @@ export const i03NoLostResult: InvariantCheck = {
         // refused): it could not know. A client that never tried is not excused.
         const finalAt = ctx.jobFacts(j)!.final!.at;
         const reads = op.requests.filter(
-          (r) => (r.route === 'list' || (r.route === 'status' && r.job_id === j)) && sentAt(r) <= deadline && ms(r.at) >= finalAt,
+          (r) => (r.route === 'list' || (r.route === 'status' && namesJob(r, j))) && sentAt(r) <= deadline && ms(r.at) >= finalAt,
         );
         const blind = reads.length > 0 && !reads.some((r) => delivered(r) && r.status === 200);
         // Workers ran (not killed, not paused) less than the grace between the job's end and the deadline: the client
         // was not given the time to collect.
-        if (runningFor(ctx.evidence.harness, finalAt, ctx.options.deadline_grace_ms, owners(op), { needsProvider: true }) > deadline)
+        const arrivedBy = ms(op.submission!.submitted_at) + ctx.options.clock_tolerance_ms;
+        if (
+          runningFor(ctx.evidence.harness, finalAt, ctx.options.deadline_grace_ms, owners(op), { needsProvider: true, arrivedBy }) >
+          deadline
+        )
           return false;
         const unverifiable = ctx.dialect === 'native' && (b?.corrupt_digest || b?.error_row);
         return !unverifiable && !resultsLost && !blind;
@@ -92,11 +105,7 @@ export const i03NoLostResult: InvariantCheck = {
       const gone = op.requests.some(
         (r) => r.job_id === job && r.route === 'results' && delivered(r) && (r.status === 410 || r.status === 404),
       );
-      // A fetch refused before it executed (a 429, a 503) names its job only in its path: the journal's job_id is
-      // what a handler touched, and none ran.
-      const tried = op.requests.some(
-        (r) => r.route === 'results' && (r.job_id === job || (r.job_id === null && r.path.split(/[/?]/).includes(job))),
-      );
+      const tried = op.requests.some((r) => r.route === 'results' && namesJob(r, job));
       const triedToTheEnd = tried && entry !== undefined && ms(entry.at) >= deadline - ctx.options.clock_tolerance_ms;
       if (state === 'result_unavailable' && !resultsReached && (gone || triedToTheEnd)) continue;
       if (state !== 'succeeded') {

@@ -47,7 +47,8 @@ function unbacked(ctx: CheckContext, op: OperationView, at: number): { why: stri
     const lost = op.creates.find((c) => c.job_id === j);
     const knowable = lost?.lost_by === 'reset' ? created : Math.max(created, createBy);
     if (stillAskingUnanswered(ctx, op, created, at)) return false;
-    return runningFor(ctx.evidence.harness, knowable, ctx.options.deadline_grace_ms, owners(op), { needsProvider: true }) <= at;
+    const arrivedBy = op.submission ? ms(op.submission.submitted_at) + tol : undefined;
+    return runningFor(ctx.evidence.harness, knowable, ctx.options.deadline_grace_ms, owners(op), { needsProvider: true, arrivedBy }) <= at;
   });
   if (unknown.length && state !== 'needs_attention') {
     return {

@@ -61,11 +61,10 @@ export const i05HonestCancel: InvariantCheck = {
             r.job_state !== null &&
             TERMINAL_ANSWER_STATES.includes(r.job_state) &&
             // A held (delayed) answer that came as the client gave up may have been abandoned by its timeout at
-            // that same moment; only one that came clearly before the give-up surely reached it. So may one that
-            // came while its worker was paused, read (if at all) when it resumed.
-            (r.delivery === 'delayed' || readableAt(r, ctx.evidence.harness) !== ms(r.at)
-              ? readableAt(r, ctx.evidence.harness) < at - tol
-              : ms(r.at) <= at + tol) &&
+            // that same moment; only one that came clearly before the give-up surely reached it. One that came while
+            // its worker was paused surely reached nothing: at the resume its timeout may have given it up first.
+            readableAt(r, ctx.evidence.harness) === ms(r.at) &&
+            (r.delivery === 'delayed' ? ms(r.at) < at - tol : ms(r.at) <= at + tol) &&
             reachedALiveWorker(r, ctx.journal.requests, ctx.evidence.harness, ctx.options.kill_read_window_ms),
         );
         if (told) {

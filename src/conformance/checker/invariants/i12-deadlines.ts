@@ -37,7 +37,7 @@ export const i12Deadlines: InvariantCheck = {
       const endedAt = finalEntry(op.record) ? ms(finalEntry(op.record)!.at) : Infinity;
       if (ctx.evidence.cancels.some((c) => c.operation_id === op.id && ms(c.requested_at) <= endedAt)) continue;
       // The grace is counted in time a worker ran after the deadline: every worker killed or paused stops that clock.
-      const actBy = runningFor(ctx.evidence.harness, resultBy, grace, owners(op));
+      const actBy = runningFor(ctx.evidence.harness, resultBy, grace, owners(op), { arrivedBy: t0 + tol });
       // Within the clock tolerance, as every other moment here: the client's last read at the deadline may see a job
       // that ended a millisecond after it, and collecting its results is then right (I3), not polling past the end.
       const jobFinalBy = op.jobIds.some((j) => (ctx.jobFacts(j)?.final?.at ?? Infinity) <= resultBy + tol);
