@@ -23,10 +23,12 @@ describe('in-process fetch and an aborted signal', () => {
     let settledAt: number | null = null;
     const reason = new Error('client timeout');
     const init = createInit('key-held', {}, { signal: ac.signal });
-    const pending = p.fetch('/v1/jobs', { ...init, headers: { ...(init.headers as Record<string, string>), 'x-worker-id': 'worker-7' } }).then(
-      (res) => ({ res }),
-      (err: unknown) => ({ err }),
-    );
+    const pending = p
+      .fetch('/v1/jobs', { ...init, headers: { ...(init.headers as Record<string, string>), 'x-worker-id': 'worker-7' } })
+      .then(
+        (res) => ({ res }),
+        (err: unknown) => ({ err }),
+      );
     void pending.then(() => {
       settledAt = clock.now();
     });
