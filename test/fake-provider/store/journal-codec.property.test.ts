@@ -102,6 +102,21 @@ const webhook = fc.record({
   fault,
 });
 
+/** A request's extension fields (lease token, a listing, a task, a dialect's), any subset of them. */
+const extras = fc.record(
+  {
+    lease_token: fc.option(fc.nat(), { nil: null }),
+    listed: fc.array(fc.record({ job_id: str, state })),
+    task_id: nstr,
+    task_state: nstr,
+    dialect: fc.constantFrom('openai' as const, 'anthropic' as const),
+    custom_ids: fc.array(str, { maxLength: 3 }),
+    file_id: str,
+    served_sha256: str,
+  },
+  { requiredKeys: [] },
+);
+
 describe('journal codec', () => {
   it('decode(encode(entry)) is the entry', () => {
     fc.assert(
@@ -122,19 +137,6 @@ describe('journal codec', () => {
       { weight: 8, arbitrary: fc.integer({ min: 0, max: 4_102_444_800_000 }) },
       { weight: 1, arbitrary: fc.double({ min: 0, max: 4e12, noNaN: true }) },
       { weight: 1, arbitrary: fc.constantFrom(-1, -8.64e15, 8.64e15) },
-    );
-    const extras = fc.record(
-      {
-        lease_token: fc.option(fc.nat(), { nil: null }),
-        listed: fc.array(fc.record({ job_id: str, state })),
-        task_id: nstr,
-        task_state: nstr,
-        dialect: fc.constantFrom('openai' as const, 'anthropic' as const),
-        custom_ids: fc.array(str, { maxLength: 3 }),
-        file_id: str,
-        served_sha256: str,
-      },
-      { requiredKeys: [] },
     );
     fc.assert(
       fc.property(request, ms, ms, extras, (r, at, received, extra) => {
@@ -168,16 +170,6 @@ describe('journal codec', () => {
   });
 
   it("a decoded entry is already what the schema outputs: the judge takes a live run's journal without parsing it", () => {
-    const extras = fc.record(
-      {
-        lease_token: fc.option(fc.nat(), { nil: null }),
-        dialect: fc.constantFrom('openai' as const, 'anthropic' as const),
-        custom_ids: fc.array(str, { maxLength: 3 }),
-        file_id: str,
-        served_sha256: str,
-      },
-      { requiredKeys: [] },
-    );
     fc.assert(
       fc.property(fc.oneof(fc.tuple(request, extras), fc.tuple(transition), fc.tuple(webhook)), ([entry, extra]) => {
         const decoded = decodeRow(encodeEntry({ ...entry, ...extra } as JournalEntry));
