@@ -11,6 +11,19 @@ import type { SearchPowerSection } from './search-power.js';
 import { type BusyCatalogSection, busyMarkdown, busyRow } from './catalog-busy.js';
 import { type FloorsSection, floorsMarkdown } from './catalog-floors.js';
 
+/** A `--resume` run: when, on what load and code, and which sections it measured. */
+export interface Resume {
+  date: string;
+  loadavg: number[];
+  git: { commit: string; dirtyFiles: number };
+  sections?: string[];
+}
+
+/** Every resume of a run, oldest first (results written before `resumes` existed name only their last). */
+export function resumesOf(m: Pick<Meta, 'resumes' | 'resumedAt'>): Resume[] {
+  return m.resumes ?? (m.resumedAt ? [m.resumedAt] : []);
+}
+
 export interface Meta {
   date: string;
   quick: boolean;
@@ -21,9 +34,10 @@ export interface Meta {
   loadavg: { start: number[]; end: number[] };
   wallS: number;
   argv: string[];
-  /** Set when a stopped run was finished with --resume: when, on what load and code, the remaining sections ran. */
-  /** A run continued with --resume: when, and (since 6 Dec) which sections that continuation measured. */
-  resumedAt?: { date: string; loadavg: number[]; git: { commit: string; dirtyFiles: number }; sections?: string[] };
+  /** Results of 6 Dec and before: the last --resume alone (when, and since 6 Dec which sections it measured). */
+  resumedAt?: Resume;
+  /** Every --resume that measured sections again, oldest first; a section is from the last one that names it. */
+  resumes?: Resume[];
   /** Set when the HTTP rounds of section 1 were measured again (`--only http`) and put beside the other sections. */
   httpRoundsRerun?: { date: string; loadavg: { start: number[]; end: number[] }; git: { commit: string; dirtyFiles: number } };
 }
@@ -270,9 +284,11 @@ function markdown(r: Results): string {
       .map(([k, v]) => `${k} ${v}`)
       .join(', ')}`,
   );
-  if (m.resumedAt)
+  const resumes = resumesOf(m);
+  if (resumes.length > 1) L.push('- Each section below is from the last run of this list that names it (the first run otherwise).');
+  for (const r of resumes)
     L.push(
-      `- Resumed: ${m.resumedAt.sections ? `sections ${m.resumedAt.sections.join(', ')} were measured by a \`--resume\` run` : 'the run stopped after section 2 (a bench bug, since fixed); sections 3 and 4 ran'} at ${m.resumedAt.date} (load average ${m.resumedAt.loadavg.join(' / ')}, code ${m.resumedAt.git.commit.slice(0, 12)}${m.resumedAt.git.dirtyFiles ? ` with ${m.resumedAt.git.dirtyFiles} uncommitted files` : ''})`,
+      `- Resumed: ${r.sections ? `sections ${r.sections.join(', ')} were measured by a \`--resume\` run` : 'the run stopped after section 2 (a bench bug, since fixed); sections 3 and 4 ran'} at ${r.date} (load average ${r.loadavg.join(' / ')}, code ${r.git.commit.slice(0, 12)}${r.git.dirtyFiles ? ` with ${r.git.dirtyFiles} uncommitted files` : ''})`,
     );
   if (m.httpRoundsRerun) {
     const r = m.httpRoundsRerun;

@@ -11,7 +11,7 @@ import { conformanceSpeed } from './conformance-speed.js';
 import { httpBench, SOAK_NAMES } from './http-bench.js';
 import { javaVersion } from './http-targets.js';
 import { providerScale } from './provider-scale.js';
-import { evaluate, writeReport, type ColumnResults, type Results } from './report.js';
+import { evaluate, resumesOf, writeReport, type ColumnResults, type Results } from './report.js';
 import { searchPower } from './search-power.js';
 import { catalog } from '../../src/scenarios/index.js';
 
@@ -245,13 +245,14 @@ async function main(): Promise<void> {
   savePartial();
   partial.meta.loadavg.end = loadAverage();
   partial.meta.wallS = Math.round((Date.now() - started) / 1000) + (resumed ? resumed.meta.wallS : 0);
-  if (resumed)
-    partial.meta.resumedAt = {
-      date: new Date(started).toISOString(),
-      loadavg: start,
-      git: git(),
-      sections: measuredNow,
-    };
+  if (resumed) {
+    // Appended, not replaced: the sections an earlier --resume measured are still its, not the first run's.
+    partial.meta.resumes = [
+      ...resumesOf(resumed.meta),
+      { date: new Date(started).toISOString(), loadavg: start, git: git(), sections: measuredNow },
+    ];
+    delete partial.meta.resumedAt;
+  }
   const results: Results = { ...partial, targets: evaluate(partial) };
   const out = writeReport(results, quick);
   log(`targets:`);
