@@ -62,8 +62,8 @@ export const workloadArb: fc.Arbitrary<GeneratedWorkload> = fc
   .map(({ ops, byKind, cancels }) => ({
     // Each operation's input names its own account, so different operations never carry the same request. The first
     // arrives at 0 ms: a worker started with nothing open exits at once (`work` runs until every operation is
-    // final), so with every arrival later the scenario's workers were gone before any work came, a rescue worker did
-    // it all, and the pauses and kills aimed at worker-N met no one.
+    // final), so if every operation arrived later the scenario's workers would be gone before any work came, a
+    // rescue worker would do it all, and the pauses and kills aimed at worker-N would meet no one.
     workload: ops.map((o, i) => ({
       operation_id: `op_${i + 1}`,
       input: { account: `acct_${i + 1}` },

@@ -115,9 +115,9 @@ export type RunEvidence = z.output<typeof RunEvidenceSchema>;
 
 /**
  * Evidence a live run gathered, its journal read from the provider object itself: that journal is already what the
- * schema outputs (the store's codec writes and reads the parsed shape; test/conformance/checker/live-evidence.test.ts
- * holds the two equal), so only what a client or the harness supplied is parsed. Parsing ~20 provider entries per
- * schedule was most of the evidence's parse, a few per cent of an in-process schedule.
+ * schema outputs (the store's decoder gives the parsed shape, key order included; the journal codec's property test
+ * holds the two equal), so only what a client or the harness supplied is parsed. Parsing the ~20 provider entries of
+ * a schedule again would be most of the evidence's parse, a few per cent of an in-process schedule.
  */
 const LiveEvidenceSchema = RunEvidenceSchema.omit({ journal: true });
 export type LiveEvidenceInput = Omit<RunEvidenceInput, 'journal'> & { journal: JournalEntry[] };
