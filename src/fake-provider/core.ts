@@ -40,6 +40,6 @@ export interface ProviderCore {
   /** Requests executing and not yet journalled: close() journals those that executed something (http/request-entry.ts). */
   inFlight: InFlight;
   /** Requests a `delay` fault holds before they execute (the seam counts them; a judge waits for them). */
-  /** Requests a `delay` fault holds and that have not executed yet, with the X-Worker-ID of each (null: none sent). */
-  held: { count: number; workers: (string | null)[] };
+  /** The X-Worker-ID (null: none sent) of each request a `delay` fault holds that has not executed yet. */
+  held: (string | null)[];
 }

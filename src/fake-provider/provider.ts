@@ -218,7 +218,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
       control: opts.control ?? true,
     },
     isClosed: () => closed,
-    held: { count: 0, workers: [] },
+    held: [],
     inFlight: new InFlight(),
   };
 
@@ -272,8 +272,8 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     core,
     tasks: tasks.service,
     idle: () => webhooks.idle(),
-    heldRequests: () => core.held.count,
-    heldBy: () => core.held.workers.filter((w): w is string => w !== null),
+    heldRequests: () => core.held.length,
+    heldBy: () => core.held.filter((w): w is string => w !== null),
     close: () => void shutDown(false),
     closeToImage: () => shutDown(true) ?? closedAlready(),
   };

@@ -1,5 +1,5 @@
 import { fingerprint } from '../lib/canonical-json.js';
-import { giveUpAt, governingDeadline, MIN_REQUEST_MS, requestTimeout, retryAt } from './deadlines.js';
+import { giveUpAt, governingDeadline, heldBack, MIN_REQUEST_MS, requestTimeout, retryAt } from './deadlines.js';
 import { nextDelay, POLL_POLICY, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
 import { collectStart } from './collect.js';
 import { retryDelay } from './http.js';
@@ -161,10 +161,11 @@ async function handleCreateAnswer(s: OpStep, c: WireCreate, knownJobId: string |
         ...(lookup ? remoteFacts(lookup.job) : job ? remoteFacts(job) : { remote_state: 'queued' as const }),
         remote_job_id: jobId,
         attempt: 0,
-        // Never before a Retry-After hold, nor past the give-up time (retryAt's rule).
-        next_poll_at: Math.min(
-          Math.max(ended ? now : s.after(nextDelay(POLL_POLICY, 0, r.operation_id, o.retryAfterMs)), notBefore),
-          Math.max(giveUpAt(governingDeadline(r)!), s.now() + 1),
+        next_poll_at: heldBack(
+          ended ? now : s.after(nextDelay(POLL_POLICY, 0, r.operation_id, o.retryAfterMs)),
+          s.now(),
+          governingDeadline(r)!,
+          notBefore,
         ),
         not_before: notBefore,
         ...ended?.patch,

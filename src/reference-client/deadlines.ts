@@ -48,7 +48,11 @@ export function noRoomToRead(now: number, deadline: number): boolean {
 /** When to try again after a read that taught us nothing, given the deadline and any Retry-After hold. */
 export function retryAt(now: number, backoffMs: number, deadline: number, notBefore: number): number {
   const wanted = now >= deadline ? now + Math.max(DEADLINE_RETRY_MS, now - deadline) : Math.min(now + backoffMs, deadline);
-  // Never before the hold, but never past the give-up time either: at that time the step ends without a request.
+  return heldBack(wanted, now, deadline, notBefore);
+}
+
+/** `wanted`, but never before a Retry-After hold, nor past the give-up time: at that time the step ends without a request. */
+export function heldBack(wanted: number, now: number, deadline: number, notBefore: number): number {
   return Math.min(Math.max(wanted, notBefore), Math.max(giveUpAt(deadline), now + 1));
 }
 

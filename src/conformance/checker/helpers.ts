@@ -107,6 +107,11 @@ export function readableAt(r: RequestEntry, harness: ReadonlyArray<{ at: string;
   return pausedSince === null ? came : Number.POSITIVE_INFINITY;
 }
 
+/** The answer came while its worker was paused: whether the client ever read it cannot be known (readableAt). */
+export function cameWhilePaused(r: RequestEntry, harness: ReadonlyArray<{ at: string; type: string; worker_id?: string }>): boolean {
+  return readableAt(r, harness) !== ms(r.at);
+}
+
 /**
  * Whether the worker that got this answer lived to act on it. An answer delivered to a worker the harness killed
  * before that worker sent anything else is like Jepsen's `:info`: the bytes arrived, the process may never have read

@@ -53,6 +53,11 @@ export function runningFor(
   return free() ? since + left : Infinity;
 }
 
+/** When an operation arrived, within the clock tolerance: `runningFor`'s `arrivedBy` (undefined without a submission). */
+export function arrivedBy(op: { submission?: { submitted_at: string } | null }, toleranceMs: number): number | undefined {
+  return op.submission ? ms(op.submission.submitted_at) + toleranceMs : undefined;
+}
+
 /** The workers that sent requests for an operation: the ones that may have held its lease. */
 export function owners(op: {
   requests: ReadonlyArray<{ worker_id?: string | null }>;

@@ -1,9 +1,9 @@
 import { heldOffUntil, mainJob, type CheckContext, type InvariantCheck } from '../context.js';
 import type { OperationView } from '../link.js';
-import { delivered, failure, finalEntry, iso, ms, readableAt, sentAt } from '../helpers.js';
+import { cameWhilePaused, delivered, failure, finalEntry, iso, ms, sentAt } from '../helpers.js';
 import type { Failure } from '../verdict.js';
 import type { RequestEntry } from '../../../contract/journal.js';
-import { owners, runningFor } from '../worker-presence.js';
+import { arrivedBy, owners, runningFor } from '../worker-presence.js';
 
 /**
  * I3: a job that succeeded with valid results early enough (grace before the result deadline) must end
@@ -46,7 +46,7 @@ export const i03NoLostResult: InvariantCheck = {
   id: 'I3',
   judge(ctx) {
     const failures: Failure[] = [];
-    const surelyRead = (r: RequestEntry) => delivered(r) && readableAt(r, ctx.evidence.harness) === ms(r.at);
+    const surelyRead = (r: RequestEntry) => delivered(r) && !cameWhilePaused(r, ctx.evidence.harness);
     let applicable = false;
     for (const op of ctx.operations) {
       // A foreign replay or a find that listed a foreign job under the key (the lookup path of the same violation):
@@ -76,12 +76,8 @@ export const i03NoLostResult: InvariantCheck = {
         const blind = reads.length > 0 && !reads.some((r) => delivered(r) && r.status === 200);
         // Workers ran (not killed, not paused) less than the grace between the job's end and the deadline: the client
         // was not given the time to collect.
-        const arrivedBy = ms(op.submission!.submitted_at) + ctx.options.clock_tolerance_ms;
-        if (
-          runningFor(ctx.evidence.harness, finalAt, ctx.options.deadline_grace_ms, owners(op), { needsProvider: true, arrivedBy }) >
-          deadline
-        )
-          return false;
+        const presence = { needsProvider: true, arrivedBy: arrivedBy(op, ctx.options.clock_tolerance_ms) };
+        if (runningFor(ctx.evidence.harness, finalAt, ctx.options.deadline_grace_ms, owners(op), presence) > deadline) return false;
         const unverifiable = ctx.dialect === 'native' && (b?.corrupt_digest || b?.error_row);
         return !unverifiable && !resultsLost && !blind;
       });

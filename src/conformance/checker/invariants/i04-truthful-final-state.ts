@@ -1,7 +1,7 @@
 import type { RequestEntry } from '../../../contract/journal.js';
 import { jobKnownAt, type CheckContext, type InvariantCheck } from '../context.js';
 import { delivered, failure, finalEntry, iso, ms, shownStates } from '../helpers.js';
-import { owners, runningFor } from '../worker-presence.js';
+import { arrivedBy, owners, runningFor } from '../worker-presence.js';
 import type { OperationView } from '../link.js';
 
 /**
@@ -47,8 +47,8 @@ function unbacked(ctx: CheckContext, op: OperationView, at: number): { why: stri
     const lost = op.creates.find((c) => c.job_id === j);
     const knowable = lost?.lost_by === 'reset' ? created : Math.max(created, createBy);
     if (stillAskingUnanswered(ctx, op, created, at)) return false;
-    const arrivedBy = op.submission ? ms(op.submission.submitted_at) + tol : undefined;
-    return runningFor(ctx.evidence.harness, knowable, ctx.options.deadline_grace_ms, owners(op), { needsProvider: true, arrivedBy }) <= at;
+    const presence = { needsProvider: true, arrivedBy: arrivedBy(op, tol) };
+    return runningFor(ctx.evidence.harness, knowable, ctx.options.deadline_grace_ms, owners(op), presence) <= at;
   });
   if (unknown.length && state !== 'needs_attention') {
     return {

@@ -1,7 +1,7 @@
 import { mainJob, type InvariantCheck } from '../context.js';
 import {
+  cameWhilePaused,
   delivered,
-  readableAt,
   describeRequest,
   failure,
   finalEntry,
@@ -63,7 +63,7 @@ export const i05HonestCancel: InvariantCheck = {
             // A held (delayed) answer that came as the client gave up may have been abandoned by its timeout at
             // that same moment; only one that came clearly before the give-up surely reached it. One that came while
             // its worker was paused surely reached nothing: at the resume its timeout may have given it up first.
-            readableAt(r, ctx.evidence.harness) === ms(r.at) &&
+            !cameWhilePaused(r, ctx.evidence.harness) &&
             (r.delivery === 'delayed' ? ms(r.at) < at - tol : ms(r.at) <= at + tol) &&
             reachedALiveWorker(r, ctx.journal.requests, ctx.evidence.harness, ctx.options.kill_read_window_ms),
         );

@@ -11,9 +11,9 @@ import type { Failure } from '../verdict.js';
 function ambiguous(ctx: CheckContext, prev: RequestEntry, next: RequestEntry): boolean {
   if (!delivered(prev) || prev.status >= 500 || prev.status === 429 || prev.status === 408) return true;
   if (prev.status === 409 && prev.code === 'idempotency_request_in_progress') return true;
-  if (next.worker_id !== prev.worker_id && sentAt(next) < ms(prev.at)) return true;
+  if (next.worker_id === prev.worker_id) return false;
   return (
-    next.worker_id !== prev.worker_id &&
+    sentAt(next) < ms(prev.at) ||
     ctx.evidence.harness.some(
       (h) => h.type === 'kill' && h.worker_id === prev.worker_id && ms(h.at) >= ms(prev.at) && ms(h.at) <= ms(next.at),
     )

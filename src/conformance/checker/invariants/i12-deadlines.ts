@@ -2,7 +2,7 @@ import type { InvariantCheck } from '../context.js';
 import { describeRequest, failure, finalEntry, iso, ms, sendTimeKnown, sentAt } from '../helpers.js';
 import type { OperationView } from '../link.js';
 import type { Failure } from '../verdict.js';
-import { owners, runningFor } from '../worker-presence.js';
+import { arrivedBy, owners, runningFor } from '../worker-presence.js';
 
 /**
  * I12: no create after the create deadline; a job not final by the result deadline ends result_timed_out no
@@ -37,7 +37,7 @@ export const i12Deadlines: InvariantCheck = {
       const endedAt = finalEntry(op.record) ? ms(finalEntry(op.record)!.at) : Infinity;
       if (ctx.evidence.cancels.some((c) => c.operation_id === op.id && ms(c.requested_at) <= endedAt)) continue;
       // The grace is counted in time a worker ran after the deadline: every worker killed or paused stops that clock.
-      const actBy = runningFor(ctx.evidence.harness, resultBy, grace, owners(op), { arrivedBy: t0 + tol });
+      const actBy = runningFor(ctx.evidence.harness, resultBy, grace, owners(op), { arrivedBy: arrivedBy(op, tol) });
       // Within the clock tolerance, as every other moment here: the client's last read at the deadline may see a job
       // that ended a millisecond after it, and collecting its results is then right (I3), not polling past the end.
       const jobFinalBy = op.jobIds.some((j) => (ctx.jobFacts(j)?.final?.at ?? Infinity) <= resultBy + tol);

@@ -58,19 +58,13 @@ export const i13WebhookSafety: InvariantCheck = {
         // request's timeout may have given it up at the resume (readableAt), so the client had not had the results —
         // and a fetch still under way when a newer lease holder fetched (the one request a worker may have under way
         // when it loses its lease, I9): two fetches of a takeover, not of a webhook.
-        const fetches = served.filter(
-          (r) =>
-            !(
-              readableAt(r, ctx.evidence.harness) !== ms(r.at) &&
-              served.some((q) => q.seq !== r.seq && q.worker_id === r.worker_id && sentAt(q) >= sentAt(r))
-            ) &&
-            !served.some(
-              (q) =>
-                (q.lease_token ?? -1) > (r.lease_token ?? Infinity) &&
-                sentAt(q) >= sentAt(r) &&
-                sentAt(q) <= readableAt(r, ctx.evidence.harness),
-            ),
-        );
+        const fetches = served.filter((r) => {
+          const readable = readableAt(r, ctx.evidence.harness);
+          const later = served.filter((q) => q.seq !== r.seq && sentAt(q) >= sentAt(r));
+          const fetchedAgain = readable !== ms(r.at) && later.some((q) => q.worker_id === r.worker_id);
+          const overtaken = later.some((q) => (q.lease_token ?? -1) > (r.lease_token ?? Infinity) && sentAt(q) <= readable);
+          return !fetchedAgain && !overtaken;
+        });
         if (fetches.length > 1) {
           failures.push(
             failure(op.id, `${op.id} fetched job ${job}'s results ${fetches.length} times; fetch once, whatever the webhooks say`, [

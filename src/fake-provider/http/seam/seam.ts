@@ -68,18 +68,12 @@ export function seam<I = undefined>(core: ProviderCore, route: string, opts: Sea
     // A delayed request counts as held until its handler has run: until then it may still create what it asks for.
     const delayed = fired?.fault.type === 'delay';
     const worker = c.get('workerId');
-    if (delayed) {
-      core.held.count++;
-      core.held.workers.push(worker);
-    }
+    if (delayed) core.held.push(worker);
     try {
       if (!opts.hold) await hold();
       await next();
     } finally {
-      if (delayed) {
-        core.held.count--;
-        core.held.workers.splice(core.held.workers.indexOf(worker), 1);
-      }
+      if (delayed) core.held.splice(core.held.indexOf(worker), 1);
     }
     if (UNEXECUTED.has(c.res)) return;
     const answer = await enactAfter(core, c, fired, c.res);
