@@ -3,7 +3,7 @@ import { chain, GENESIS_HASH } from '../audit.js';
 import type { AuditInput } from '../types.js';
 
 /** The store's cached statements: `q(sql)` prepares once per connection. */
-type Prepare = (sql: string) => Database.Statement;
+export type Prepare = (sql: string) => Database.Statement;
 
 /** The newest link of the audit chain, or null before the first entry. */
 export function auditHead(q: Prepare): { seq: number; hash: string } | null {

@@ -3,12 +3,13 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isoTime } from '../../lib/clock.js';
 import type { NewOperationRow } from '../new-operation-row.js';
-import { submitLine, walk, type HistoryLine } from '../state-machine.js';
+import { submitLine } from '../state-machine.js';
 import type { AuditInput, AuditRow, CancelIntent, OperationRow, StoredHistoryEntry } from '../types.js';
 import type { CommitOutcome, FencedChange, InsertOutcome, Lease, OperationStore } from './operation-store.js';
 import { planCommit } from './patch.js';
 import { appendAudit, auditHead } from './sqlite-audit.js';
 import { COLUMNS, fromDb, SQLITE_OPERATION_MIGRATIONS, toDb } from './sqlite-schema.js';
+import { appendHistory, historyFromDb } from './sqlite-history.js';
 import { migrateSqlite, refuseNewerSqlite } from '../../lib/sqlite-migrations.js';
 import { migratedSqliteImage } from './sqlite-migrate.js';
 
@@ -85,7 +86,7 @@ export class SqliteOperationStore implements OperationStore {
       const values: Record<string, unknown> = { is_open: 1 };
       for (const c of COLUMNS) values[c] = toDb(c, c === 'state' ? first.to : row[c]);
       this.q(`INSERT INTO operations (${cols}, is_open) VALUES (${params}, @is_open)`).run(values);
-      this.appendHistory(row.operation_id, [first], null);
+      appendHistory((sql) => this.q(sql), row.operation_id, [first], null);
       this.appendAuditTx(audit);
       return 'inserted';
     });
@@ -107,16 +108,7 @@ export class SqliteOperationStore implements OperationStore {
 
   async history(operationId: string): Promise<StoredHistoryEntry[]> {
     const rows = this.q('SELECT * FROM history WHERE operation_id = ? ORDER BY seq').all(operationId) as Record<string, string | null>[];
-    return rows.map((r) => ({
-      at: r.at!,
-      actor: r.actor!,
-      from: r.from_state as StoredHistoryEntry['from'],
-      to: r.to_state as StoredHistoryEntry['to'],
-      cause: r.cause!,
-      evidence: JSON.parse(r.evidence!),
-      remote_state: r.remote_state as StoredHistoryEntry['remote_state'],
-      lease_token: (r.lease_token as unknown as number | null) ?? null,
-    }));
+    return rows.map(historyFromDb);
   }
 
   async recordCancelIntent(operationId: string, intent: CancelIntent, audit: AuditInput[]): Promise<boolean> {
@@ -139,8 +131,8 @@ export class SqliteOperationStore implements OperationStore {
     held: ReadonlyMap<string, number>,
     busy: ReadonlySet<string> = new Set(),
   ): Promise<Lease[]> {
-    return this.tx(() => {
-      const due = this.q(
+    const dueNow = () =>
+      this.q(
         `SELECT operation_id, lease_owner, fencing_token FROM operations
            WHERE is_open = 1 AND next_poll_at <= @now AND (lease_owner IS NULL OR lease_expires_at <= @now OR lease_owner = @owner)
              AND operation_id NOT IN (SELECT value FROM json_each(@busy))
@@ -150,6 +142,11 @@ export class SqliteOperationStore implements OperationStore {
         lease_owner: string | null;
         fencing_token: number;
       }[];
+    // Most polls find nothing due: a WAL read answers that without the write lock, which a worker paused inside this
+    // transaction would hold against every other worker.
+    if (!this.db.inTransaction && dueNow().length === 0) return [];
+    return this.tx(() => {
+      const due = dueNow();
       const expires = now + leaseMs;
       const leases: Lease[] = [];
       for (const d of due) {
@@ -177,18 +174,32 @@ export class SqliteOperationStore implements OperationStore {
     });
   }
 
+  /**
+   * Lease bookkeeping is not synced: a renewal or release lost to a power cut only changes when a lease whose holders
+   * died with it runs out. An fsync would hold the write lock as long as the disk takes, several times a second; a
+   * worker paused inside it would stall every other worker.
+   */
+  private unsynced<T>(fn: () => T): T {
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      return fn();
+    } finally {
+      this.db.pragma('synchronous = FULL');
+    }
+  }
+
   async renew(lease: Lease, now: number, leaseMs: number): Promise<boolean> {
-    const r = this.q(
-      'UPDATE operations SET lease_expires_at = ? WHERE operation_id = ? AND lease_owner = ? AND fencing_token = ? AND is_open = 1',
-    ).run(now + leaseMs, lease.operation_id, lease.owner, lease.token);
+    const sql =
+      'UPDATE operations SET lease_expires_at = ? WHERE operation_id = ? AND lease_owner = ? AND fencing_token = ? AND is_open = 1';
+    const r = this.unsynced(() => this.q(sql).run(now + leaseMs, lease.operation_id, lease.owner, lease.token));
     if (r.changes === 1) lease.expires_at = now + leaseMs;
     return r.changes === 1;
   }
 
   async release(lease: Lease): Promise<void> {
-    this.q(
-      'UPDATE operations SET lease_owner = NULL, lease_expires_at = NULL WHERE operation_id = ? AND lease_owner = ? AND fencing_token = ?',
-    ).run(lease.operation_id, lease.owner, lease.token);
+    const sql =
+      'UPDATE operations SET lease_owner = NULL, lease_expires_at = NULL WHERE operation_id = ? AND lease_owner = ? AND fencing_token = ?';
+    this.unsynced(() => this.q(sql).run(lease.operation_id, lease.owner, lease.token));
   }
 
   async commit(lease: Lease, change: FencedChange): Promise<CommitOutcome> {
@@ -209,7 +220,7 @@ export class SqliteOperationStore implements OperationStore {
       }
       if (plan.final) sets.push('is_open = 0');
       if (sets.length) this.q(`UPDATE operations SET ${sets.join(', ')} WHERE operation_id = @id`).run(values);
-      this.appendHistory(lease.operation_id, change.history, cur.state);
+      appendHistory((sql) => this.q(sql), lease.operation_id, change.history, cur.state);
       this.appendAuditTx(change.audit);
       return 'ok';
     });
@@ -265,33 +276,6 @@ export class SqliteOperationStore implements OperationStore {
 
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
-  }
-
-  /** Append lines after the stored ones; `from` is the stored state (null only for the submit line). */
-  private appendHistory(operationId: string, lines: HistoryLine[], from: StoredHistoryEntry['from']): void {
-    if (!lines.length) return;
-    // Whichever method writes lines, they pass the transition table here.
-    walk(from, lines);
-    const { n } = this.q('SELECT COUNT(*) AS n FROM history WHERE operation_id = ?').get(operationId) as { n: number };
-    const insert = this.q(
-      'INSERT INTO history (operation_id, seq, at, actor, from_state, to_state, cause, evidence, remote_state, lease_token) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-    );
-    let prev = from;
-    lines.forEach((e, i) => {
-      insert.run(
-        operationId,
-        n + i + 1,
-        e.at,
-        e.actor,
-        prev,
-        e.to,
-        e.cause,
-        JSON.stringify(e.evidence),
-        e.remote_state,
-        e.lease_token ?? null,
-      );
-      prev = e.to;
-    });
   }
 
   private appendAuditTx(entries: AuditInput[]): void {
