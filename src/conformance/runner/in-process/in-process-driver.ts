@@ -103,8 +103,11 @@ export class InProcessDriver implements RunDriver {
       if (!provider) throw connectionReset();
       // The provider sees a killed worker hang up, as a real server sees the socket close: an answer it was holding
       // is then journalled lost, not delivered (else a read held past its worker's kill would count as "told", I5).
-      const hangUp = sockets && init?.signal ? eitherSignal(init.signal, sockets) : null;
-      const signal = hangUp?.signal ?? sockets ?? init?.signal;
+      // The caller's signal is init's, else the Request's own: a client that hands fetch a Request (a middleware
+      // wrapping each call) gives up through it, and `init.signal` replaces it below.
+      const own = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+      const hangUp = sockets && own ? eitherSignal(own, sockets) : null;
+      const signal = hangUp?.signal ?? sockets ?? own;
       try {
         // A failure is an answer too: a frozen or killed worker must not run on from it (its catch path) either.
         const res = await provider.fetch(input, { ...init, signal }).catch(async (err: unknown) => {
