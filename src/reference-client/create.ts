@@ -2,11 +2,13 @@ import { fingerprint } from '../lib/canonical-json.js';
 import { giveUpAt, governingDeadline, heldBack, MIN_REQUEST_MS, requestTimeout, retryAt } from './deadlines.js';
 import { nextDelay, POLL_POLICY, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
 import { collectStart } from './collect.js';
-import { retryDelay } from './http.js';
+import { retryDelay, type CallOutcome } from './http.js';
 import { describe, remoteFacts, terminalMove } from './job-answer.js';
 import type { Move, OpStep } from './op-step.js';
 import type { OperationRow } from './types.js';
 import type { WireCreate, WireLookup } from './wire/adapter.js';
+
+type Found = Extract<WireLookup, { kind: 'found' }>;
 import { createBody } from './wire/native.js';
 
 /**
@@ -42,7 +44,7 @@ function resumeAfterCreate(r: OperationRow, now: number, leaseMs: number, keyed:
 }
 
 /** Send (or replay) the create. `knownJobId` is what a lookup showed for our key: a different answer is a conflict. */
-export async function sendCreate(s: OpStep, knownJobId: string | null, preMoves: Move[]): Promise<void> {
+export async function sendCreate(s: OpStep, known: Found | null, preMoves: Move[]): Promise<void> {
   const r = s.rec;
   const webhookUrl = s.wire.webhookPerJob ? (r.webhook_url ?? s.env.webhookUrl) : null;
   await s.commit({
@@ -64,10 +66,10 @@ export async function sendCreate(s: OpStep, knownJobId: string | null, preMoves:
       },
     ],
   });
-  await handleCreateAnswer(s, await s.wire.create(s, webhookUrl), knownJobId);
+  await handleCreateAnswer(s, await s.wire.create(s, webhookUrl), known);
 }
 
-async function handleCreateAnswer(s: OpStep, c: WireCreate, knownJobId: string | null): Promise<void> {
+async function handleCreateAnswer(s: OpStep, c: WireCreate, known: Found | null): Promise<void> {
   const r = s.rec;
   const now = s.now();
   if (c.kind === 'unreadable') {
@@ -79,8 +81,8 @@ async function handleCreateAnswer(s: OpStep, c: WireCreate, knownJobId: string |
   }
   if (c.kind === 'created') {
     const { job, jobId, call: o } = c;
-    let shown = knownJobId;
-    let lookup: Extract<WireLookup, { kind: 'found' }> | null = null;
+    let shown = known?.job.job_id ?? null;
+    let lookup: Found | null = null;
     // A Retry-After on the lookup (a 429 or 503) holds every next request back, the status reads of the job too (I7).
     let notBefore = r.not_before;
     if (!shown && c.replayed) {
@@ -92,6 +94,10 @@ async function handleCreateAnswer(s: OpStep, c: WireCreate, knownJobId: string |
       }
       if (l.call.kind === 'answer' && l.call.retryAfterMs !== null)
         notBefore = Math.max(notBefore, s.now() + l.call.retryAfterMs + RETRY_AFTER_MARGIN_MS);
+      // A replay's job is taken only once a lookup confirms it (a provider may answer a replay with another job, I10):
+      // unchecked, the create stays of unknown outcome and reconciliation asks again.
+      if (l.kind === 'unclear')
+        return unknownOutcome(s, o, `replayed create answered job ${jobId}, the lookup to check it did not answer`, notBefore, jobId);
     }
     if (shown && shown !== jobId) {
       await s.commit({
@@ -177,18 +183,8 @@ async function handleCreateAnswer(s: OpStep, c: WireCreate, knownJobId: string |
   const o = c.call;
   if (c.kind === 'ambiguous') {
     const notBefore = o.kind === 'answer' && o.retryAfterMs !== null ? now + o.retryAfterMs + RETRY_AFTER_MARGIN_MS : r.not_before;
-    // After a create that timed out the lookup goes at once (retryDelay): the timeout already waited as long as any
-    // backoff, and backing off on top can push the lookup to the result deadline (I3). A Retry-After never carries
-    // the next step past the give-up time (retryAt), or a long hold keeps the operation open past its grace (I12).
-    await s.commit({
-      moves: [{ to: 'create_unknown', evidence: 'create_ambiguous', cause: `create outcome unknown (${describe(o)})`, call: o }],
-      patch: {
-        attempt: r.attempt + 1,
-        not_before: notBefore,
-        next_poll_at: retryAt(now, retryDelay(o, 0, r.operation_id), governingDeadline(r)!, notBefore),
-      },
-    });
-    return;
+    if (known) return adoptShown(s, known, o, notBefore);
+    return unknownOutcome(s, o, `create outcome unknown (${describe(o)})`, notBefore);
   }
   if (c.kind === 'not_done') {
     // Not executed, or still executing: the same request again, after the provider's wait.
@@ -206,5 +202,58 @@ async function handleCreateAnswer(s: OpStep, c: WireCreate, knownJobId: string |
   await s.commit({
     moves: [{ to: 'failed', evidence: 'create_refused', cause: `create refused: ${describe(o)}`, call: o }],
     patch: { reason: `create refused: ${describe(o)}` },
+  });
+}
+
+/**
+ * The replay meant to confirm what our key's lookup showed went unanswered: the lookup already is the provider's word
+ * on what the key created, so the operation goes on with that job. Back to create_unknown it would forget a job it has
+ * seen, and one more refused lookup before the deadline would lose a result that is there (I3).
+ */
+async function adoptShown(s: OpStep, known: Found, o: CallOutcome, notBefore: number): Promise<void> {
+  const r = s.rec;
+  const now = s.now();
+  const ended = terminalMove(known.job, 'status_answer', known.call, `the lookup before the replay shows the job ${known.job.state}`);
+  await s.commit({
+    moves: [
+      {
+        to: 'accepted',
+        evidence: 'lookup_answer',
+        cause: `lookup shows job ${known.job.job_id}; the replay confirming it went unanswered (${describe(o)}), adopting it`,
+        call: known.call,
+        jobId: known.job.job_id,
+        jobState: known.job.state,
+      },
+      ...(ended ? [ended.move] : []),
+    ],
+    patch: {
+      ...remoteFacts(known.job),
+      remote_job_id: known.job.job_id,
+      attempt: 0,
+      not_before: notBefore,
+      next_poll_at: heldBack(now, now, governingDeadline(r)!, notBefore),
+      ...ended?.patch,
+      ...(ended ? collectStart(r, ended.move.to, known.job) : {}),
+    },
+  });
+}
+
+/**
+ * The create's outcome is unknown: reconciliation looks next. After a create that timed out the lookup goes at once
+ * (retryDelay): the timeout already waited as long as any backoff, and backing off on top can push the lookup to the
+ * result deadline (I3). A Retry-After never carries the next step past the give-up time (retryAt), or a long hold
+ * keeps the operation open past its grace (I12).
+ */
+async function unknownOutcome(s: OpStep, o: CallOutcome, cause: string, notBefore: number, unconfirmed?: string): Promise<void> {
+  const r = s.rec;
+  await s.commit({
+    moves: [{ to: 'create_unknown', evidence: 'create_ambiguous', cause, call: o }],
+    patch: {
+      // A job a replay named but no lookup confirmed yet: a lookup that shows another one is a replay conflict.
+      ...(unconfirmed ? { conflicting_job_id: unconfirmed } : {}),
+      attempt: r.attempt + 1,
+      not_before: notBefore,
+      next_poll_at: retryAt(s.now(), retryDelay(o, 0, r.operation_id), governingDeadline(r)!, notBefore),
+    },
   });
 }

@@ -64,8 +64,24 @@ export async function reconcileStep(s: OpStep): Promise<void> {
       jobState: found?.state ?? null,
     });
 
+  if (found && r.conflicting_job_id !== null && r.conflicting_job_id !== found.job_id) {
+    const named = r.conflicting_job_id;
+    moves.push({
+      to: 'needs_attention',
+      evidence: 'replay_conflict',
+      cause: `replayed create answered job ${named}, but our key created ${found.job_id}`,
+      call: l.call,
+      jobId: found.job_id,
+      otherJobId: named,
+    });
+    await s.commit({
+      moves,
+      patch: { remote_job_id: found.job_id, reason: 'provider answered a replayed create with a different job id' },
+    });
+    return;
+  }
   if (found) {
-    const facts = { ...remoteFacts(found), remote_job_id: found.job_id, attempt: 0, next_poll_at: now };
+    const facts = { ...remoteFacts(found), remote_job_id: found.job_id, conflicting_job_id: null, attempt: 0, next_poll_at: now };
     if (r.cancel) {
       if (r.state === 'create_pending')
         moves.push({ to: 'accepted', evidence: 'lookup_answer', cause: what, call: l.call, jobId: found.job_id, jobState: found.state });
@@ -96,7 +112,7 @@ export async function reconcileStep(s: OpStep): Promise<void> {
       await s.commit({ moves, patch: { ...facts, ...t?.patch, ...(t ? collectStart(r, t.move.to, found) : {}) } });
       return;
     }
-    await sendCreate(s, found.job_id, moves);
+    await sendCreate(s, l.kind === 'found' ? l : null, moves);
     return;
   }
   // No job (yet). While we may still create, replay the same key. Otherwise keep looking until the governing deadline:

@@ -129,6 +129,16 @@
  *     2 s; the provider restarted under the first, sent before the deadline, and that read, never executed, was left
  *     out of the journal; I3 saw no read in time and called result_timed_out dishonest. A request cut off unexecuted
  *     is now journalled (effect none, 503, lost), and I3 attributes it to the job its path names.
+ *   Drawn by schedules with flapping 5xx on every route and a lost create paired with a foreign replay (tried, not
+ *   yet the default draw):
+ *   - replay-unanswered-after-lookup (reference client, I3): seed 11 — op_3's lookup showed its job succeeded; the
+ *     replay sent to confirm it was answered 500, and the client went back to create_unknown, forgetting the job;
+ *     every later lookup was refused and the result was lost. An unanswered confirming replay now adopts the job the
+ *     lookup showed.
+ *   - replay-unchecked-foreign-id (reference client, I10): seed 7 — a replayed create named a foreign job and the
+ *     lookup meant to check it was refused; the client took the replay's job unchecked and ended on that job's state.
+ *     An unchecked replay now leaves the create's outcome unknown, remembers the job it named, and a lookup that shows
+ *     another job stops in needs_attention (a replay conflict).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

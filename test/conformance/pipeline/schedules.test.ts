@@ -15,15 +15,16 @@ const { newKeyOnRetry } = (await import(new URL('../mutants/lane-mutant.mjs', im
   newKeyOnRetry: InProcessClientFactory;
 };
 
-/** certifySchedules on the mutant, 30 runs of seed 1, its output lines kept; the minimal schedule goes to a temp dir. */
+/** certifySchedules on the mutant, 30 runs of seed 55, its output lines kept; the minimal schedule goes to a temp dir. */
 async function certifyMutant(shrinkBudgetMs?: number) {
   const dir = mkdtempSync(join(tmpdir(), 'jp-schedules-'));
   const lines: string[] = [];
   const minimalOut = join(dir, 'minimal.json');
   try {
     const client = { kind: 'in-process' as const, factory: newKeyOnRetry };
-    const r = await certifySchedules({ client, runs: 30, seed: 1, lanes: 1, factor: 1, webhooks: false, minimalOut, shrinkBudgetMs }, (l) =>
-      lines.push(l),
+    const r = await certifySchedules(
+      { client, runs: 30, seed: 55, lanes: 1, factor: 1, webhooks: false, minimalOut, shrinkBudgetMs },
+      (l) => lines.push(l),
     );
     return { r, lines, minimalOut, minimal: JSON.parse(readFileSync(minimalOut, 'utf8')) as { name: string } };
   } finally {

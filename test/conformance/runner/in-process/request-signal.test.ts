@@ -16,7 +16,9 @@ const scenario = parseScenario({
   invariants: ['I3', 'I13'],
   behavior: { default: { duration_ms: 200 } },
   faults: { seed: 1, rules: [{ id: 'hold-results', on: 'results', nth: 1, fault: { type: 'delay', ms: 6000 } }] },
-  workload: [{ operation_id: 'op_1', kind: 'report', input: { account: 'acct_1' }, at_ms: 0, create_deadline_ms: 3000, result_deadline_ms: 8000 }],
+  workload: [
+    { operation_id: 'op_1', kind: 'report', input: { account: 'acct_1' }, at_ms: 0, create_deadline_ms: 3000, result_deadline_ms: 8000 },
+  ],
   webhooks: true,
 });
 
