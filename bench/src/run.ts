@@ -142,7 +142,13 @@ async function main(): Promise<void> {
     ? (JSON.parse(readFileSync(join(TMP, 'partial.json'), 'utf8')) as Omit<Results, 'targets'>)
     : undefined;
   // Named before measuring: `partial` below is the resumed object itself, and fills up as sections are measured.
-  const measuredNow = only.filter((s) => !resumed?.[s as keyof typeof resumed]);
+  // The Node 24 column is measured again when the resumed run has none: named too, or a resume that measured only it
+  // would list no sections.
+  const node24Now =
+    resumed && !resumed.node24 && !process.argv.includes('--no-node24')
+      ? only.filter((s) => COLUMN_SECTIONS.includes(s)).map((s) => `${s} on Node 24`)
+      : [];
+  const measuredNow = [...only.filter((s) => !resumed?.[s as keyof typeof resumed]), ...node24Now];
   if (resumed && resumed.meta.quick !== quick) {
     // A quick pass's sections (and its date, load and commit) must not be reported as a full run's, nor the reverse.
     process.stderr.write(
