@@ -5,11 +5,12 @@ import { collectStart } from './collect.js';
 import { retryDelay, type CallOutcome } from './http.js';
 import { describe, remoteFacts, terminalMove } from './job-answer.js';
 import type { Move, OpStep } from './op-step.js';
-import type { OperationRow } from './types.js';
+import type { Job } from '../contract/jobs.js';
+import type { OperationPatch, OperationRow } from './types.js';
 import type { WireCreate, WireLookup } from './wire/adapter.js';
+import { createBody } from './wire/native.js';
 
 type Found = Extract<WireLookup, { kind: 'found' }>;
-import { createBody } from './wire/native.js';
 
 /**
  * Create: the same request every time (with one idempotency key per operation where the API has keys), until the
@@ -43,7 +44,7 @@ function resumeAfterCreate(r: OperationRow, now: number, leaseMs: number, keyed:
   return Math.max(now, Math.min(now + wait, lastLookup));
 }
 
-/** Send (or replay) the create. `knownJobId` is what a lookup showed for our key: a different answer is a conflict. */
+/** Send (or replay) the create. `known` is what a lookup showed for our key: a different answer is a conflict. */
 export async function sendCreate(s: OpStep, known: Found | null, preMoves: Move[]): Promise<void> {
   const r = s.rec;
   const webhookUrl = s.wire.webhookPerJob ? (r.webhook_url ?? s.env.webhookUrl) : null;
@@ -210,30 +211,41 @@ async function handleCreateAnswer(s: OpStep, c: WireCreate, known: Found | null)
  * on what the key created, so the operation goes on with that job. Back to create_unknown it would forget a job it has
  * seen, and one more refused lookup before the deadline would lose a result that is there (I3).
  */
-async function adoptShown(s: OpStep, known: Found, o: CallOutcome, notBefore: number): Promise<void> {
+function adoptShown(s: OpStep, known: Found, o: CallOutcome, notBefore: number): Promise<void> {
+  const cause = `lookup shows job ${known.job.job_id}; the replay confirming it went unanswered (${describe(o)}), adopting it`;
+  const next = heldBack(s.now(), s.now(), governingDeadline(s.rec)!, notBefore);
+  return adoptFound(s, known.job, known.call, [], cause, { not_before: notBefore, next_poll_at: next });
+}
+
+/**
+ * Go on with the job our key's lookup showed, after `moves`. A lookup that shows the job already ended is as good as a
+ * status read of it (as a create answer is): end on it now; reading it again first would lose it whenever every status
+ * read hangs (I3). A job done only after the result deadline gets one fetch (collect.ts).
+ */
+export async function adoptFound(
+  s: OpStep,
+  job: Job,
+  call: CallOutcome,
+  moves: Move[],
+  cause: string,
+  patch: OperationPatch,
+): Promise<void> {
   const r = s.rec;
-  const now = s.now();
-  const ended = terminalMove(known.job, 'status_answer', known.call, `the lookup before the replay shows the job ${known.job.state}`);
+  const ended = terminalMove(job, 'status_answer', call, `the lookup shows the job ${job.state}`);
   await s.commit({
     moves: [
-      {
-        to: 'accepted',
-        evidence: 'lookup_answer',
-        cause: `lookup shows job ${known.job.job_id}; the replay confirming it went unanswered (${describe(o)}), adopting it`,
-        call: known.call,
-        jobId: known.job.job_id,
-        jobState: known.job.state,
-      },
+      ...moves,
+      { to: 'accepted', evidence: 'lookup_answer', cause, call, jobId: job.job_id, jobState: job.state },
       ...(ended ? [ended.move] : []),
     ],
     patch: {
-      ...remoteFacts(known.job),
-      remote_job_id: known.job.job_id,
+      ...remoteFacts(job),
+      remote_job_id: job.job_id,
+      conflicting_job_id: null,
       attempt: 0,
-      not_before: notBefore,
-      next_poll_at: heldBack(now, now, governingDeadline(r)!, notBefore),
+      ...patch,
       ...ended?.patch,
-      ...(ended ? collectStart(r, ended.move.to, known.job) : {}),
+      ...(ended ? collectStart(r, ended.move.to, job) : {}),
     },
   });
 }

@@ -1,9 +1,8 @@
 import { nextDelay, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
 import { retryDelay, type CallOutcome } from './http.js';
-import { remoteFacts, terminalMove } from './job-answer.js';
-import { collectStart } from './collect.js';
+import { remoteFacts } from './job-answer.js';
 import type { Move, OpStep } from './op-step.js';
-import { createBy, sendCreate } from './create.js';
+import { adoptFound, createBy, sendCreate } from './create.js';
 import { giveUpAt, governingDeadline, MIN_REQUEST_MS, noRoomToRead, retryAt } from './deadlines.js';
 
 /**
@@ -81,7 +80,6 @@ export async function reconcileStep(s: OpStep): Promise<void> {
     return;
   }
   if (found) {
-    const facts = { ...remoteFacts(found), remote_job_id: found.job_id, conflicting_job_id: null, attempt: 0, next_poll_at: now };
     if (r.cancel) {
       if (r.state === 'create_pending')
         moves.push({ to: 'accepted', evidence: 'lookup_answer', cause: what, call: l.call, jobId: found.job_id, jobState: found.state });
@@ -91,27 +89,13 @@ export async function reconcileStep(s: OpStep): Promise<void> {
         cause: `cancel asked by ${r.cancel.actor}; ${what}`,
         jobId: found.job_id,
       });
+      const facts = { ...remoteFacts(found), remote_job_id: found.job_id, conflicting_job_id: null, attempt: 0, next_poll_at: now };
       await s.commit({ moves, patch: facts });
       return;
     }
     // Without idempotency keys a replay could make a second job: the job the lookup showed is adopted instead.
-    if (r.state === 'create_pending' || now >= createBy(r) || !s.wire.idempotencyKeys) {
-      moves.push({
-        to: 'accepted',
-        evidence: 'lookup_answer',
-        cause: `${what}; adopting it without another create`,
-        call: l.call,
-        jobId: found.job_id,
-        jobState: found.state,
-      });
-      // A lookup that shows the job already ended is as good as a status read of it (as a create answer is,
-      // create.ts): end on it now; reading it again first would lose it whenever every status read hangs (I3). A job
-      // done only after the result deadline gets one fetch (collect.ts).
-      const t = terminalMove(found, 'status_answer', l.call, `the lookup shows the job ${found.state}`);
-      if (t) moves.push(t.move);
-      await s.commit({ moves, patch: { ...facts, ...t?.patch, ...(t ? collectStart(r, t.move.to, found) : {}) } });
-      return;
-    }
+    if (r.state === 'create_pending' || now >= createBy(r) || !s.wire.idempotencyKeys)
+      return adoptFound(s, found, l.call, moves, `${what}; adopting it without another create`, { next_poll_at: now });
     await sendCreate(s, l.kind === 'found' ? l : null, moves);
     return;
   }
