@@ -23,6 +23,7 @@ import { JournalRepo } from './store/journal-repo.js';
 import { GroupCommit } from './store/group-commit.js';
 import { startBackgroundCheckpoint } from './store/background-checkpoint.js';
 import { SettingsRepo } from './store/settings-repo.js';
+import { takeImage, type StoreImage } from './store/store-image.js';
 import { persistPrincipals } from './store/principals-persistence.js';
 import { createJobsModule } from './jobs/index.js';
 import type { ProviderModule } from './module.js';
@@ -69,7 +70,7 @@ export interface ProviderOptions {
    */
   shortLived?: boolean;
   /** Open a `:memory:` store from the one `closeToImage()` left, as a reopened file is opened (a restart in process). */
-  image?: Buffer;
+  image?: StoreImage;
   /** A `:memory:` store that a restart reopens (`image`): what a crash must not take back waits for the commit. */
   restartable?: boolean;
   /** OpenAI dialect: where each tenant's batch events go (`{tenant: url}`); replaces the stored ones when given. */
@@ -118,8 +119,8 @@ export interface Provider {
   /** The X-Worker-ID of each held request (those that sent one), oldest hold first. */
   heldBy(): string[];
   close(): void;
-  /** Close, and hand back the store serialized, as a reopened file would hold it: the next provider's `image`. */
-  closeToImage(): Buffer;
+  /** Close, and hand back what the store holds, as a reopened file would hold it: the next provider's `image`. */
+  closeToImage(): StoreImage;
 }
 
 const BEHAVIOR = 'behavior_config';
@@ -278,7 +279,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
     closeToImage: () => shutDown(true) ?? closedAlready(),
   };
 
-  function shutDown(keepImage: boolean): Buffer | null {
+  function shutDown(keepImage: boolean): StoreImage | null {
     if (closed) return null;
     closed = true;
     for (const m of modules) m.close();
@@ -292,7 +293,7 @@ export function createProvider(opts: ProviderOptions = {}): Provider {
       // as it is: empty it into the store file first, so the file alone holds everything, as after any close.
       checkpointer.drain(db);
     }
-    const image = keepImage ? db.serialize() : null;
+    const image = keepImage ? takeImage(db) : null;
     closeDatabase(db);
     return image;
   }

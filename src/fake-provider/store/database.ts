@@ -6,6 +6,7 @@ import { migratedImage } from '../../lib/sqlite-image.js';
 import { refuseNewerSqlite } from '../../lib/sqlite-migrations.js';
 import { migrate, MIGRATIONS } from './migrations.js';
 import { leaseMemoryDatabase, releaseDatabase } from './memory-pool.js';
+import { loadImage, type StoreImage } from './store-image.js';
 
 export type Db = Database.Database;
 
@@ -14,11 +15,11 @@ export type Db = Database.Database;
  * loses nothing committed. `reuse`: a `:memory:` store may be a wiped one a closed short-lived provider of this
  * thread left (memory-pool.ts); close it with `closeDatabase`.
  */
-export function openDatabase(path: string, opts: { reuse?: boolean; image?: Buffer } = {}): Db {
+export function openDatabase(path: string, opts: { reuse?: boolean; image?: StoreImage } = {}): Db {
   if (opts.image) {
     if (path !== ':memory:') throw new Error('a store image opens only as a :memory: store');
-    const db = new Database(opts.image);
-    db.pragma('cache_size = -16384');
+    const db = openDatabase(path, { reuse: opts.reuse });
+    loadImage(db, opts.image);
     return reopened(db);
   }
   let seeded = false;

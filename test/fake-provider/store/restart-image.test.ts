@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createProvider, type Provider } from '../../../src/fake-provider/index.js';
+import { createProvider, type Provider, type StoreImage } from '../../../src/fake-provider/index.js';
 import { settle, VirtualClock } from '../../../src/lib/clock.js';
 import { seededIds } from '../../../src/lib/ids.js';
 import { createInit, getInit } from '../faults/helpers.js';
@@ -19,7 +19,7 @@ async function restartedRun(kind: 'file' | 'image') {
   const clock = new VirtualClock();
   const ids = seededIds(3);
   const path = join(dir, `${Math.random().toString(36).slice(2)}.db`);
-  const open = (first: boolean, image?: Buffer): Provider =>
+  const open = (first: boolean, image?: StoreImage): Provider =>
     createProvider({
       clock,
       ids,
@@ -45,7 +45,7 @@ async function restartedRun(kind: 'file' | 'image') {
   // Held at the provider when it closes: its key stays reserved in the store until the reopen frees it.
   void p.fetch('/v1/jobs', createInit('key-b')).catch(() => null);
   await settle();
-  let image: Buffer | undefined;
+  let image: StoreImage | undefined;
   if (kind === 'image') image = p.closeToImage();
   else p.close();
   await clock.advance(200);

@@ -1,7 +1,14 @@
 import { existsSync, mkdtempSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createProvider, connectionReset, IN_PROCESS_BASE, inProcessRequest, type Provider } from '../../../fake-provider/index.js';
+import {
+  createProvider,
+  connectionReset,
+  IN_PROCESS_BASE,
+  inProcessRequest,
+  type Provider,
+  type StoreImage,
+} from '../../../fake-provider/index.js';
 import { VirtualClock } from '../../../lib/clock.js';
 import { seededIds } from '../../../lib/ids.js';
 import {
@@ -71,7 +78,7 @@ export class InProcessDriver implements RunDriver {
   private readonly ids: ReturnType<typeof seededIds>;
 
   /** The first provider takes a pooled `:memory:` store; a restart opens the one its predecessor's close left (`image`). */
-  private openProvider(first: boolean, image?: Buffer): Provider {
+  private openProvider(first: boolean, image?: StoreImage): Provider {
     const s = this.o.scenario;
     return createProvider({
       db: ':memory:',
@@ -237,7 +244,7 @@ export class InProcessDriver implements RunDriver {
   }
 
   /** The store as the last provider's close left it (what a file would hold), for the next restart to open. */
-  private storeImage?: Buffer;
+  private storeImage?: StoreImage;
 
   journalSince(seq: number) {
     return this.provider ? this.provider.journal.since(seq) : [];
