@@ -139,6 +139,17 @@
  *     lookup meant to check it was refused; the client took the replay's job unchecked and ended on that job's state.
  *     An unchecked replay now leaves the create's outcome unknown, remembers the job it named, and a lookup that shows
  *     another job stops in needs_attention (a replay conflict).
+ *   - hung-create-paused-lookup (reference client, I3): the create hung its whole 931 ms window (result deadline
+ *     1,000 ms; the job succeeded at 0 ms); the lookup sent then was held 70 ms and answered while its worker was
+ *     paused (1,000–1,365 ms), so at the resume its timeout won. Past the deadline the retry was spaced as after an
+ *     answer (+365 ms), which left no room for a read before the 1,800 ms give-up. After a timeout the next try now
+ *     goes at once past the deadline too (deadlines.ts `retryAt`), as it already did before it.
+ *   - hung-create-killed-after-window (reference client, I3): op_2's create hung its whole window, equal to its
+ *     result window (to 2,475 ms; the job succeeded at 596 ms); the lookup that should follow a timed-out create at
+ *     once was spaced 100 ms by the same past-deadline rule, and its worker was killed 99 ms after the timeout; the
+ *     rescue's one lookup after the lease was answered 500. The judge counts the hung create as time the client had
+ *     (a client chooses how long it waits on a request, decision 027) and not the killed owner's lease (2,574–2,774
+ *     ms): the grace had run before the deadline either way.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
