@@ -150,6 +150,18 @@
  *     rescue's one lookup after the lease was answered 500. The judge counts the hung create as time the client had
  *     (a client chooses how long it waits on a request, decision 027) and not the killed owner's lease (2,574–2,774
  *     ms): the grace had run before the deadline either way.
+ *   With that draw made the default, seeds 1 and 8 of 1,000 schedules:
+ *   - create-hung-owner-killed-before-its-timeout (judge I3, false FAIL): seed 1, schedule 39 — create window = result
+ *     window = 1,001 ms, the create hung and the job succeeded at 0 ms; the only worker was killed at 1,000 ms, 1 ms
+ *     before its create would time out; its lease (renewed until the kill) ran to 1,554 ms, and the rescue, due then,
+ *     had no room for a lookup before its 1,801 ms give-up. I3 counted the hung create as time to collect, demanding
+ *     that a client learn of a job within the grace while waiting on its own create, which it may do for the whole
+ *     create window; I4 already ran that grace from the create deadline after a hang. Both now take it from
+ *     createKnowableAt (context.ts). The two schedules above pass by this too, with the client as it was.
+ *   - pause-after-kill-resumed-dead-worker (runner, false FAIL, I12): seed 8, schedule 375 — worker-2 was killed at
+ *     0 ms and then paused; the pause of the dead worker was logged with its resume at 201 ms, and the judge counted
+ *     worker-2 as running from there, so op_2's owner's kill at 1,478 ms left "time to act" that no worker had: ended
+ *     1 ms past the grace. Pausing a worker that is gone now does nothing and logs nothing.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
