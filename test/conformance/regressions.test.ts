@@ -147,9 +147,9 @@
  *   - hung-create-killed-after-window (reference client, I3): op_2's create hung its whole window, equal to its
  *     result window (to 2,475 ms; the job succeeded at 596 ms); the lookup that should follow a timed-out create at
  *     once was spaced 100 ms by the same past-deadline rule, and its worker was killed 99 ms after the timeout; the
- *     rescue's one lookup after the lease was answered 500. The judge counts the hung create as time the client had
- *     (a client chooses how long it waits on a request, decision 027) and not the killed owner's lease (2,574–2,774
- *     ms): the grace had run before the deadline either way.
+ *     rescue's one lookup after the lease was answered 500. Both were judged by an I3 that counted the hung create as
+ *     time the client had; since create-hung-owner-killed-before-its-timeout (below) the judge excuses both, and the
+ *     client's retryAt rule is pinned by test/reference-client/deadlines.test.ts.
  *   With that draw made the default, seeds 1 and 8 of 1,000 schedules:
  *   - create-hung-owner-killed-before-its-timeout (judge I3, false FAIL): seed 1, schedule 39 — create window = result
  *     window = 1,001 ms, the create hung and the job succeeded at 0 ms; the only worker was killed at 1,000 ms, 1 ms
