@@ -8,9 +8,10 @@ import type { OperationRow } from './types.js';
  */
 export const DEADLINE_GRACE_MS = 800;
 /**
- * The first retry interval for those last reads; each later one waits as long as the deadline is already past, so
- * they fall at +100, +200, +400 ms. A fixed 100 ms would make eight reads in the grace, which with the reads before
- * the deadline can exceed the polling budget (I8).
+ * The first retry interval for those last reads after an answer that taught nothing (after a timeout the next goes at
+ * once, retryAt); each later one waits as long as the deadline is already past, so they fall at +100, +200, +400 ms.
+ * A fixed 100 ms would make eight reads in the grace, which with the reads before the deadline can exceed the polling
+ * budget (I8).
  */
 export const DEADLINE_RETRY_MS = 100;
 
@@ -45,9 +46,16 @@ export function noRoomToRead(now: number, deadline: number): boolean {
   return now >= deadline && now + MIN_REQUEST_MS > giveUpAt(deadline);
 }
 
-/** When to try again after a read that taught us nothing, given the deadline and any Retry-After hold. */
+/**
+ * When to try again after a read that taught us nothing, given the deadline and any Retry-After hold. `backoffMs` is
+ * 0 after a timeout (retryDelay), and the next try then goes at once past the deadline too: the timeout already waited
+ * at least MIN_REQUEST_MS, as long as the spacing of the last reads, and the halving timeouts bound how many follow.
+ * Spaced on top, a read that timed out late in the grace left no room for another before the give-up, and the lookup
+ * after a create that hung to the result deadline went late (I3).
+ */
 export function retryAt(now: number, backoffMs: number, deadline: number, notBefore: number): number {
-  const wanted = now >= deadline ? now + Math.max(DEADLINE_RETRY_MS, now - deadline) : Math.min(now + backoffMs, deadline);
+  const spacing = backoffMs === 0 ? 0 : Math.max(DEADLINE_RETRY_MS, now - deadline);
+  const wanted = now >= deadline ? now + spacing : Math.min(now + backoffMs, deadline);
   return heldBack(wanted, now, deadline, notBefore);
 }
 

@@ -139,6 +139,29 @@
  *     lookup meant to check it was refused; the client took the replay's job unchecked and ended on that job's state.
  *     An unchecked replay now leaves the create's outcome unknown, remembers the job it named, and a lookup that shows
  *     another job stops in needs_attention (a replay conflict).
+ *   - hung-create-paused-lookup (reference client, I3): the create hung its whole 931 ms window (result deadline
+ *     1,000 ms; the job succeeded at 0 ms); the lookup sent then was held 70 ms and answered while its worker was
+ *     paused (1,000–1,365 ms), so at the resume its timeout won. Past the deadline the retry was spaced as after an
+ *     answer (+365 ms), which left no room for a read before the 1,800 ms give-up. After a timeout the next try now
+ *     goes at once past the deadline too (deadlines.ts `retryAt`), as it already did before it.
+ *   - hung-create-killed-after-window (reference client, I3): op_2's create hung its whole window, equal to its
+ *     result window (to 2,475 ms; the job succeeded at 596 ms); the lookup that should follow a timed-out create at
+ *     once was spaced 100 ms by the same past-deadline rule, and its worker was killed 99 ms after the timeout; the
+ *     rescue's one lookup after the lease was answered 500. Both were judged by an I3 that counted the hung create as
+ *     time the client had; since create-hung-owner-killed-before-its-timeout (below) the judge excuses both, and the
+ *     client's retryAt rule is pinned by test/reference-client/deadlines.test.ts.
+ *   With that draw made the default, seeds 1 and 8 of 1,000 schedules:
+ *   - create-hung-owner-killed-before-its-timeout (judge I3, false FAIL): seed 1, schedule 39 — create window = result
+ *     window = 1,001 ms, the create hung and the job succeeded at 0 ms; the only worker was killed at 1,000 ms, 1 ms
+ *     before its create would time out; its lease (renewed until the kill) ran to 1,554 ms, and the rescue, due then,
+ *     had no room for a lookup before its 1,801 ms give-up. I3 counted the hung create as time to collect, demanding
+ *     that a client learn of a job within the grace while waiting on its own create, which it may do for the whole
+ *     create window; I4 already ran that grace from the create deadline after a hang. Both now take it from
+ *     createKnowableAt (context.ts). The two schedules above pass by this too, with the client as it was.
+ *   - pause-after-kill-resumed-dead-worker (runner, false FAIL, I12): seed 8, schedule 375 — worker-2 was killed at
+ *     0 ms and then paused; the pause of the dead worker was logged with its resume at 201 ms, and the judge counted
+ *     worker-2 as running from there, so op_2's owner's kill at 1,478 ms left "time to act" that no worker had: ended
+ *     1 ms past the grace. Pausing a worker that is gone now does nothing and logs nothing.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

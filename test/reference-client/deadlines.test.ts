@@ -57,6 +57,16 @@ describe('retryAt (after a read that taught us nothing)', () => {
     expect(times).toEqual([0, 100, 200, 400]);
   });
 
+  it('after a timeout (backoff 0) goes at once, past the deadline too: the timeout waited longer than the spacing', () => {
+    // A lookup timed out 365 ms past its deadline as its worker resumed; spaced another 365 ms, no room was left for
+    // the read that would have found the job (hung-create-paused-lookup).
+    const d = 10_000;
+    for (const now of [d - 300, d, d + 365, giveUpAt(d) - MIN_REQUEST_MS]) expect(retryAt(now, 0, d, 0)).toBe(now);
+    // A Retry-After still holds it back, to the give-up time at most.
+    expect(retryAt(d + 100, 0, d, d + 300)).toBe(d + 300);
+    expect(retryAt(d + 100, 0, d, d + 5_000)).toBe(giveUpAt(d));
+  });
+
   it('before the deadline, takes the backoff but is there at the deadline; never before a hold, never past the give-up', () => {
     fc.assert(
       fc.property(

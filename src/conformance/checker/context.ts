@@ -82,6 +82,23 @@ export function jobKnownAt(ctx: CheckContext, op: OperationView, jobId: string):
 }
 
 /**
+ * The earliest the client could know, from its creates, that one of them made `jobId`: when an answer naming the job
+ * came; at once after a reset (the connection broke, so it looks the key up); only at the create deadline (capped by
+ * the result deadline) after a hang or a held answer it hung up on. Until then it was waiting on its own create, which
+ * it may do for the whole create window (I12 asks no more), so time to act on the job runs from here (I3, I4).
+ */
+export function createKnowableAt(ctx: CheckContext, op: OperationView, jobId: string): number {
+  const created = ctx.jobFacts(jobId)?.createdAt ?? -Infinity;
+  const s = op.submission;
+  const createBy = s ? ms(s.submitted_at) + Math.min(s.request.create_deadline_ms, s.request.result_deadline_ms) : -Infinity;
+  const afterHang = Math.max(created, createBy);
+  const times = op.creates
+    .filter((c) => c.job_id === jobId)
+    .map((c) => (delivered(c) ? ms(c.at) : c.lost_by === 'reset' ? created : afterHang));
+  return times.length ? Math.min(...times) : afterHang;
+}
+
+/**
  * The end of the latest Retry-After wait imposed on the operation by a delivered non-200 answer sent at or
  * before `by`: until then a correct client could not ask the provider anything (I7), so it is not blamed for
  * missing what happened meanwhile.

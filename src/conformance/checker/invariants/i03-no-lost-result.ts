@@ -1,4 +1,4 @@
-import { heldOffUntil, mainJob, type CheckContext, type InvariantCheck } from '../context.js';
+import { createKnowableAt, heldOffUntil, mainJob, type CheckContext, type InvariantCheck } from '../context.js';
 import type { OperationView } from '../link.js';
 import { cameWhilePaused, delivered, failure, finalEntry, iso, ms, sentAt } from '../helpers.js';
 import type { Failure } from '../verdict.js';
@@ -13,7 +13,8 @@ import { arrivedBy, owners, runningFor } from '../worker-presence.js';
  * not end succeeded (I5 judges whether that was honest), and a job
  * whose end the client could not read in time because a Retry-After held it off past the grace, and
  * `result_unavailable` when no results fetch of the job ever got through and the results were really gone (410/404)
- * or the client kept trying until its result deadline.
+ * or the client kept trying until its result deadline. The time to collect runs from the job's end, or from when the
+ * client could first know of the job when its create answer hung (it may wait on its create for the whole window).
  */
 /**
  * The digest a succeeded record must carry: the native job's `result.sha256`; in a dialect (whose APIs send no
@@ -74,10 +75,12 @@ export const i03NoLostResult: InvariantCheck = {
           (r) => (r.route === 'list' || (r.route === 'status' && namesJob(r, j))) && sentAt(r) <= deadline && ms(r.at) >= finalAt,
         );
         const blind = reads.length > 0 && !reads.some((r) => delivered(r) && r.status === 200);
-        // Workers ran (not killed, not paused) less than the grace between the job's end and the deadline: the client
+        // Workers ran (not killed, not paused) less than the grace between the job's end — or, after a create whose
+        // answer hung, the moment the client could know of the job (createKnowableAt) — and the deadline: the client
         // was not given the time to collect.
+        const from = Math.max(finalAt, createKnowableAt(ctx, op, j));
         const presence = { needsProvider: true, arrivedBy: arrivedBy(op, ctx.options.clock_tolerance_ms) };
-        if (runningFor(ctx.evidence.harness, finalAt, ctx.options.deadline_grace_ms, owners(op), presence) > deadline) return false;
+        if (runningFor(ctx.evidence.harness, from, ctx.options.deadline_grace_ms, owners(op), presence) > deadline) return false;
         const unverifiable = ctx.dialect === 'native' && (b?.corrupt_digest || b?.error_row);
         return !unverifiable && !resultsLost && !blind;
       });

@@ -1,5 +1,5 @@
 import type { RequestEntry } from '../../../contract/journal.js';
-import { jobKnownAt, type CheckContext, type InvariantCheck } from '../context.js';
+import { createKnowableAt, jobKnownAt, type CheckContext, type InvariantCheck } from '../context.js';
 import { delivered, failure, finalEntry, iso, ms, shownStates } from '../helpers.js';
 import { arrivedBy, owners, runningFor } from '../worker-presence.js';
 import type { OperationView } from '../link.js';
@@ -34,18 +34,13 @@ function unbacked(ctx: CheckContext, op: OperationView, at: number): { why: stri
   // of; whether the final state may stand with it is the state's own rule below. An ending that claims nothing about a
   // job (unconfirmed, timed out) may also stand when the client had less than the grace to find it: workers killed or
   // paused, or the provider down until the give-up.
-  // The grace runs from when the client could know the create answer was lost: at once after a reset, but only at
-  // its create deadline after a hang or a held answer it hung up on.
+  // The grace runs from when the client could know the create answer was lost (createKnowableAt).
   const claimsNothing = state === 'cancellation_unconfirmed' || state === 'result_timed_out';
-  const createBy = op.submission
-    ? ms(op.submission.submitted_at) + Math.min(op.submission.request.create_deadline_ms, op.submission.request.result_deadline_ms)
-    : -Infinity;
   const unknown = jobs.filter((j) => {
     const created = ctx.jobFacts(j)?.createdAt ?? -Infinity;
     if (created > at + tol || (jobKnownAt(ctx, op, j) ?? Infinity) <= at + tol) return false;
     if (!claimsNothing) return true;
-    const lost = op.creates.find((c) => c.job_id === j);
-    const knowable = lost?.lost_by === 'reset' ? created : Math.max(created, createBy);
+    const knowable = createKnowableAt(ctx, op, j);
     if (stillAskingUnanswered(ctx, op, created, at)) return false;
     const presence = { needsProvider: true, arrivedBy: arrivedBy(op, tol) };
     return runningFor(ctx.evidence.harness, knowable, ctx.options.deadline_grace_ms, owners(op), presence) <= at;

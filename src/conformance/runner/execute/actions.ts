@@ -60,6 +60,9 @@ export async function fireAction(run: RunState, p: PendingAction): Promise<void>
       await run.startWorker(a.worker);
       break;
     case 'pause_worker': {
+      // SIGSTOP to a process that is gone (killed, exited, not started yet) does nothing: no pause, and above all no
+      // `resume` that would tell the judge a dead worker ran again and had time to act (I3, I12).
+      if (!d.liveWorkers().includes(a.worker)) break;
       const at = d.now();
       const by = at + (a.resume_by_ms ?? a.resume_after_ms);
       // The driver's own timer resumes at the bound; the run loop resumes earlier once the condition is met.
