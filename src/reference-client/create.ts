@@ -82,12 +82,33 @@ async function handleCreateAnswer(s: OpStep, c: WireCreate, known: Found | null)
   }
   if (c.kind === 'created') {
     const { job, jobId, call: o } = c;
+    // An earlier replay of this key named another job, unconfirmed (its worker died, or its lookup went unanswered):
+    // two answers for one key, so one of them is not the key's job, whatever a lookup shows.
+    if (c.replayed && r.conflicting_job_id !== null && r.conflicting_job_id !== jobId) {
+      await s.commit({
+        moves: [
+          {
+            to: 'needs_attention',
+            evidence: 'replay_conflict',
+            cause: `replayed create answered job ${jobId}, an earlier replay of our key answered ${r.conflicting_job_id}`,
+            call: o,
+            jobId: r.conflicting_job_id,
+            otherJobId: jobId,
+          },
+        ],
+        patch: { conflicting_job_id: jobId, reason: 'provider answered replays of one create with different job ids' },
+      });
+      return;
+    }
     let shown = known?.job.job_id ?? null;
     let lookup: Found | null = null;
     // A Retry-After on the lookup (a 429 or 503) holds every next request back, the status reads of the job too (I7).
     let notBefore = r.not_before;
     if (!shown && c.replayed) {
-      // A replay we cannot compare with anything yet: ask the provider what our key really created.
+      // A replay we cannot compare with anything yet: ask the provider what our key really created. The job it named
+      // is written first, unconfirmed: a worker that dies during the lookup leaves it to its successor, whose
+      // reconciliation stops on a conflict (both ids kept, I10) instead of adopting the key's job unawares.
+      await s.commit({ patch: { conflicting_job_id: jobId } });
       const l = await s.wire.find(s, createBy(r));
       if (l.kind === 'found') {
         shown = l.job.job_id;
@@ -131,6 +152,7 @@ async function handleCreateAnswer(s: OpStep, c: WireCreate, known: Found | null)
         patch: {
           ...remoteFacts(job),
           remote_job_id: jobId,
+          conflicting_job_id: null,
           attempt: 0,
           next_poll_at: now,
           expected_result: {
@@ -167,6 +189,7 @@ async function handleCreateAnswer(s: OpStep, c: WireCreate, known: Found | null)
       patch: {
         ...(lookup ? remoteFacts(lookup.job) : job ? remoteFacts(job) : { remote_state: 'queued' as const }),
         remote_job_id: jobId,
+        conflicting_job_id: null,
         attempt: 0,
         next_poll_at: heldBack(
           ended ? now : s.after(nextDelay(POLL_POLICY, 0, r.operation_id, o.retryAfterMs)),

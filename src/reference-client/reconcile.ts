@@ -1,5 +1,6 @@
 import { nextDelay, RETRY_AFTER_MARGIN_MS, RETRY_POLICY } from './backoff.js';
 import { retryDelay, type CallOutcome } from './http.js';
+import { isTerminal } from '../contract/jobs.js';
 import { remoteFacts } from './job-answer.js';
 import type { Move, OpStep } from './op-step.js';
 import { adoptFound, createBy, sendCreate } from './create.js';
@@ -80,6 +81,10 @@ export async function reconcileStep(s: OpStep): Promise<void> {
     return;
   }
   if (found) {
+    // A job the lookup shows ended is not cancelled: the operation ends on what it shows, as a cancel that lost the
+    // race does (client-protocol.md, `cancelled`), instead of asking for a cancel the provider would refuse.
+    if (r.cancel && isTerminal(found.state))
+      return adoptFound(s, found, l.call, moves, `${what}; it has ended, so no cancel is sent`, { next_poll_at: now });
     if (r.cancel) {
       if (r.state === 'create_pending')
         moves.push({ to: 'accepted', evidence: 'lookup_answer', cause: what, call: l.call, jobId: found.job_id, jobState: found.state });

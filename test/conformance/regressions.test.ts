@@ -162,6 +162,29 @@
  *     0 ms and then paused; the pause of the dead worker was logged with its resume at 201 ms, and the judge counted
  *     worker-2 as running from there, so op_2's owner's kill at 1,478 ms left "time to act" that no worker had: ended
  *     1 ms past the grace. Pausing a worker that is gone now does nothing and logs nothing.
+ *   - replay-answer-to-killed-worker (reference client, I10): seed 1, schedule 39 of the same draw — worker-1 was
+ *     killed right after its create was answered; worker-2's replay at 200 ms was answered with a foreign job (…02),
+ *     and worker-2 was killed while the lookup that checks it was held; the rescue's replay got a third id (…03), its
+ *     lookup showed the key's job (…01), and it stopped in needs_attention naming …01 and …03 only. Worker-2 had read
+ *     …02 (it sent the lookup after it) and written nothing. The client now writes a replay's job before the lookup
+ *     that checks it (`conflicting_job_id`, unconfirmed), and a replay answering another job than an earlier one
+ *     stops at once naming both. I10 counts an answer once its worker lived to act on it (reachedALiveWorker, as I5).
+ *   - replay-answer-died-with-its-worker (reference client, I10): seed 1 of the same draw with the rule above — the
+ *     same kill during the lookup, and the rescue, seeing no conflict, adopted the key's job and ended succeeded
+ *     although worker-2 had read the foreign answer. It now finds the unconfirmed id and stops in needs_attention.
+ *   - replay-check-answered-while-paused (judge I10, false FAIL): seed 1 again, with both fixes above — the first
+ *     create's answer hung; worker-2's replay at 1,206 ms was answered with a foreign job, and the lookup that checks
+ *     it was answered while worker-2 was paused (1,206–1,609 ms), so its timeout fired first; no room was left for
+ *     another lookup, and the client ended result_timed_out with the replay's job named, unconfirmed, in its history.
+ *     No answer it could read ever showed the key's own job, so nothing told it the replay's job was foreign: I10 asked
+ *     for needs_attention all the same. A client never shown the key's job is now held only to not taking the
+ *     replay's job for its own (sawKeysJob, i10-contract-violation.ts).
+ *   - cancel-intent-lookup-shows-job-ended (reference client, I5): seed 14 of the same draw — op_2's replay was
+ *     answered with its job, succeeded, and the lookup to check it failed (flapping 500s), so the create stayed
+ *     unknown; a cancel was asked meanwhile, and the next lookup showed the job, succeeded. Reconciliation moved to
+ *     cancel_requested on the cancel intent without looking at the job's state; its cancel deadline had passed, and it
+ *     ended cancellation_unconfirmed although the provider had told it the job succeeded. A lookup that shows the job
+ *     ended now ends the operation on it, cancel intent or not (a cancel that lost the race).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

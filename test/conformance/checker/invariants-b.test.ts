@@ -246,6 +246,25 @@ describe('I10 contract-violation', () => {
     expect(judge(e).broken).toEqual(['I10']);
   });
 
+  it('asks a client never shown the key\'s own job only not to take the replay\'s job for its own', () => {
+    const e = foreignReplay();
+    // The find that would have shown the key's job came back while its worker was paused (its timeout won).
+    const find = requests(e, (r) => r.route === 'list')[0]!;
+    Object.assign(find, { worker_id: 'worker-1', listed: [{ job_id: 'job_op_1', state: 'queued' }] });
+    e.harness = [
+      { at: iso(ms(find.at) - 1), type: 'pause', worker_id: 'worker-1' },
+      { at: iso(ms(find.at) + 300), type: 'resume', worker_id: 'worker-1' },
+    ];
+    for (const c of requests(e, (r) => r.route === 'create' && r.effect === 'created')) c.delivery = 'lost';
+    const r = record(e);
+    setTail(r, 'create_unknown', [['result_timed_out', 400]]);
+    r.history.at(-1)!.cause = 'replayed create answered job job_foreign, the lookup to check it did not answer';
+    expect(status(judge(e), 'I10')).not.toBe('broken');
+    // Taking it for its own is the mistake a check exists to prevent, shown the key's job or not.
+    r.remote_job_id = 'job_foreign';
+    expect(status(judge(e), 'I10')).toBe('broken');
+  });
+
   it('breaks when the client accepts the foreign id', () => {
     const e = foreignReplay();
     setTail(record(e), 'create_unknown', [
@@ -312,6 +331,18 @@ describe('I10 asks for the ids the client was told', () => {
     Object.assign(find, { at: iso(ms(record(e).history.at(-1)!.at) + 200) });
     record(e).history.at(-1)!.cause = 'replay answered job_foreign';
     expect(status(judge(e), 'I10')).not.toBe('broken');
+  });
+
+  it('does not ask for an id told to a worker killed before it sent anything else; asks once it did send more', () => {
+    const e = toldThree();
+    const find = requests(e, (r) => r.route === 'list')[0]!;
+    Object.assign(find, { worker_id: 'worker-2' });
+    record(e).history.at(-1)!.cause = 'replay answered job_foreign but the key created job_op_1';
+    e.harness = [{ at: iso(ms(find.at) + 1), type: 'kill', worker_id: 'worker-2' }];
+    expect(status(judge(e), 'I10')).toBe('held');
+    // It read the answer (it sent another request before its kill): what it learnt had to be written before that.
+    addRequest(e, find, ms(find.at), { worker_id: 'worker-2', route: 'status', effect: 'read' });
+    expect(status(judge(e), 'I10')).toBe('broken');
   });
 });
 
