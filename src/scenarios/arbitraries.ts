@@ -127,17 +127,58 @@ const selectorArb = fc.record(
 
 const ruleArb = fc.oneof(
   fc.record({ on: requestRouteArb, fault: requestFaultArb, sel: selectorArb }),
-  // foreign_job_id only makes sense on a replayed create: on create, a later nth.
-  fc.record({ on: fc.constant('create' as const), fault: fc.constant({ type: 'foreign_job_id' as const }), sel: selectorArb }),
+  // foreign_job_id only acts on a replayed create: drawn with the lost answer that makes the client replay (as the
+  // catalog's foreign-job-id has it), else it waits for a loss some other rule may never cause.
+  fc.record({
+    on: fc.constant('create' as const),
+    fault: fc.constant({ type: 'foreign_job_id' as const }),
+    sel: selectorArb,
+    replayOf: fc.option(fc.record({ nth: fc.integer({ min: 1, max: 3 }), mode: fc.constantFrom('reset' as const, 'hang' as const) }), {
+      nil: undefined,
+      freq: 4,
+    }),
+  }),
   fc.record({ on: fc.constant('webhook' as const), fault: webhookFaultArb, sel: selectorArb }),
+);
+
+/**
+ * Flapping 5xx (the catalog's flapping-5xx, at a drawn rate), in a third of the plans: a 5xx on a route the client
+ * calls once (a results fetch, a cancel) is otherwise one rule in seventy-five, whose nth must also hit.
+ */
+const flapArb = fc.oneof(
+  { arbitrary: fc.constant(undefined), weight: 2 },
+  {
+    arbitrary: fc.record({
+      probability: fc.constantFrom(0.1, 0.25, 0.5),
+      status: fc.constantFrom(500 as const, 502 as const, 503 as const),
+    }),
+    weight: 1,
+  },
 );
 
 /** A fault plan with 0–6 rules over every route of the jobs API, webhooks included; valid by construction. */
 export const faultPlanArb: fc.Arbitrary<FaultPlanInput> = fc
-  .record({ seed: fc.integer({ min: 0, max: 2 ** 31 - 1 }), rules: fc.array(ruleArb, { maxLength: 6 }) })
-  .map(({ seed, rules }) => ({
+  .record({ seed: fc.integer({ min: 0, max: 2 ** 31 - 1 }), rules: fc.array(ruleArb, { maxLength: 6 }), flap: flapArb })
+  .map(({ seed, rules, flap }) => ({
     seed,
-    rules: rules.map(({ on, fault, sel }, i) => ({ id: `r${i + 1}`, on, fault, ...sel })),
+    rules: [
+      ...rules.flatMap((r, i) =>
+        'replayOf' in r && r.replayOf
+          ? [
+              { id: `r${i + 1}-lost`, on: r.on, nth: r.replayOf.nth, fault: { type: 'lose_response' as const, mode: r.replayOf.mode } },
+              { id: `r${i + 1}`, on: r.on, nth: r.replayOf.nth + 1, fault: r.fault },
+            ]
+          : [{ id: `r${i + 1}`, on: r.on, fault: r.fault, ...r.sel }],
+      ),
+      ...(flap
+        ? JOB_ROUTES.map((on) => ({
+            id: `flap-${on}`,
+            on,
+            probability: flap.probability,
+            fault: { type: 'fail_before_commit' as const, status: flap.status },
+          }))
+        : []),
+    ],
   }));
 
 export interface GeneratedHarness {
@@ -206,13 +247,23 @@ export const harnessScheduleArb: fc.Arbitrary<GeneratedHarness> = fc
   });
 
 /**
+ * Half the holds are on a create: of the catalog's four holds three are (a cancel, a change of parameters or a kill
+ * meeting a create the provider has not executed yet), and a create held past a cancel deadline is the shape that
+ * tells "no job yet" from "no job ever".
+ */
+const holdRouteArb = fc.oneof(
+  fc.constant('create' as const),
+  fc.constantFrom('status' as const, 'list' as const, 'cancel' as const, 'results' as const),
+);
+
+/**
  * One request the provider holds (a `delay` of one of the first two requests on a route), in half the schedules: what
  * the actions timed by `request_held` wait for. Without it they wait for a random delay rule that few plans have.
  */
-const holdArb = fc.option(
-  fc.record({ on: requestRouteArb, nth: fc.integer({ min: 1, max: 2 }), ms: fc.integer({ min: 500, max: 6000 }) }),
-  { nil: undefined, freq: 2 },
-);
+const holdArb = fc.option(fc.record({ on: holdRouteArb, nth: fc.integer({ min: 1, max: 2 }), ms: fc.integer({ min: 500, max: 6000 }) }), {
+  nil: undefined,
+  freq: 2,
+});
 
 /** A whole Scenario-shaped schedule: workload, provider faults and harness events together. */
 export const scheduleArb: fc.Arbitrary<ScenarioInput> = fc

@@ -15,7 +15,7 @@ const { newKeyOnRetry } = (await import(new URL('../mutants/lane-mutant.mjs', im
   newKeyOnRetry: InProcessClientFactory;
 };
 
-/** certifySchedules on the mutant, 30 runs of seed 55, its output lines kept; the minimal schedule goes to a temp dir. */
+/** certifySchedules on the mutant, 30 runs of seed 60, its output lines kept; the minimal schedule goes to a temp dir. */
 async function certifyMutant(shrinkBudgetMs?: number) {
   const dir = mkdtempSync(join(tmpdir(), 'jp-schedules-'));
   const lines: string[] = [];
@@ -23,7 +23,7 @@ async function certifyMutant(shrinkBudgetMs?: number) {
   try {
     const client = { kind: 'in-process' as const, factory: newKeyOnRetry };
     const r = await certifySchedules(
-      { client, runs: 30, seed: 55, lanes: 1, factor: 1, webhooks: false, minimalOut, shrinkBudgetMs },
+      { client, runs: 30, seed: 60, lanes: 1, factor: 1, webhooks: false, minimalOut, shrinkBudgetMs },
       (l) => lines.push(l),
     );
     return { r, lines, minimalOut, minimal: JSON.parse(readFileSync(minimalOut, 'utf8')) as { name: string } };
