@@ -246,7 +246,7 @@ describe('I10 contract-violation', () => {
     expect(judge(e).broken).toEqual(['I10']);
   });
 
-  it('asks a client never shown the key\'s own job only not to take the replay\'s job for its own', () => {
+  it("asks a client never shown the key's own job only not to take the replay's job for its own", () => {
     const e = foreignReplay();
     // The find that would have shown the key's job came back while its worker was paused (its timeout won).
     const find = requests(e, (r) => r.route === 'list')[0]!;
