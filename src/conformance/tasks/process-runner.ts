@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createProvider, serve, type Provider, type RunningServer } from '../../fake-provider/index.js';
 import { seededIds } from '../../lib/ids.js';
+import { within } from '../../lib/within.js';
 import { isFinalTaskOpState, TaskRecordSchema, type TaskRecord } from '../../contract/task-client-protocol.js';
 import { callClient, spawnClient } from '../runner/process/spawn-client.js';
 import { TaskHarness } from './harness.js';
@@ -33,6 +34,7 @@ export function scaleTaskScenario(sc: TaskScenario, f: number): TaskScenario {
 /** `task submit` and `task show` are short, but an interpreter can take many seconds to start on a loaded machine. */
 const VERB_TIMEOUT_MS = 60_000;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
 const lastLines = (s: string, n = 3) => s.trim().split('\n').slice(-n).join(' | ');
 /** The first line (where a CLI says what went wrong) and the last ones (where a stack trace ends). */
 const gist = (s: string) => {
@@ -188,7 +190,7 @@ export async function runTaskScenarioProcess(
     const deadline = t0 + sc.limit_ms;
     for (;;) {
       const g = generation;
-      const code = await Promise.race([exited, sleep(Math.max(0, deadline - Date.now())).then(() => null)]);
+      const code = await within(exited, Math.max(0, deadline - Date.now()), null);
       if (code === null) break;
       if (restarting || g !== generation) {
         // The harness killed this worker on purpose and is starting the next one.
@@ -203,7 +205,11 @@ export async function runTaskScenarioProcess(
     const finishedInTime = !running;
     if (running) {
       worker?.kill('SIGTERM');
-      const gone = await Promise.race([exited.then(() => true), sleep(3_000).then(() => false)]);
+      const gone = await within(
+        exited.then(() => true),
+        3_000,
+        false,
+      );
       if (!gone) worker?.kill('SIGKILL');
       await exited;
     }
