@@ -84,22 +84,10 @@ async function handleCreateAnswer(s: OpStep, c: WireCreate, known: Found | null)
     const { job, jobId, call: o } = c;
     // An earlier replay of this key named another job, unconfirmed (its worker died, or its lookup went unanswered):
     // two answers for one key, so one of them is not the key's job, whatever a lookup shows.
-    if (c.replayed && r.conflicting_job_id !== null && r.conflicting_job_id !== jobId) {
-      await s.commit({
-        moves: [
-          {
-            to: 'needs_attention',
-            evidence: 'replay_conflict',
-            cause: `replayed create answered job ${jobId}, an earlier replay of our key answered ${r.conflicting_job_id}`,
-            call: o,
-            jobId: r.conflicting_job_id,
-            otherJobId: jobId,
-          },
-        ],
-        patch: { conflicting_job_id: jobId, reason: 'provider answered replays of one create with different job ids' },
+    if (c.replayed && r.conflicting_job_id !== null && r.conflicting_job_id !== jobId)
+      return replayConflict(s, [], o, r.conflicting_job_id, jobId, `an earlier replay of our key answered ${r.conflicting_job_id}`, {
+        reason: 'provider answered replays of one create with different job ids',
       });
-      return;
-    }
     let shown = known?.job.job_id ?? null;
     let lookup: Found | null = null;
     // A Retry-After on the lookup (a 429 or 503) holds every next request back, the status reads of the job too (I7).
@@ -119,24 +107,13 @@ async function handleCreateAnswer(s: OpStep, c: WireCreate, known: Found | null)
       // A replay's job is taken only once a lookup confirms it (a provider may answer a replay with another job, I10):
       // unchecked, the create stays of unknown outcome and reconciliation asks again.
       if (l.kind === 'unclear')
-        return unknownOutcome(s, o, `replayed create answered job ${jobId}, the lookup to check it did not answer`, notBefore, jobId);
+        return unknownOutcome(s, o, `replayed create answered job ${jobId}, the lookup to check it did not answer`, notBefore);
     }
-    if (shown && shown !== jobId) {
-      await s.commit({
-        moves: [
-          {
-            to: 'needs_attention',
-            evidence: 'replay_conflict',
-            cause: `replayed create answered job ${jobId}, but our key created ${shown}`,
-            call: o,
-            jobId: shown,
-            otherJobId: jobId,
-          },
-        ],
-        patch: { remote_job_id: shown, conflicting_job_id: jobId, reason: 'provider answered a replayed create with a different job id' },
+    if (shown && shown !== jobId)
+      return replayConflict(s, [], o, shown, jobId, `but our key created ${shown}`, {
+        remote_job_id: shown,
+        reason: 'provider answered a replayed create with a different job id',
       });
-      return;
-    }
     if (job && job.state === 'succeeded' && job.result) {
       await s.commit({
         moves: [
@@ -279,16 +256,43 @@ export async function adoptFound(
  * result deadline (I3). A Retry-After never carries the next step past the give-up time (retryAt), or a long hold
  * keeps the operation open past its grace (I12).
  */
-async function unknownOutcome(s: OpStep, o: CallOutcome, cause: string, notBefore: number, unconfirmed?: string): Promise<void> {
+async function unknownOutcome(s: OpStep, o: CallOutcome, cause: string, notBefore: number): Promise<void> {
   const r = s.rec;
   await s.commit({
     moves: [{ to: 'create_unknown', evidence: 'create_ambiguous', cause, call: o }],
     patch: {
-      // A job a replay named but no lookup confirmed yet: a lookup that shows another one is a replay conflict.
-      ...(unconfirmed ? { conflicting_job_id: unconfirmed } : {}),
       attempt: r.attempt + 1,
       not_before: notBefore,
       next_poll_at: retryAt(s.now(), retryDelay(o, 0, r.operation_id), governingDeadline(r)!, notBefore),
     },
+  });
+}
+
+/**
+ * The provider answered one key with two jobs (a replay against a lookup, or against an earlier replay): stop in
+ * needs_attention with both ids, `jobId` the one taken for the key's where one is known, and make no further call.
+ */
+export async function replayConflict(
+  s: OpStep,
+  moves: Move[],
+  call: CallOutcome,
+  jobId: string,
+  otherJobId: string,
+  against: string,
+  patch: OperationPatch,
+): Promise<void> {
+  await s.commit({
+    moves: [
+      ...moves,
+      {
+        to: 'needs_attention',
+        evidence: 'replay_conflict',
+        cause: `replayed create answered job ${otherJobId}, ${against}`,
+        call,
+        jobId,
+        otherJobId,
+      },
+    ],
+    patch: { ...patch, conflicting_job_id: otherJobId },
   });
 }

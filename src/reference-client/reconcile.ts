@@ -3,7 +3,7 @@ import { retryDelay, type CallOutcome } from './http.js';
 import { isTerminal } from '../contract/jobs.js';
 import { remoteFacts } from './job-answer.js';
 import type { Move, OpStep } from './op-step.js';
-import { adoptFound, createBy, sendCreate } from './create.js';
+import { adoptFound, createBy, replayConflict, sendCreate } from './create.js';
 import { giveUpAt, governingDeadline, MIN_REQUEST_MS, noRoomToRead, retryAt } from './deadlines.js';
 
 /**
@@ -64,22 +64,12 @@ export async function reconcileStep(s: OpStep): Promise<void> {
       jobState: found?.state ?? null,
     });
 
-  if (found && r.conflicting_job_id !== null && r.conflicting_job_id !== found.job_id) {
-    const named = r.conflicting_job_id;
-    moves.push({
-      to: 'needs_attention',
-      evidence: 'replay_conflict',
-      cause: `replayed create answered job ${named}, but our key created ${found.job_id}`,
-      call: l.call,
-      jobId: found.job_id,
-      otherJobId: named,
+  // A job a replay named that no lookup confirmed (create.ts writes it before checking): another one here is a conflict.
+  if (found && r.conflicting_job_id !== null && r.conflicting_job_id !== found.job_id)
+    return replayConflict(s, moves, l.call, found.job_id, r.conflicting_job_id, `but our key created ${found.job_id}`, {
+      remote_job_id: found.job_id,
+      reason: 'provider answered a replayed create with a different job id',
     });
-    await s.commit({
-      moves,
-      patch: { remote_job_id: found.job_id, reason: 'provider answered a replayed create with a different job id' },
-    });
-    return;
-  }
   if (found) {
     // A job the lookup shows ended is not cancelled: the operation ends on what it shows, as a cancel that lost the
     // race does (client-protocol.md, `cancelled`), instead of asking for a cancel the provider would refuse.

@@ -34,7 +34,6 @@ export function scaleTaskScenario(sc: TaskScenario, f: number): TaskScenario {
 /** `task submit` and `task show` are short, but an interpreter can take many seconds to start on a loaded machine. */
 const VERB_TIMEOUT_MS = 60_000;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 const lastLines = (s: string, n = 3) => s.trim().split('\n').slice(-n).join(' | ');
 /** The first line (where a CLI says what went wrong) and the last ones (where a stack trace ends). */
 const gist = (s: string) => {
