@@ -1,5 +1,6 @@
 import { plainCall, registerClientCommands } from '../reference-client/cli.js';
 import { exitOnCliError, exitQuietlyOnEpipe } from './cli-exit.js';
+import { enableCompileCache } from './compile-cache.js';
 
 /**
  * `jobproof client …` and nothing else: the entry of the bundle dist/cli/client.cjs (scripts/bundle-client.mjs) that
@@ -8,6 +9,7 @@ import { exitOnCliError, exitQuietlyOnEpipe } from './cli-exit.js';
  * and setting up commander was a tenth of a start. Anything else (options, --help, a usage error) goes through
  * commander, with the same actions.
  */
+enableCompileCache();
 exitQuietlyOnEpipe();
 const plain = process.argv[2] === 'client' ? plainCall(process.argv.slice(3)) : undefined;
 if (plain) plain().catch(exitOnCliError);

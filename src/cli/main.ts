@@ -2,9 +2,11 @@
 import { Command } from 'commander';
 import { createRequire } from 'node:module';
 import { exitOnCliError, exitQuietlyOnEpipe } from './cli-exit.js';
+import { enableCompileCache } from './compile-cache.js';
 
 const version = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
+enableCompileCache();
 exitQuietlyOnEpipe();
 
 const program = new Command()
