@@ -247,10 +247,7 @@ async function main(): Promise<void> {
           },
     );
   }
-  // Saved once more after the last section: `--resume` after a whole run (to add a section) must find every section.
-  savePartial();
   partial.meta.loadavg.end = loadAverage();
-  partial.meta.wallS = Math.round((Date.now() - started) / 1000) + (resumed ? resumed.meta.wallS : 0);
   if (resumed) {
     // Appended, not replaced: the sections an earlier --resume measured are still its, not the first run's.
     partial.meta.resumes = [
@@ -259,6 +256,9 @@ async function main(): Promise<void> {
     ];
     delete partial.meta.resumedAt;
   }
+  // Saved once more after the last section, with this run's own record: `--resume` after a whole run (to add a
+  // section) must find every section, and the report of a later resume every earlier resume.
+  savePartial();
   const results: Results = { ...partial, targets: evaluate(partial) };
   const out = writeReport(results, quick);
   log(`targets:`);
