@@ -21,11 +21,15 @@ afterEach(() => {
 function start(entry: string, args: string[]): { status: number | null; cache: string } {
   const tmp = mkdtempSync(join(tmpdir(), 'jp-compile-cache-'));
   dirs.push(tmp);
-  const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp, JOBPROOF_STATE: join(tmp, 'state'), JOBPROOF_WORKER_ID: 'w' };
-  env.JOBPROOF_PROVIDER_URL = 'http://127.0.0.1:9';
-  env.JOBPROOF_TOKEN = 'dev-token';
-  delete env.NODE_COMPILE_CACHE;
-  delete env.NODE_DISABLE_COMPILE_CACHE;
+  const { NODE_COMPILE_CACHE: _dir, NODE_DISABLE_COMPILE_CACHE: _off, ...inherited } = process.env;
+  const env: NodeJS.ProcessEnv = {
+    ...inherited,
+    TMPDIR: tmp,
+    JOBPROOF_STATE: join(tmp, 'state'),
+    JOBPROOF_WORKER_ID: 'w',
+    JOBPROOF_PROVIDER_URL: 'http://127.0.0.1:9',
+    JOBPROOF_TOKEN: 'dev-token',
+  };
   const r = spawnSync(process.execPath, [join(DIST_CLI, entry), ...args], { env, encoding: 'utf8' });
   return { status: r.status, cache: join(tmp, 'node-compile-cache') };
 }
